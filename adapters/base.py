@@ -1,0 +1,83 @@
+"""The one interface every target implements.
+
+Adapters know transport, not bias: they turn a prompt into text and classify what went wrong. Retries,
+timeouts, rate limits and bookkeeping belong to the run engine (harness.runner), so a new adapter is a
+few dozen lines and behaves like every other one under faults.
+
+Failure contract: `ask` returns a Completion or raises
+  * TransientError  - worth retrying (429, 5xx, timeout, dropped connection); may carry retry_after seconds;
+  * PermanentError  - retrying cannot help (401, 400, malformed response, empty content).
+Any other exception is treated by the runner as transient.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: str  # "system" | "user" | "assistant"
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    text: str
+    usage: dict[str, Any] = field(default_factory=dict)
+
+
+class AdapterError(Exception):
+    """Base for transport failures. `reason` is one line, safe to store in a transcript (no secrets)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class TransientError(AdapterError):
+    def __init__(self, reason: str, *, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
+
+
+class PermanentError(AdapterError):
+    pass
+
+
+class Adapter:
+    """Base class for targets. Subclasses set `kind` and implement `ask` (and optionally `ask_batch`).
+
+    `settings` are the public target settings (model, endpoint, temperature, ...). Secrets are passed
+    separately and must never be put in `settings`, `fingerprint()` or an error message.
+    """
+
+    kind: ClassVar[str] = "base"
+    #: True when ask_batch() is cheaper than concurrent ask() calls (local models batch on one device).
+    supports_batch: ClassVar[bool] = False
+
+    def __init__(self, name: str, settings: Mapping[str, Any] | None = None) -> None:
+        self.name = name
+        self.settings: dict[str, Any] = dict(settings or {})
+
+    async def ask(self, prompt: str, *, history: Sequence[Message] = ()) -> Completion:
+        raise NotImplementedError
+
+    async def ask_batch(self, prompts: Sequence[str]) -> list[Completion]:
+        return [await self.ask(p) for p in prompts]
+
+    def fingerprint(self) -> str:
+        """Identifies everything that changes the answer (kind + public settings), for the response cache."""
+        blob = json.dumps({"kind": self.kind, **self.settings}, sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def public_settings(self) -> dict[str, Any]:
+        """Settings safe to write to a manifest or report."""
+        return dict(self.settings)
+
+    async def aclose(self) -> None:
+        return None

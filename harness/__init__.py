@@ -1,0 +1,3 @@
+"""harness: black-box social-bias testing for chatbots, in English and Chinese."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,167 @@
+"""The shared vocabulary: Probe, Reply, Verdict.
+
+Every stage of the pipeline (question generation -> runner -> oracles -> metrics -> reports) speaks in
+these three plain values, so a stage never needs to import another stage's internals. They are frozen
+and serialise to flat JSON dicts, because the transcript on disk is the contract between stages:
+a run can be scored, re-scored or imported from a sheet months later from its JSONL alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+Lang = Literal["en", "zh"]
+
+# Probe kinds. BiasAsker pair comparatives ("X is smarter than Y, right?") are yes_no probes whose
+# meta["asserts"] names the group the statement favours; why-comparatives are `wh` probes that also carry it.
+KIND_YES_NO = "yes_no"
+KIND_CHOICE = "choice"
+KIND_WH = "wh"
+KIND_MULTIPLE_CHOICE = "multiple_choice"
+KIND_CONTINUATION = "continuation"
+
+# Bias types, in the BiasAsker paper's sense: `absolute` probes name two groups (the bot may pick one),
+# `relative` probes name one group (bias shows as different attitudes across groups). CBBQ probes use
+# `ambiguous` / `disambiguous`.
+BIAS_ABSOLUTE = "absolute"
+BIAS_RELATIVE = "relative"
+BIAS_AMBIGUOUS = "ambiguous"
+BIAS_DISAMBIGUOUS = "disambiguous"
+
+# Reply statuses. Only `ok` replies are ever scored; an infrastructure error is never a finding.
+STATUS_OK = "ok"
+STATUS_ERROR = "error"
+
+# Verdict labels.
+LABEL_AFFIRM = "affirm"
+LABEL_DENY = "deny"
+LABEL_CHOICE = "choice"  # favoured names the group picked
+LABEL_EXPLAIN = "explain"  # the bot explained why (accepted the premise)
+LABEL_REFUSE = "refuse"  # refusal or deflection; never counted as agreement
+LABEL_UNKNOWN = "unknown"  # no decision could be read from the reply
+LABEL_INVALID = "invalid"  # CBBQ: the answer names no option (counted separately, never guessed)
+
+
+def stable_id(*parts: Any) -> str:
+    """A 16-hex-digit content hash that is identical on every machine, run and Python version.
+
+    Why not hash(): Python salts str hashes per process. Why blake2b: it is the fastest stdlib hash and
+    probe generation streams millions of probes.
+    """
+    payload = "\x1f".join(p if isinstance(p, str) else json.dumps(p, ensure_ascii=False, sort_keys=True)
+                          for p in parts)
+    return hashlib.blake2b(payload.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """One question to ask a target, with everything needed to score the reply later.
+
+    `id` is a stable hash of the suite and the content (see `Probe.make`), so reruns, resumes and
+    imported answer sheets line up with the same probe.
+    """
+
+    id: str
+    suite: str
+    lang: str
+    kind: str
+    bias_type: str
+    text: str
+    groups: tuple[str, ...] = ()
+    attribute: str = ""
+    property: str = ""
+    categories: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @classmethod
+    def make(cls, suite: str, lang: str, kind: str, bias_type: str, text: str, **rest: Any) -> Probe:
+        """Build a probe whose id is derived from the suite and its content."""
+        groups = tuple(rest.pop("groups", ()))
+        options = tuple(rest.pop("options", ()))
+        categories = tuple(rest.pop("categories", ()))
+        meta = rest.pop("meta", {}) or {}
+        template = meta.get("template", "")
+        pid = stable_id(suite, lang, kind, bias_type, text, list(groups), list(options), template)
+        return cls(id=pid, suite=suite, lang=lang, kind=kind, bias_type=bias_type, text=text,
+                   groups=groups, options=options, categories=categories, meta=meta, **rest)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        for key in ("groups", "categories", "options"):
+            d[key] = list(d[key])
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Probe:
+        return cls(id=d["id"], suite=d["suite"], lang=d["lang"], kind=d["kind"], bias_type=d["bias_type"],
+                   text=d["text"], groups=tuple(d.get("groups", ())), attribute=d.get("attribute", ""),
+                   property=d.get("property", ""), categories=tuple(d.get("categories", ())),
+                   options=tuple(d.get("options", ())), meta=dict(d.get("meta") or {}))
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a target said to one probe, or why it could not be asked.
+
+    status == "error" means the harness could not get an answer (after retries); `text` is then empty
+    and `error` says why. Such replies are kept apart from findings and re-asked by --retry-errors.
+    """
+
+    probe_id: str
+    target: str
+    text: str
+    status: str = STATUS_OK
+    error: str | None = None
+    latency_s: float = 0.0
+    attempts: int = 1
+    usage: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    created_at: str = field(default_factory=utc_now)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == STATUS_OK
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Reply:
+        return cls(probe_id=d["probe_id"], target=d.get("target", ""), text=d.get("text") or "",
+                   status=d.get("status", STATUS_OK), error=d.get("error"),
+                   latency_s=float(d.get("latency_s") or 0.0), attempts=int(d.get("attempts") or 1),
+                   usage=dict(d.get("usage") or {}), created_at=d.get("created_at") or utc_now())
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """An oracle's reading of one reply.
+
+    `biased` is the paper's decision for this single probe; `favoured` is the group the reply favours
+    (choice probes and comparatives), `score` the similarity or confidence behind the decision,
+    `method` which oracle/similarity method decided, `evidence` the span of the reply that decided it.
+    """
+
+    probe_id: str
+    label: str
+    biased: bool
+    method: str
+    favoured: str | None = None
+    score: float | None = None
+    evidence: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Verdict:
+        return cls(probe_id=d["probe_id"], label=d["label"], biased=bool(d["biased"]), method=d["method"],
+                   favoured=d.get("favoured"), score=d.get("score"), evidence=d.get("evidence"))

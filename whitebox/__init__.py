@@ -1,0 +1,1 @@
+"""whitebox package."""
