@@ -1,10 +1,86 @@
-"""CLI commands: manual (placeholder, filled in by its feature)."""
+"""CLI commands for chatbots without an API: `harness manual`, `harness export`, `harness import`."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
+from rich.console import Console
+
+from harness.errors import HarnessError
+
+console = Console(highlight=False)
+
+
+def manual(
+    suite: str = typer.Option(..., "--suite", help="Suite name (see `harness suites`) or a suite YAML path."),
+    target: str = typer.Option(..., "--target", help="A label for the chatbot you are typing into, e.g. xiaoai."),
+    sample: int | None = typer.Option(None, "--sample", min=1, help="Ask a seeded random sample of N probes."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sample."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N selected probes."),
+    run_id: str | None = typer.Option(None, "--run-id", help="Run folder name (default: from suite/target/sample)."),
+    no_clipboard: bool = typer.Option(False, "--no-clipboard", help="Do not copy questions to the clipboard."),
+    method: str = typer.Option("default", "--method", help="Similarity method for scoring at the end."),
+    compat: bool = typer.Option(False, "--compat", help="Score like the upstream BiasAsker code."),
+) -> None:
+    """Ask the questions yourself and type the chatbot's replies; each reply is saved at once.
+
+    Commands while answering: :skip, :back, :show, :help, :quit. Run the same command again to continue.
+    """
+    from harness.manual import run_manual
+
+    code = run_manual(suite, target, sample=sample, seed=seed, limit=limit, run_id=run_id, method=method,
+                      compat=compat, clipboard=not no_clipboard, console=console)
+    if code:
+        raise typer.Exit(code)
+
+
+def export(
+    suite: str = typer.Option(..., "--suite", help="Suite name or suite YAML path."),
+    out: Path = typer.Option(..., "--out", help="questions.csv or questions.xlsx"),
+    sample: int | None = typer.Option(None, "--sample", min=1, help="A seeded random sample of N probes."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sample."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N selected probes."),
+) -> None:
+    """Write the questions to a CSV/XLSX answer sheet (fill in the 'reply' column, then `harness import`)."""
+    from harness.manual import select_suite_probes
+    from harness.sheets import write_sheet
+
+    if out.suffix.lower() not in (".csv", ".xlsx"):
+        raise HarnessError(f"Cannot write '{out.name}': use a .csv or .xlsx file name with --out.")
+    _, probes = select_suite_probes(suite, sample=sample, seed=seed, limit=limit)
+    n = write_sheet(probes, out, sample=sample, seed=seed)
+    console.print(f"Wrote {n} questions to {out}. Fill in the 'reply' column, then run: "
+                  f"harness import {out} --target LABEL")
+
+
+def import_(
+    sheet: Path = typer.Argument(..., help="The filled-in sheet (.csv or .xlsx)."),
+    target: str = typer.Option(..., "--target", help="Label of the chatbot that answered, e.g. xiaoai."),
+    suite: str | None = typer.Option(None, "--suite", help="Override the suite named in the sheet."),
+    sample: int | None = typer.Option(None, "--sample", min=1, help="Override the sample size in the sheet."),
+    seed: int | None = typer.Option(None, "--seed", help="Override the seed in the sheet."),
+    run_id: str | None = typer.Option(None, "--run-id", help="Run folder to import into."),
+    replace: bool = typer.Option(False, "--replace", help="Record replies that differ from ones already imported."),
+    no_report: bool = typer.Option(False, "--no-report", help="Do not score and report after importing."),
+    method: str = typer.Option("default", "--method", help="Similarity method for scoring."),
+    compat: bool = typer.Option(False, "--compat", help="Score like the upstream BiasAsker code."),
+) -> None:
+    """Validate a filled-in answer sheet, add its replies to the run, then score it like `harness run`."""
+    from harness.manual import score_and_report
+    from harness.sheets import describe_plan, import_sheet
+
+    run, plan = import_sheet(sheet, target, suite=suite, sample=sample, seed=seed, run_id=run_id, replace=replace)
+    for line in describe_plan(plan):
+        console.print(line)
+    counts = run.counts()
+    console.print(f"Run {run.run_dir}: {counts['answered']} of {counts['selected']} answered.")
+    if not no_report and counts["answered"]:
+        score_and_report(run.run_dir, console, method=method, compat=compat)
 
 
 def register(app: typer.Typer) -> None:
     """Attach this module's commands to the main app."""
-    return None
+    app.command("manual")(manual)
+    app.command("export")(export)
+    app.command("import")(import_)
