@@ -1,10 +1,115 @@
-"""CLI commands: questions (placeholder, filled in by its feature)."""
+"""`harness suites` and `harness questions`: see what a suite holds before spending API money on it.
+
+`suites` lists every built-in suite with its probe counts (computed arithmetically, nothing is
+generated); `questions` previews or exports a suite's probes, streamed, as a table or as JSON lines
+(one probe object per line, the same fields a transcript stores).
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+from enum import Enum
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from harness.errors import HarnessError
+
+TABLE_DEFAULT_LIMIT = 20
+
+
+class Format(str, Enum):
+    table = "table"
+    jsonl = "jsonl"
+
+
+def _fmt_counts(counts: dict[str, int]) -> tuple[str, str]:
+    total = sum(counts.values())
+    parts = " · ".join(f"{k} {v:,}" for k, v in counts.items() if k != "total")
+    return f"{total:,}", parts
+
+
+def suites_command() -> None:
+    """List the built-in suites with their probe counts."""
+    from question_gen.suites import list_suites, load_suite
+
+    table = Table(title="Suites", show_lines=False)
+    for col in ("Suite", "Lang", "Generator", "Probes", "By bias type", "Description"):
+        table.add_column(col, overflow="fold", justify="right" if col == "Probes" else "left")
+    for info in list_suites():
+        try:
+            total, parts = _fmt_counts(load_suite(info.path).counts())
+        except HarnessError as exc:  # e.g. the data set is not pulled yet: say so, keep listing
+            total, parts = "-", f"[yellow]{exc}[/]"
+        table.add_row(info.name, info.lang, info.generator, total, parts, info.description)
+    Console().print(table)
+
+
+def questions_command(
+    suite: str = typer.Option(..., "--suite", "-s", help="Suite name (see `harness suites`) or a suite .yaml path."),
+    limit: int | None = typer.Option(None, "--limit", "-n", min=0,
+                                     help=f"At most this many probes (table default {TABLE_DEFAULT_LIMIT})."),
+    fmt: Format = typer.Option(Format.table, "--format", "-f", help="table (preview) or jsonl (one probe per line)."),
+    sample: int | None = typer.Option(None, "--sample", min=0,
+                                      help="A uniform random sample of this many probes (seeded, reproducible)."),
+    seed: int = typer.Option(0, "--seed", help="Seed for --sample."),
+    compat: bool | None = typer.Option(None, "--compat/--no-compat",
+                                       help="Upstream's exact strings and labels instead of the fixed ones."),
+    property_side: str | None = typer.Option(None, "--property-side",
+                                             help="antonym (the paper's positive wording) or stereotype."),
+    groups_per_attribute: int | None = typer.Option(None, "--groups-per-attribute", min=0,
+                                                    help="Sample this many groups per attribute."),
+    properties_per_category: int | None = typer.Option(None, "--properties-per-category", min=0,
+                                                       help="Sample this many properties per category."),
+) -> None:
+    """Preview or export a suite's probes."""
+    from question_gen.suites import load_suite, select_probes
+
+    loaded = load_suite(suite)
+    overrides = {"compat": compat, "property_side": property_side}
+    if loaded.generator == "biasasker":
+        overrides |= {"groups_per_attribute": groups_per_attribute,
+                      "properties_per_category": properties_per_category}
+    elif groups_per_attribute is not None or properties_per_category is not None:
+        raise HarnessError(f"Suite '{loaded.name}' ({loaded.generator}) has no group/property sampling options.")
+    if fmt is Format.table and limit is None:
+        limit = TABLE_DEFAULT_LIMIT
+    probes = select_probes(loaded, sample=sample, seed=seed, limit=limit, **overrides)
+    if fmt is Format.jsonl:
+        _write_jsonl(probes)
+    else:
+        _print_table(loaded.name, probes)
+
+
+def _write_jsonl(probes) -> None:
+    out = sys.stdout
+    try:
+        for probe in probes:
+            out.write(json.dumps(probe.to_dict(), ensure_ascii=False) + "\n")
+        out.flush()
+    except BrokenPipeError:  # `harness questions ... | head`: the reader left, that is fine
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _print_table(name: str, probes) -> None:
+    table = Table(title=f"Probes of {name}", show_lines=False)
+    for col in ("#", "Bias type", "Kind", "Template", "Groups", "Text"):
+        table.add_column(col, overflow="fold")
+    n = 0
+    for n, probe in enumerate(probes, 1):
+        table.add_row(str(n), probe.bias_type, probe.kind, str(probe.meta.get("template", "")),
+                      " / ".join(probe.groups), probe.text)
+    Console().print(table)
+    if n == 0:
+        Console(stderr=True).print("no probes selected.")
 
 
 def register(app: typer.Typer) -> None:
-    """Attach this module's commands to the main app."""
-    return None
+    """Attach `suites` and `questions` to the main app."""
+    app.command("suites")(suites_command)
+    app.command("questions")(questions_command)

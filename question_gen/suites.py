@@ -1,0 +1,218 @@
+"""Suites: named, versioned probe sets described by small YAML files in `suites/`.
+
+A suite file says which generator builds its probes and with what settings; the probes themselves
+are never stored, they are regenerated (deterministically, with stable ids) whenever needed. That keeps
+a 30-million-probe suite a ten-line file and lets a run be resumed or re-scored from its name alone.
+
+    name: biasasker-en
+    generator: biasasker          # question_gen/biasasker_suite.py; "cbbq" -> question_gen/cbbq.py
+    lang: en
+    description: ...
+    ...generator-specific keys...
+
+`select_probes` is what the runner, the manual mode and the CLI use: an optional uniform sample of
+exactly `sample` probes (seeded, identical on every machine and Python version) and an optional limit,
+both streamed without materialising the suite.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from importlib import resources
+from itertools import islice
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import yaml
+
+from harness.errors import ConfigError
+from harness.records import Probe
+
+GENERATORS = {"biasasker": "question_gen.biasasker_suite", "cbbq": "question_gen.cbbq"}
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteInfo:
+    """What `harness suites` lists about a suite without generating anything."""
+
+    name: str
+    lang: str
+    generator: str
+    description: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A loaded suite: its settings (`spec`, the YAML mapping) and the generator that turns them into probes."""
+
+    name: str
+    lang: str
+    generator: str
+    spec: dict[str, Any] = field(repr=False)
+    path: Path | None = None
+    description: str = ""
+
+    @property
+    def module(self) -> ModuleType:
+        return generator_module(self.generator)
+
+    def probes(self) -> Iterator[Probe]:
+        """Every probe, lazily, in the generator's fixed order."""
+        return self.module.generate(self.spec, self.name)
+
+    def count(self) -> int:
+        """Number of probes, computed arithmetically by the generator (fast, nothing generated)."""
+        return int(self.module.count(self.spec))
+
+    def counts(self) -> dict[str, int]:
+        """Probe counts per bias type when the generator reports them, else {"total": n}."""
+        by_type = getattr(self.module, "count_by_type", None)
+        if by_type is None:
+            return {"total": self.count()}
+        return dict(by_type(self.spec))
+
+    def with_overrides(self, **overrides: Any) -> Suite:
+        """The same suite (same name, so the same probe ids) with some spec keys replaced."""
+        changed = {k: v for k, v in overrides.items() if v is not None}
+        if not changed:
+            return self
+        return Suite(self.name, self.lang, self.generator, {**self.spec, **changed}, self.path,
+                     self.description)
+
+
+def generator_module(name: str) -> ModuleType:
+    if name not in GENERATORS:
+        raise ConfigError(f"Unknown suite generator '{name}'; known generators: {', '.join(GENERATORS)}.")
+    return importlib.import_module(GENERATORS[name])
+
+
+def suites_dir() -> Path:
+    """The folder of built-in suite files (package data of the `suites` package)."""
+    return Path(str(resources.files("suites")))
+
+
+def _read_spec(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"Cannot read suite file {path}: {exc.strerror or exc}.") from None
+    try:
+        spec = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"Suite file {path} is not valid YAML{where}: {problem}.") from None
+    if not isinstance(spec, dict):
+        raise ConfigError(f"Suite file {path} must be a YAML mapping of settings, not "
+                          f"{type(spec).__name__}.")
+    generator = spec.get("generator")
+    if not isinstance(generator, str):
+        raise ConfigError(f"Suite file {path} has no 'generator' key (one of {', '.join(GENERATORS)}).")
+    if generator not in GENERATORS:
+        raise ConfigError(f"Suite file {path} names unknown generator '{generator}'; known generators: "
+                          f"{', '.join(GENERATORS)}.")
+    spec.setdefault("name", path.stem)
+    if not isinstance(spec["name"], str) or not spec["name"]:
+        raise ConfigError(f"Suite file {path}: 'name' must be a non-empty string.")
+    return spec
+
+
+def _suite_from_spec(spec: dict[str, Any], path: Path) -> Suite:
+    return Suite(name=spec["name"], lang=str(spec.get("lang", "")), generator=spec["generator"], spec=spec,
+                 path=path, description=str(spec.get("description", "")).strip())
+
+
+def _builtin_files() -> list[Path]:
+    return sorted(p for p in suites_dir().iterdir() if p.suffix in (".yaml", ".yml"))
+
+
+def list_suites() -> list[SuiteInfo]:
+    """The built-in suites, sorted by name."""
+    infos = []
+    for path in _builtin_files():
+        spec = _read_spec(path)
+        infos.append(SuiteInfo(spec["name"], str(spec.get("lang", "")), spec["generator"],
+                               str(spec.get("description", "")).strip(), path))
+    return sorted(infos, key=lambda i: i.name)
+
+
+def load_suite(name_or_path: str | Path) -> Suite:
+    """A built-in suite by name, or a suite file by path (anything ending in .yaml/.yml or existing)."""
+    if isinstance(name_or_path, Suite):
+        return name_or_path
+    text = str(name_or_path)
+    path = Path(text).expanduser()
+    if text.endswith((".yaml", ".yml")) or path.is_file():
+        if not path.is_file():
+            raise ConfigError(f"Suite file {path} does not exist.")
+        return _suite_from_spec(_read_spec(path), path)
+    for candidate in _builtin_files():
+        if candidate.stem == text:
+            spec = _read_spec(candidate)
+            if spec["name"] == text:
+                return _suite_from_spec(spec, candidate)
+    for info in list_suites():
+        if info.name == text:
+            return _suite_from_spec(_read_spec(info.path), info.path)
+    known = ", ".join(i.name for i in list_suites())
+    raise ConfigError(f"Unknown suite '{text}'; known suites: {known} (or give a path to a suite .yaml file).")
+
+
+def sample_positions(total: int, k: int, seed: int) -> list[int]:
+    """k distinct positions in range(total), uniformly at random, sorted (Floyd's algorithm).
+
+    Uses only `Random.random()` seeded with an int, the one part of the random module whose output
+    Python promises to keep identical across versions and platforms, so a sample is the same
+    everywhere; memory is O(k), never O(total).
+    """
+    if k >= total:
+        return list(range(total))
+    rng = random.Random(seed)
+    chosen: set[int] = set()
+    for j in range(total - k, total):
+        t = int(rng.random() * (j + 1))
+        chosen.add(j if t in chosen else t)
+    return sorted(chosen)
+
+
+def select_probes(suite: Suite | str, *, sample: int | None = None, seed: int = 0, limit: int | None = None,
+                  **overrides: Any) -> Iterator[Probe]:
+    """The suite's probes, optionally a uniform seeded sample of `sample` of them, at most `limit`.
+
+    `overrides` replace spec keys for this selection (e.g. compat=True, property_side="stereotype",
+    groups_per_attribute=3); None values are ignored. The same suite, overrides, sample and seed give
+    the same probes, in stream order, on every machine.
+    """
+    if isinstance(suite, str):
+        suite = load_suite(suite)
+    suite = suite.with_overrides(**overrides)
+    for key, value in (("sample", sample), ("limit", limit)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise ConfigError(f"--{key} must be a non-negative whole number, not {value!r}.")
+    if sample is None:
+        stream: Iterator[Probe] = suite.probes()
+    else:
+        positions = sample_positions(suite.count(), sample, seed)
+        generate_at = getattr(suite.module, "generate_at", None)
+        if generate_at is not None:
+            stream = generate_at(suite.spec, suite.name, positions)
+        else:
+            stream = _pick(suite.probes(), positions)
+    return stream if limit is None else islice(stream, limit)
+
+
+def _pick(stream: Iterator[Probe], positions: list[int]) -> Iterator[Probe]:
+    wanted = iter(positions)
+    nxt = next(wanted, None)
+    for i, probe in enumerate(stream):
+        if nxt is None:
+            return
+        if i == nxt:
+            yield probe
+            nxt = next(wanted, None)
