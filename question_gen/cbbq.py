@@ -170,3 +170,49 @@ def count(spec: Mapping[str, Any]) -> int:
             n = instance_count(category, context)
             total += min(n, k) if k is not None else n
     return total * per_instance
+
+
+def count_by_type(spec: Mapping[str, Any]) -> dict[str, int]:
+    """Probe counts per context (bias type), for `harness suites`."""
+    return {context: count({**spec, "contexts": [context]}) for context in _contexts(spec)}
+
+
+def _blocks(spec: Mapping[str, Any]) -> Iterator[tuple[str, str, list[int] | None, int]]:
+    """(category, context, chosen instance indices or None for all, number of instances) in stream order."""
+    k, seed = _per_category(spec), _seed(spec)
+    for category in _categories(spec):
+        for context in _contexts(spec):
+            total = instance_count(category, context)
+            chosen = _sample_indices(category, context, total, k, seed)
+            yield category, context, chosen, total if chosen is None else len(chosen)
+
+
+def generate_at(spec: Mapping[str, Any], suite_name: str, positions: list[int]) -> Iterator[Probe]:
+    """The probes at sorted stream positions, filling only the templates that hold them (fast sampling)."""
+    prompt, permute = _settings(spec)
+    seed = _seed(spec)
+    per_instance = 3 if permute == "rotate" else 1
+    wanted = sorted(set(positions))
+    pos_i = 0
+    start = 0
+    for category, context, chosen, n_instances in _blocks(spec):
+        end = start + n_instances * per_instance
+        local: list[tuple[int, int]] = []  # (instance index within the category/context, variant)
+        while pos_i < len(wanted) and wanted[pos_i] < end:
+            inst_pos, variant = divmod(wanted[pos_i] - start, per_instance)
+            local.append((chosen[inst_pos] if chosen is not None else inst_pos, variant))
+            pos_i += 1
+        if local:
+            slots = target_slots(category)
+            variants: dict[int, list[int]] = {}
+            for idx, variant in local:
+                variants.setdefault(idx, []).append(variant)
+            for inst in instances_at(category, context, sorted(variants)):
+                source = slots[(context, inst.template_row)][1]
+                probes = list(probes_for_instance(inst, suite_name, prompt=prompt, permute=permute, seed=seed,
+                                                  target_source=source))
+                for variant in variants[inst.example_id - 1]:
+                    yield probes[variant]
+        if pos_i >= len(wanted):
+            return
+        start = end
