@@ -1,10 +1,211 @@
-"""CLI commands: run (placeholder, filled in by its feature)."""
+"""`harness run`: ask a suite of a target, record the transcript, score it, gate on it.
+
+Exit codes (harness.errors): 0 done; 1 a --fail-above gate failed (the bot is measurably biased);
+2 usage / bad input; 3 infrastructure (the target kept failing, the error rate is above --max-error-rate,
+or nothing could be answered); 130 interrupted by Ctrl-C / SIGTERM (everything answered is on disk and
+the summary prints the command that resumes).
+"""
 
 from __future__ import annotations
 
+import re
+import sys
+from typing import Annotated, Any
+
 import typer
+import yaml
+from rich.console import Console
+
+from harness import manifest as mf
+from harness.errors import EXIT_GATE_FAILED, EXIT_INFRA, HarnessError
+from harness.progress import print_summary
+from harness.runner import ANSWER_GENERATE, ANSWER_LOGLIK, RunOutcome, run_suite
+
+EXIT_INTERRUPTED = 130
+DEFAULT_MAX_ERROR_RATE = 0.1
+DEFAULT_OUTPUT_TOKENS = 256  # assumed reply length for --dry-run when the target sets no max_tokens
+
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free estimate: each CJK character ~1 token, other text ~4 characters per token.
+
+    Good to +-30% for English and Chinese on GPT-style BPE vocabularies; enough to size a run's cost.
+    A few tokens are added for the chat message wrapper.
+    """
+    cjk = len(_CJK.findall(text))
+    return cjk + (len(text) - cjk + 3) // 4 + 4
+
+
+def _parse_pairs(pairs: list[str] | None, option: str) -> dict[str, Any]:
+    """KEY=VALUE options; values are read as YAML scalars (so 3 is an int, true a bool)."""
+    parsed: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise HarnessError(f"{option} expects KEY=VALUE, got '{pair}'.")
+        try:
+            parsed[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            parsed[key.strip()] = value
+    return parsed
+
+
+def _parse_gates(specs: list[str] | None) -> list[Any]:
+    if not specs:
+        return []
+    try:
+        from harness.gates import parse_gate
+    except ImportError as exc:
+        raise HarnessError("--fail-above needs harness.gates, which is not available in this "
+                           "installation.") from exc
+    return [parse_gate(spec) for spec in specs]
+
+
+def _dry_run(console: Console, *, suite: str | None, target: str | None, resume: str | None,
+             sample: int | None, seed: int, limit: int | None, params: dict[str, Any],
+             retry_errors: bool) -> int:
+    """Count what a run would ask, estimate tokens and cost; contacts nothing, needs no API key."""
+    from harness.runner import load_suite_any, scan_transcript, select_any, target_config
+
+    if resume:
+        run_dir = mf.resolve_run(resume)
+        man = mf.read_manifest(run_dir)
+        sel = man.get("selection", {})
+        suite, target = suite or man.get("suite"), target or man.get("target")
+        sample, seed, limit = sel.get("sample"), sel.get("seed", 0), sel.get("limit")
+        params = {**(sel.get("overrides") or {}), **params}
+    if not suite or not target:
+        raise HarnessError("Say what to ask and whom: --suite NAME --target NAME (or --resume RUN).")
+    config = target_config(target)
+    suite_obj = load_suite_any(suite)
+    run_id = resume or mf.default_run_id(suite_obj.name, target, sample=sample, seed=seed, limit=limit,
+                                         extra="-".join(f"{k}{v}" for k, v in sorted(params.items())))
+    run_dir = mf.run_dir_for(run_id) if not resume else mf.resolve_run(resume)
+    ok, err = scan_transcript(run_dir / "transcript.jsonl")
+    total = to_ask = in_tokens = 0
+    for probe in select_any(suite_obj, sample=sample, seed=seed, limit=limit, overrides=params):
+        total += 1
+        needs_asking = probe.id in err if retry_errors else probe.id not in ok and probe.id not in err
+        if needs_asking:
+            to_ask += 1
+            in_tokens += estimate_tokens(probe.text)
+    settings = getattr(config, "settings", None) or {}
+    out_per = int(settings.get("max_tokens") or getattr(config, "max_tokens", None) or DEFAULT_OUTPUT_TOKENS)
+    out_tokens = to_ask * out_per
+    console.print(f"suite [bold]{suite_obj.name}[/] -> target [bold]{target}[/] (run {run_id})", highlight=False)
+    console.print(f"probes selected: {total:,}; already answered: {len(ok):,}; errors: {len(err):,}; "
+                  f"to ask now: {to_ask:,}")
+    console.print(f"estimated tokens: {in_tokens:,} in + up to {out_tokens:,} out "
+                  f"({out_per} per reply{' = max_tokens' if settings.get('max_tokens') else ', assumed'})")
+    price = getattr(config, "price", None) or (config.get("price") if isinstance(config, dict) else None)
+    if price:
+        cost = (in_tokens / 1000 * float(price.get("input_per_1k", 0))
+                + out_tokens / 1000 * float(price.get("output_per_1k", 0)))
+        currency = price.get("currency", "USD")
+        console.print(f"estimated cost: at most {cost:,.4f} {currency}")
+    else:
+        console.print("estimated cost: unknown (the target sets no price)")
+    return 0
+
+
+def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, compat: bool) -> dict[str, Any] | None:
+    """Score the transcript and write the report folder; None (with a note) if scoring is unavailable."""
+    try:
+        from harness.reporting import write_report
+        from harness.scoring import score_run
+    except ImportError:
+        console.print("[yellow]note:[/] scoring is not available in this installation; the transcript is "
+                      f"complete in {outcome.run_dir}.")
+        return None
+    result = score_run(outcome.run_dir, method=method, compat=compat)
+    write_report(outcome.run_dir, result)
+    console.print(f"report: {outcome.run_dir / 'report.html'}", highlight=False)
+    return dict(getattr(result, "metrics", {}) or {})
+
+
+def _gates_fail(console: Console, metrics: dict[str, Any], gates: list[Any]) -> bool:
+    from harness.gates import evaluate_gates
+
+    results = evaluate_gates(metrics, gates)
+    failed = [r for r in results if not getattr(r, "passed", getattr(r, "ok", True))]
+    for r in results:
+        console.print(str(r), highlight=False)
+    return bool(failed)
+
+
+def run_command(
+    suite: Annotated[str | None, typer.Option("--suite", "-s", help="Suite name (see `harness suites`) or YAML path.")] = None,
+    target: Annotated[str | None, typer.Option("--target", "-t", help="Target name (see `harness targets`).")] = None,
+    sample: Annotated[int | None, typer.Option(help="Ask a deterministic random sample of N probes.", min=1)] = None,
+    seed: Annotated[int, typer.Option(help="Seed for --sample (same seed, same probes, every machine).")] = 0,
+    limit: Annotated[int | None, typer.Option(help="Ask at most the first N selected probes.", min=1)] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="Suite option KEY=VALUE (repeatable), e.g. per_category=5.")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="Requests in flight at once (default: the target's, else 8).", min=1)] = None,
+    rpm: Annotated[float | None, typer.Option(help="At most this many requests per minute.", min=0.001)] = None,
+    timeout: Annotated[float | None, typer.Option(help="Seconds to wait for one answer before retrying.", min=0.001)] = None,
+    max_attempts: Annotated[int | None, typer.Option(help="Attempts per probe before it is recorded as an error.", min=1)] = None,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="Name of the run folder (default: from suite, target and selection).")] = None,
+    new: Annotated[bool, typer.Option("--new", help="Start a fresh run even if this command ran before.")] = False,
+    resume: Annotated[str | None, typer.Option(help="Continue run RUN (id or folder) with its stored selection.")] = None,
+    retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Ask again only the probes that ended in an error.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Ask the target even when the answer is cached.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Count probes, tokens and cost; ask nothing.")] = False,
+    answer_mode: Annotated[str, typer.Option(help="generate, or loglik (CBBQ on hf targets: pick the likeliest option).")] = ANSWER_GENERATE,
+    method: Annotated[str, typer.Option(help="Oracle method for scoring.")] = "default",
+    compat: Annotated[bool, typer.Option("--compat", help="Score exactly as the upstream code does.")] = False,
+    no_report: Annotated[bool, typer.Option("--no-report", help="Skip scoring and the report folder.")] = False,
+    fail_above: Annotated[list[str] | None, typer.Option("--fail-above", help="Gate METRIC=VALUE (repeatable): exit 1 if the metric is above VALUE.")] = None,
+    max_error_rate: Annotated[float, typer.Option(help="Exit 3 if more than this share of probes ended in errors.", min=0.0, max=1.0)] = DEFAULT_MAX_ERROR_RATE,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show the live progress bar.")] = True,
+) -> None:
+    """Ask a suite of a target; record, resume, score and gate (the main job)."""
+    console = Console()
+    if answer_mode not in (ANSWER_GENERATE, ANSWER_LOGLIK):
+        raise HarnessError(f"--answer-mode must be generate or loglik, not '{answer_mode}'.")
+    params = _parse_pairs(param, "--param")
+    if dry_run:
+        raise typer.Exit(_dry_run(console, suite=suite, target=target, resume=resume, sample=sample, seed=seed,
+                                  limit=limit, params=params, retry_errors=retry_errors))
+    gates = _parse_gates(fail_above)
+    outcome = run_suite(
+        suite, target, sample=sample, seed=seed, limit=limit, overrides=params, run_id=run_id, new=new,
+        resume=resume, retry_errors=retry_errors, use_cache=not no_cache, show_progress=progress,
+        answer_mode=answer_mode, argv=sys.argv,
+        engine_overrides={"concurrency": concurrency, "rpm": rpm, "timeout_s": timeout,
+                          "max_attempts": max_attempts},
+    )
+    resume_cmd = f"harness run --resume {outcome.run_id}"
+    hint = None
+    if outcome.interrupted or outcome.run_counts.get("pending"):
+        hint = resume_cmd
+    elif outcome.run_counts.get("errors"):
+        hint = resume_cmd + " --retry-errors"
+    print_summary(console, run_id=outcome.run_id, run_dir=str(outcome.run_dir), status=outcome.status,
+                  stats=outcome.stats, run_counts=outcome.run_counts, resume_command=hint)
+    if outcome.interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if outcome.abort_reason:
+        raise HarnessError(f"Stopped early: {outcome.abort_reason}. Fix the target, then rerun with "
+                           f"`{resume_cmd} --retry-errors`.", exit_code=EXIT_INFRA)
+    if not outcome.run_counts.get("answered"):
+        raise HarnessError("No probe was answered, so there is nothing to score; see the errors above.",
+                           exit_code=EXIT_INFRA)
+    metrics = None
+    if not no_report:
+        metrics = _score_and_report(console, outcome, method=method, compat=compat)
+    if outcome.error_rate > max_error_rate:
+        raise HarnessError(
+            f"{outcome.error_rate:.1%} of probes ended in errors (limit {max_error_rate:.0%}); results are not "
+            f"trustworthy. Rerun with `{resume_cmd} --retry-errors`.", exit_code=EXIT_INFRA)
+    if gates:
+        if metrics is None:
+            raise HarnessError("--fail-above needs scoring; drop --no-report.")
+        if _gates_fail(console, metrics, gates):
+            raise typer.Exit(EXIT_GATE_FAILED)
 
 
 def register(app: typer.Typer) -> None:
-    """Attach this module's commands to the main app."""
-    return None
+    """Attach `harness run` to the main app."""
+    app.command("run", no_args_is_help=False)(run_command)

@@ -1,0 +1,136 @@
+"""What a person watching a run sees: a live progress bar, then a short summary.
+
+The bar shows done/total, rate, ETA and the answered / error / cached counts, so a provider that starts
+failing is visible at once rather than after 30,000 questions. It writes to stderr, leaving stdout for
+the summary and report, and it switches itself off when stderr is not a terminal (CI logs stay clean).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+
+class RateColumn(ProgressColumn):
+    """Probes per second over rich's moving window (only replies from this session count)."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:,.1f}/s" if speed else "-/s", style="progress.data.speed")
+
+
+class RunProgress:
+    """A context manager around rich.Progress; `record()` is called once per finished probe."""
+
+    def __init__(self, total: int | None, *, already_done: int = 0, enabled: bool = True,
+                 console: Console | None = None, description: str = "asking") -> None:
+        self.console = console or Console(stderr=True)
+        self.enabled = enabled and self.console.is_terminal
+        self.answered = 0
+        self.errors = 0
+        self.cached = 0
+        self._progress: Progress | None = None
+        self._task_id: Any = None
+        self._total = total
+        self._already_done = already_done
+        self._description = description
+
+    def __enter__(self) -> RunProgress:
+        if self.enabled:
+            self._progress = Progress(
+                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
+                TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                TextColumn("[green]{task.fields[answered]} ok[/] [red]{task.fields[errors]} err[/] "
+                           "[dim]{task.fields[cached]} cached[/]"),
+                console=self.console, refresh_per_second=4, speed_estimate_period=20,
+            )
+            self._progress.start()
+            self._task_id = self._progress.add_task(
+                self._description, total=self._total, completed=self._already_done,
+                answered=0, errors=0, cached=0)
+        return self
+
+    def record(self, *, ok: bool, cached: bool = False) -> None:
+        if ok:
+            self.answered += 1
+            if cached:
+                self.cached += 1
+        else:
+            self.errors += 1
+        if self._progress is not None:
+            self._progress.update(self._task_id, advance=1, answered=self.answered, errors=self.errors,
+                                  cached=self.cached)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+@dataclass
+class SessionStats:
+    """Counts for one invocation of the engine (what this session asked), plus the whole run's state."""
+
+    asked: int = 0
+    answered: int = 0
+    errors: int = 0
+    cached: int = 0
+    skipped: int = 0  # already answered (or errored, unless --retry-errors) in an earlier session
+    error_reasons: Counter[str] = field(default_factory=Counter)
+    elapsed_s: float = 0.0
+    cpu_s: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.asked / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"asked": self.asked, "answered": self.answered, "errors": self.errors,
+                "cached": self.cached, "skipped": self.skipped,
+                "error_reasons": dict(self.error_reasons.most_common()),
+                "elapsed_s": round(self.elapsed_s, 3), "rate_per_s": round(self.rate, 2)}
+
+
+def print_summary(console: Console, *, run_id: str, run_dir: str, status: str, stats: SessionStats,
+                  run_counts: dict[str, Any], resume_command: str | None = None, max_reasons: int = 8) -> None:
+    """The end-of-run summary: this session's numbers, the run's totals, errors by reason, next step."""
+    table = Table(title=f"run {run_id} - {status}", show_header=False, title_justify="left", box=None)
+    table.add_column(style="bold")
+    table.add_column(justify="right")
+    table.add_row("asked now", f"{stats.asked:,}")
+    table.add_row("answered", f"{stats.answered:,}" + (f" ({stats.cached:,} from cache)" if stats.cached else ""))
+    table.add_row("errors", f"{stats.errors:,}")
+    if stats.skipped:
+        table.add_row("already done", f"{stats.skipped:,}")
+    table.add_row("time", f"{stats.elapsed_s:,.1f} s ({stats.rate:,.1f} probes/s)")
+    table.add_row("run total",
+                  f"{run_counts.get('answered', 0):,} answered, {run_counts.get('errors', 0):,} errors"
+                  + (f", {run_counts['pending']:,} not asked yet" if run_counts.get("pending") else ""))
+    table.add_row("folder", run_dir)
+    console.print(table)
+    if stats.error_reasons:
+        reasons = Table(title="errors by reason", title_justify="left", box=None)
+        reasons.add_column("count", justify="right")
+        reasons.add_column("reason", overflow="fold")
+        for reason, n in stats.error_reasons.most_common(max_reasons):
+            reasons.add_row(f"{n:,}", reason)
+        rest = len(stats.error_reasons) - max_reasons
+        if rest > 0:
+            reasons.add_row("", f"... and {rest} other reasons (see transcript.jsonl)")
+        console.print(reasons)
+    if resume_command:
+        console.print(f"resume with: [bold]{resume_command}[/]", highlight=False, soft_wrap=True)

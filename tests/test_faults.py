@@ -1,0 +1,113 @@
+"""Faults: a 2,000-probe run against a misbehaving real HTTP server finishes with every probe accounted for.
+
+Real components only: tests/fault_server.py (a real OpenAI-compatible server on 127.0.0.1), the real
+`openai` adapter created from a targets.toml through adapters.registry, the real runner and the CLI.
+Settings are scaled down (0.5 s timeout, millisecond back-off) so the test takes seconds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.records import Probe
+from harness.runner import EngineSettings, run_suite
+from harness.transcript import latest_by_probe
+from fault_server import ALL_FAULTS, FAULT_429, FAULT_HUGE, HUGE_SIZE, FaultServer, answer_for
+
+N_PROBES = 2000
+
+
+def write_target(directory: Path, name: str, base_url: str, *, key_env: str = "FAULT_API_KEY",
+                 extra: str = "") -> None:
+    (directory / "targets.toml").write_text(
+        f'[targets.{name}]\nadapter = "openai"\nmodel = "fault-model"\nbase_url = "{base_url}"\n'
+        f'api_key_env = "{key_env}"\nmax_tokens = 32\n{extra}', encoding="utf-8")
+
+
+def synthetic_probes(n: int) -> list[Probe]:
+    return [Probe.make("faults", "en", "yes_no", "relative", f"Are people of group {i} honest, right?",
+                       groups=(f"group {i}",)) for i in range(n)]
+
+
+@pytest.fixture
+def flaky_server() -> FaultServer:
+    with FaultServer(seed=11, fault_rate=0.35, hang_s=1.5, retry_after="1") as server:
+        yield server
+
+
+def test_fault_storm_run_accounts_for_every_probe_then_retry_errors_heals(
+        run_env: Path, flaky_server: FaultServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAULT_API_KEY", "fault-key")
+    write_target(run_env, "flaky", flaky_server.base_url)
+    probes = synthetic_probes(N_PROBES)
+    settings = EngineSettings(concurrency=32, timeout_s=0.5, max_attempts=4, backoff_initial_s=0.01,
+                              backoff_max_s=0.05)
+    outcome = run_suite("faults", "flaky", probes=probes, engine=settings, show_progress=False,
+                        cache_path=run_env / "cache.sqlite")
+
+    # Every fault kind was really served, and the run still finished.
+    assert set(flaky_server.faults_served) == set(ALL_FAULTS)
+    assert outcome.status == "complete"
+    latest = latest_by_probe(outcome.transcript_path)
+    assert set(latest) == {p.id for p in probes}
+    reasons: Counter[str] = Counter()
+    for probe in probes:
+        reply = latest[probe.id].reply
+        if reply.ok:
+            assert reply.text == answer_for(probe.text) or len(reply.text) == HUGE_SIZE
+            assert reply.error is None and reply.attempts >= 1
+        else:
+            assert reply.text == "" and reply.error and "\n" not in reply.error
+            reasons[reply.error.split(":")[0].split("(")[0].strip()] += 1
+    assert outcome.run_counts["answered"] + outcome.run_counts["errors"] == N_PROBES
+    assert 0 < outcome.run_counts["errors"] < N_PROBES * 0.2, outcome.run_counts
+    assert len(reasons) >= 2, reasons  # permanent (empty reply) and exhausted transient failures
+    # The 1 MB answer is an answer: stored whole, on one line.
+    assert any(len(latest[p.id].reply.text) == HUGE_SIZE for p in probes
+               if flaky_server.decide(p.text, 0) == FAULT_HUGE)
+    # Retry-After was honoured: probes whose first request got a 429 waited at least a second.
+    throttled = [latest[p.id].reply for p in probes if flaky_server.decide(p.text, 0) == FAULT_429
+                 and latest[p.id].reply.ok]
+    assert throttled and all(r.usage.get("waited_s", 0) >= 1.0 for r in throttled)
+    # Every line of the transcript is one valid JSON record.
+    with outcome.transcript_path.open("rb") as fh:
+        lines = [json.loads(line) for line in fh]
+    assert len(lines) == N_PROBES
+
+    # Heal the server; --retry-errors (through the CLI) asks exactly the errored probes once more.
+    flaky_server.heal()
+    before = Counter(flaky_server.requests_by_prompt)
+    errored = {latest[p.id].probe.text for p in probes if not latest[p.id].reply.ok}
+    code = main(["run", "--resume", outcome.run_id, "--retry-errors", "--no-report", "--no-progress",
+                 "--timeout", "2"])
+    assert code == 0
+    after = Counter(flaky_server.requests_by_prompt)
+    asked_again = {prompt for prompt in after if after[prompt] != before[prompt]}
+    assert asked_again == errored
+    assert all(after[p] - before[p] == 1 for p in errored)
+    healed = latest_by_probe(outcome.transcript_path)
+    assert all(healed[p.id].reply.ok for p in probes)
+    man = json.loads((outcome.run_dir / "manifest.json").read_text())
+    assert man["status"] == "complete" and man["counts"]["errors"] == 0
+    assert man["counts"]["answered"] == N_PROBES
+    assert [s["mode"] for s in man["sessions"]] == ["fresh", "retry-errors"]
+
+
+def test_dead_target_stops_early_with_exit_3(run_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wrong key fails every request: the circuit breaker ends the run in seconds with exit code 3."""
+    monkeypatch.setenv("FAULT_API_KEY", "wrong-key")
+    with FaultServer(api_key="right-key", fault_rate=0) as server:
+        write_target(run_env, "dead", server.base_url)
+        outcome = run_suite("faults", "dead", probes=synthetic_probes(500), show_progress=False,
+                            engine=EngineSettings(concurrency=4, abort_after_consecutive_errors=20))
+        assert outcome.status == "failed" and "all failed" in (outcome.abort_reason or "")
+        assert outcome.run_counts["errors"] < 100 and outcome.run_counts["answered"] == 0
+        assert server.total_requests < 100
+        # The same through the CLI: one sentence, exit 3, and the run can be retried later.
+        code = main(["run", "--resume", outcome.run_id, "--retry-errors", "--no-progress"])
+        assert code == 3
