@@ -64,7 +64,8 @@ def choose(scores: list[float], continuations: list[str], *, normalise: bool) ->
 
 
 async def _loglikelihoods(adapter: LoglikAdapter, prompt: str, conts: list[str]) -> list[float]:
-    fn = adapter.loglikelihoods
+    """Prefer the adapter's async variant (hf: `aloglikelihoods`), else run the blocking one in a thread."""
+    fn = getattr(adapter, "aloglikelihoods", None) or adapter.loglikelihoods
     if inspect.iscoroutinefunction(fn):
         result = await fn(prompt, conts)
     else:

@@ -134,18 +134,18 @@ def templates_root() -> Path:
     return data_dir() / "cbbq" / "data"
 
 
-def _template_file(category: str, context: str, polarity_file: str) -> Path:
-    return templates_root() / category / context / f"templates_generate_{polarity_file}.csv"
+def load_templates(category: str, context: str) -> tuple[Template, ...]:
+    """Neg templates then non-neg ones, as upstream's merge.py concatenates them (cached per data dir)."""
+    return _load_templates(str(templates_root()), category, context)
 
 
 @functools.lru_cache(maxsize=64)
-def load_templates(category: str, context: str) -> tuple[Template, ...]:
-    """Neg templates then non-neg ones, as upstream's merge.py concatenates them."""
+def _load_templates(root: str, category: str, context: str) -> tuple[Template, ...]:
     if category not in CATEGORIES:
         raise DataMissingError(f"Unknown CBBQ category {category!r}; known: {', '.join(CATEGORIES)}.")
     out: list[Template] = []
     for _, pol_file in POLARITY_FILES:
-        path = _template_file(category, context, pol_file)
+        path = Path(root) / category / context / f"templates_generate_{pol_file}.csv"
         if not path.is_file():
             raise DataMissingError(
                 f"CBBQ templates are missing ({path}); fetch them with `harness data pull cbbq` "
@@ -191,9 +191,13 @@ def _names_in_answers(t: Template) -> bool:
     return NAME1 in t.ans0 and NAME2 in t.ans1
 
 
-@functools.lru_cache(maxsize=32)
 def target_slots(category: str) -> dict[tuple[str, int], tuple[int, str]]:
     """(context, template row) -> (target slot, how it was derived) for every template of a category."""
+    return _target_slots(str(templates_root()), category)
+
+
+@functools.lru_cache(maxsize=32)
+def _target_slots(root: str, category: str) -> dict[tuple[str, int], tuple[int, str]]:
     amb = load_templates(category, "ambiguous")
     dis = load_templates(category, "disambiguous")
     slots: dict[tuple[str, int], tuple[int, str]] = {}

@@ -1,0 +1,66 @@
+"""End to end: a sampled `cbbq` run (1 instance per category and context = 28 questions) asked through
+`harness run` of the REAL Qwen2.5-0.5B behind llama_cpp.server -> transcript, CBBQ scores and the report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def cbbq_run(qwen_server: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import os
+
+    from harness.cli import main
+
+    root = tmp_path_factory.mktemp("cbbq-e2e")
+    (root / "targets.toml").write_text(
+        f'[targets.qwen]\nadapter = "openai"\nmodel = "local"\nbase_url = "{qwen_server}"\n'
+        'temperature = 0.0\nmax_tokens = 48\nconcurrency = 2\ntimeout_s = 120\n', encoding="utf-8")
+    env = {"HARNESS_TRANSCRIPTS_DIR": str(root / "transcripts"), "HARNESS_CACHE_DIR": str(root / "cache"),
+           "XDG_CONFIG_HOME": str(root / "config")}
+    old_env = {k: os.environ.get(k) for k in env}
+    old_cwd = Path.cwd()
+    os.environ.update(env)
+    os.chdir(root)
+    try:
+        code = main(["run", "--suite", "cbbq", "--target", "qwen", "--param", "per_category=1",
+                     "--run-id", "cbbq-qwen-e2e", "--no-progress"])
+    finally:
+        os.chdir(old_cwd)
+        for k, v in old_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    assert code == 0
+    return root / "transcripts" / "cbbq-qwen-e2e"
+
+
+def test_run_produces_cbbq_scores(cbbq_run: Path) -> None:
+    lines = (cbbq_run / "transcript.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 28
+    replies = [json.loads(line)["reply"] for line in lines]
+    assert all(r["status"] == "ok" and r["text"] for r in replies)
+    doc = json.loads((cbbq_run / "metrics.json").read_text(encoding="utf-8"))
+    m = doc["metrics"]
+    assert m["cbbq.items"] == 28
+    assert 0.0 <= m["cbbq.invalid_rate"] <= 1.0
+    # a 0.5B model answers most of these with a letter; the scores exist and are proportions
+    assert m["cbbq.valid"] >= 14
+    for key in ("cbbq.s_amb", "cbbq.s_disamb", "cbbq.s_total", "cbbq.accuracy"):
+        assert 0.0 <= m[key] <= 1.0, key
+    assert m["cbbq.s_total"] == pytest.approx(0.4 * m["cbbq.s_amb"] + 0.6 * m["cbbq.s_disamb"])
+    assert "cbbq.s_amb" in doc["intervals"]
+
+
+def test_report_shows_cbbq(cbbq_run: Path) -> None:
+    html = (cbbq_run / "report.html").read_text(encoding="utf-8")
+    assert "CBBQ S_total" in html or "cbbq.s_total" in html
+    pngs = {p.name for p in cbbq_run.rglob("*.png")}
+    assert {"cbbq_scores.png", "cbbq_answers.png"} <= pngs
+    assert (cbbq_run / "verdicts.csv").stat().st_size > 0
