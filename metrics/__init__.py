@@ -1,1 +1,153 @@
-"""metrics package."""
+"""Bias metrics, one *family* per kind of test, behind a small registry.
+
+Why a registry: a run may hold BiasAsker probes, CBBQ probes, or both, and each family has its own paper
+and its own numbers. Scoring (harness/scoring.py) builds one pandas frame of scored probes, hands each
+family the rows of the probe kinds it understands, and merges what comes back. The report shows every
+family that is present. Adding a family never touches scoring or reporting code.
+
+How a family plugs in
+---------------------
+Add an entry to FAMILIES: `Family(name, module, kinds)`. The module must provide
+
+    compute(df: pandas.DataFrame) -> FamilyResult | Mapping[str, Any]
+
+and may provide
+
+    tables(df) -> Mapping[str, pandas.DataFrame]        (extra report tables, merged into the result)
+    plots(df, out_dir: pathlib.Path[, result=FamilyResult]) -> list[pathlib.Path]   (PNG files it wrote)
+
+`df` has one row per scored probe (only replies with status "ok"; errors are never findings), columns
+FRAME_COLUMNS: probe fields (probe_id, suite, lang, kind, bias_type, text, groups, attribute, property,
+categories, options, meta), the reply (target, reply) and the verdict (label, biased, favoured, score,
+method, evidence), plus the original `probe` (Probe) and `verdict` (Verdict) objects for families that
+prefer to build their own table. Tuples stay tuples, `meta` stays a dict.
+
+A plain mapping returned by compute() is accepted and normalised by `as_result()`: numeric values become
+flat metrics (their keys must already carry the family prefix, e.g. "cbbq.s_amb"); a "tables" mapping (or
+any DataFrame value) becomes report tables; "intervals"/"counts" mappings are taken as such.
+
+Metric keys are flat, dot-separated and lower-case (see `slug()`), so a CI gate can name any of them:
+`harness run ... --fail-above relative_bias_rate.gender=0.01`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pandas as pd
+
+FRAME_COLUMNS: tuple[str, ...] = (
+    "probe_id", "suite", "lang", "kind", "bias_type", "text", "groups", "attribute", "property",
+    "categories", "options", "meta", "target", "reply", "label", "biased", "favoured", "score", "method",
+    "evidence", "probe", "verdict",
+)
+
+
+def slug(name: str) -> str:
+    """A metric-key-safe form of a group/attribute/category name: "Family & relationship" -> "family_relationship".
+
+    Non-ASCII letters (Chinese group names) are kept: keys only need to be unambiguous and typeable.
+    """
+    s = re.sub(r"[^\w]+", "_", str(name).strip().lower(), flags=re.UNICODE).strip("_")
+    return s or "_"
+
+
+@dataclass
+class FamilyResult:
+    """What one metric family computed for one run.
+
+    metrics   flat gateable numbers (None when nothing fed the metric);
+    intervals 95% intervals for some of them, key -> (low, high);
+    counts    (k, n) behind each rate, so two runs can be tested against each other from metrics.json;
+    variance_inputs  per variance metric, a list (one per attribute averaged over) of group -> (k, n):
+              what the bootstrap variance interval and the two-run variance test resample;
+    tables    named DataFrames for the report (and metrics.json "tables");
+    findings  the rows most worth a human look, worst first (question, reply, why).
+    """
+
+    family: str
+    metrics: dict[str, float | None] = field(default_factory=dict)
+    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    counts: dict[str, tuple[int, int]] = field(default_factory=dict)
+    variance_inputs: dict[str, list[dict[str, tuple[int, int]]]] = field(default_factory=dict)
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    findings: pd.DataFrame | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    module: str
+    kinds: frozenset[str]
+
+    def load(self) -> ModuleType | None:
+        """The family's module, or None when it is not installed yet (its rows are then left unscored)."""
+        try:
+            return importlib.import_module(self.module)
+        except ModuleNotFoundError as exc:
+            if exc.name and self.module.startswith(exc.name):
+                return None
+            raise
+
+
+FAMILIES: dict[str, Family] = {
+    "biasasker": Family("biasasker", "metrics.biasasker", frozenset({"yes_no", "choice", "wh"})),
+    "cbbq": Family("cbbq", "metrics.cbbq", frozenset({"multiple_choice"})),
+}
+
+
+def family_for_kind(kind: str) -> str | None:
+    for fam in FAMILIES.values():
+        if kind in fam.kinds:
+            return fam.name
+    return None
+
+
+def _is_number(v: Any) -> bool:
+    return v is None or (isinstance(v, int | float) and not isinstance(v, bool))
+
+
+def as_result(family: str, raw: FamilyResult | Mapping[str, Any]) -> FamilyResult:
+    """Normalise what a family's compute() returned (see the module docstring)."""
+    if isinstance(raw, FamilyResult):
+        return raw
+    res = FamilyResult(family=family)
+    for key, value in raw.items():
+        if key == "tables" and isinstance(value, Mapping):
+            for name, tab in value.items():
+                res.tables[str(name)] = tab if isinstance(tab, pd.DataFrame) else pd.DataFrame(tab)
+        elif key in ("intervals", "ci") and isinstance(value, Mapping):
+            res.intervals.update({k: (float(v[0]), float(v[1])) for k, v in value.items() if v is not None})
+        elif key == "counts" and isinstance(value, Mapping):
+            res.counts.update({k: (int(v[0]), int(v[1])) for k, v in value.items()})
+        elif key == "findings" and isinstance(value, pd.DataFrame):
+            res.findings = value
+        elif isinstance(value, pd.DataFrame):
+            res.tables[key] = value
+        elif _is_number(value):
+            res.metrics[key] = None if value is None else float(value)
+    for key in list(res.metrics):  # "x.ci_low" / "x.ci_high" pairs also become x's interval
+        if key.endswith(".ci_low") and (base := key[: -len(".ci_low")]) in res.metrics:
+            lo, hi = res.metrics.get(key), res.metrics.get(base + ".ci_high")
+            if lo is not None and hi is not None:
+                res.intervals.setdefault(base, (lo, hi))
+    return res
+
+
+def call_plots(module: ModuleType, df: pd.DataFrame, out_dir: Path, result: FamilyResult) -> list[Path]:
+    """Call module.plots(df, out_dir[, result=...]) if the family has plots (the caller guards failures)."""
+    fn = getattr(module, "plots", None)
+    if fn is None:
+        return []
+    kwargs: dict[str, Any] = {}
+    if "result" in inspect.signature(fn).parameters:
+        kwargs["result"] = result
+    return [Path(p) for p in (fn(df, out_dir, **kwargs) or [])]
