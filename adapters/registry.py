@@ -1,0 +1,311 @@
+"""Named targets (targets.toml) and adapter kinds (built-in + entry-point plugins).
+
+A *target* is a named, reusable configuration: which adapter kind, which model and endpoint, public
+settings, and the *names* of the environment variables holding its secrets. Targets come from the
+built-in presets (adapters/presets.toml), overlaid by targets.toml in the user config directory and then
+the project directory (harness.paths.config_dirs(), highest priority first), key by key, so a user can
+switch the `tencent` preset to another model with two lines.
+
+Secrets are read from the environment only in `create_adapter`, handed to the adapter separately from
+its settings, and so never appear in a TargetConfig, a manifest, a fingerprint or a repr.
+
+Adapter kinds: the built-ins below plus any `harness.adapters` entry point (name -> Adapter subclass),
+so a third-party package can add a chatbot without forking the harness. Built-ins are imported lazily:
+listing targets must not import torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import inspect
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from adapters.base import Adapter
+from adapters.transport import header_env_vars
+from harness.errors import ConfigError, HarnessError
+from harness.paths import config_dirs
+
+ENTRY_POINT_GROUP = "harness.adapters"
+TARGETS_FILE = "targets.toml"
+PRESETS_PATH = Path(__file__).with_name("presets.toml")
+
+#: kind -> "module:Class"; imported only when a target of that kind is created.
+BUILTIN_ADAPTERS: dict[str, str] = {
+    "openai": "adapters.openai_chat:OpenAIChatAdapter",
+    "tencent": "adapters.tencent:TencentHunyuanAdapter",
+    "http": "adapters.http_json:HttpJsonAdapter",
+    "hf": "adapters.hf_local:HFLocalAdapter",
+}
+
+#: Keys of a [targets.NAME] table that configure the harness rather than the adapter.
+_RESERVED = {"adapter", "description", "api_key_env", "secret_env", "price", "concurrency", "rpm",
+             "timeout_s", "settings"}
+
+
+@dataclass(frozen=True)
+class TargetConfig:
+    """One named target. Holds no secret values, only the names of the variables that hold them."""
+
+    name: str
+    adapter: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    secret_env: dict[str, str] = field(default_factory=dict)  # role (api_key, secret_id...) -> env var
+    price: dict[str, float] | None = None  # input_per_1k / output_per_1k, in the provider's currency
+    concurrency: int | None = None
+    rpm: float | None = None
+    timeout_s: float | None = None
+    description: str = ""
+    source: str = "built-in"  # "built-in" or the targets.toml that last changed it
+
+    @property
+    def model(self) -> str:
+        return str(self.settings.get("model", ""))
+
+    @property
+    def endpoint(self) -> str:
+        return str(self.settings.get("base_url") or self.settings.get("endpoint") or self.settings.get("url")
+                   or "")
+
+    def missing_secrets(self) -> list[str]:
+        """Names of the secret variables that are not set (or empty) in the environment."""
+        return [var for var in self.secret_env.values() if not os.environ.get(var)]
+
+
+@dataclass(frozen=True)
+class AdapterKind:
+    """An adapter kind available here and where it comes from (for `harness targets`)."""
+
+    name: str
+    source: str  # "built-in" or the distribution name of the plugin
+    target: str  # "module:Class"
+    error: str = ""  # why a plugin could not be loaded, if it could not
+
+
+# --------------------------------------------------------------------------------------------- kinds
+
+
+def _entry_points() -> list[importlib.metadata.EntryPoint]:
+    return list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+
+
+def adapter_kinds() -> dict[str, AdapterKind]:
+    """Every adapter kind: built-ins first; a plugin cannot shadow a built-in name."""
+    kinds = {name: AdapterKind(name, "built-in", target) for name, target in BUILTIN_ADAPTERS.items()}
+    for ep in _entry_points():
+        if ep.name in kinds:
+            continue
+        dist = ep.dist.name if ep.dist is not None else "unknown package"
+        kinds[ep.name] = AdapterKind(ep.name, dist, ep.value)
+    return kinds
+
+
+def adapter_class(kind: str) -> type[Adapter]:
+    """Import the Adapter subclass for `kind`, with a one-sentence error when that is impossible."""
+    kinds = adapter_kinds()
+    info = kinds.get(kind)
+    if info is None:
+        raise ConfigError(f"Unknown adapter kind '{kind}'; available kinds: {', '.join(sorted(kinds))}.")
+    try:
+        if info.source == "built-in":
+            module_name, _, attr = info.target.partition(":")
+            cls = getattr(importlib.import_module(module_name), attr)
+        else:
+            ep = next(ep for ep in _entry_points() if ep.name == kind)
+            cls = ep.load()
+    except ImportError as exc:
+        raise HarnessError(f"The '{kind}' adapter could not be imported ({exc}); "
+                           f"install its dependencies (from {info.source}).") from None
+    except Exception as exc:  # a broken plugin must not crash the harness with a traceback
+        raise HarnessError(f"The '{kind}' adapter from {info.source} failed to load: {exc}.") from None
+    if not (isinstance(cls, type) and issubclass(cls, Adapter)):
+        raise HarnessError(f"The '{kind}' adapter from {info.source} is not an adapters.base.Adapter subclass.")
+    return cls
+
+
+# ------------------------------------------------------------------------------------------- targets
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}.") from None
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from None
+
+
+def _target_tables(doc: Mapping[str, Any], path: Path) -> dict[str, dict[str, Any]]:
+    tables = doc.get("targets", {})
+    if not isinstance(tables, dict):
+        raise ConfigError(f"{path}: 'targets' must be a table of [targets.NAME] sections.")
+    for name, table in tables.items():
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: targets.{name} must be a table, e.g. [targets.{name}].")
+    return tables
+
+
+def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """Key-by-key overlay; nested tables (settings, secret_env, price) merge one level deep."""
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+def _number(name: str, key: str, value: Any, source: str, *, integer: bool = False) -> Any:
+    if value is None:
+        return None
+    ok = isinstance(value, int) if integer else isinstance(value, int | float)
+    if not ok or isinstance(value, bool) or value <= 0:
+        kind = "a positive integer" if integer else "a positive number"
+        raise ConfigError(f"{source}: targets.{name}.{key} must be {kind}, not {value!r}.")
+    return value
+
+
+def _build(name: str, table: Mapping[str, Any], source: str) -> TargetConfig:
+    adapter = table.get("adapter")
+    if not isinstance(adapter, str) or not adapter:
+        raise ConfigError(f"{source}: targets.{name} needs adapter = \"KIND\" (e.g. openai, tencent, http, hf).")
+    settings = {k: v for k, v in table.items() if k not in _RESERVED}
+    extra = table.get("settings", {})
+    if not isinstance(extra, dict):
+        raise ConfigError(f"{source}: targets.{name}.settings must be a table.")
+    settings.update(extra)
+    secret_env = table.get("secret_env", {})
+    if not isinstance(secret_env, dict) or not all(isinstance(v, str) for v in secret_env.values()):
+        raise ConfigError(f"{source}: targets.{name}.secret_env must map roles to variable names, "
+                          "e.g. {{ api_key = \"MY_KEY\" }}.")
+    secret_env = dict(secret_env)
+    if table.get("api_key_env"):
+        secret_env["api_key"] = str(table["api_key_env"])
+    headers = settings.get("headers")
+    if isinstance(headers, dict):  # ${VAR} in a header value is a secret too (http adapter)
+        for var in header_env_vars(headers):
+            secret_env.setdefault(var, var)
+    price = table.get("price")
+    if price is not None and (not isinstance(price, dict) or not all(
+            isinstance(v, int | float) for v in price.values())):
+        raise ConfigError(f"{source}: targets.{name}.price must be {{ input_per_1k = N, output_per_1k = N }}.")
+    return TargetConfig(
+        name=name,
+        adapter=adapter,
+        settings=settings,
+        secret_env=secret_env,
+        price=dict(price) if price else None,
+        concurrency=_number(name, "concurrency", table.get("concurrency"), source, integer=True),
+        rpm=_number(name, "rpm", table.get("rpm"), source),
+        timeout_s=_number(name, "timeout_s", table.get("timeout_s"), source),
+        description=str(table.get("description", "")),
+        source=source,
+    )
+
+
+def target_files(dirs: list[Path] | None = None) -> list[Path]:
+    """targets.toml files that exist, lowest priority first (user config, then project)."""
+    dirs = config_dirs() if dirs is None else dirs
+    files = [d / TARGETS_FILE for d in dirs if (d / TARGETS_FILE).is_file()]
+    return list(reversed(files))
+
+
+def load_targets(dirs: list[Path] | None = None) -> dict[str, TargetConfig]:
+    """All targets: presets overlaid by user then project targets.toml (see module docstring)."""
+    raw: dict[str, dict[str, Any]] = {}
+    sources: dict[str, str] = {}
+    for path, label in [(PRESETS_PATH, "built-in")] + [(p, str(p)) for p in target_files(dirs)]:
+        for name, table in _target_tables(_read_toml(path), path).items():
+            raw[name] = _merge(raw.get(name, {}), table)
+            sources[name] = label
+    return {name: _build(name, table, sources[name]) for name, table in raw.items()}
+
+
+def get_target(name: str, dirs: list[Path] | None = None) -> TargetConfig:
+    targets = load_targets(dirs)
+    if name not in targets:
+        raise ConfigError(f"Unknown target '{name}'; known targets: {', '.join(sorted(targets))} "
+                          f"(add one in {TARGETS_FILE}, see `harness targets`).")
+    return targets[name]
+
+
+# --------------------------------------------------------------------------------- path references
+
+
+def resolve_reference(value: str) -> str:
+    """Turn a portable model reference into a local path; other strings pass through unchanged.
+
+    * "package:MODULE/relative/path" - a file inside an installed distribution, found without importing
+      it (the SmolLM2 wheel's package imports `llm`, which is not installed);
+    * "callable:module:function" - a function returning the path (used for the Qwen model, whose six
+      wheel parts are joined and checksummed on first use).
+    """
+    if value.startswith("package:"):
+        module, _, rel = value[len("package:"):].partition("/")
+        spec = importlib.util.find_spec(module)
+        if spec is None or not spec.submodule_search_locations:
+            raise HarnessError(f"The model package '{module}' is not installed; run scripts/setup.sh.")
+        path = Path(list(spec.submodule_search_locations)[0]) / rel
+        if not path.exists():
+            raise HarnessError(f"{path} is missing; reinstall the package that provides '{module}'.")
+        return str(path)
+    if value.startswith("callable:"):
+        module, _, func = value[len("callable:"):].partition(":")
+        try:
+            return str(getattr(importlib.import_module(module), func)())
+        except (ImportError, AttributeError) as exc:
+            raise ConfigError(f"Cannot resolve the model reference '{value}': {exc}.") from None
+    return value
+
+
+# ----------------------------------------------------------------------------------------- create
+
+
+def read_secrets(config: TargetConfig) -> dict[str, str]:
+    """Secret values from the environment; a missing one is a one-sentence HarnessError."""
+    missing = config.missing_secrets()
+    if missing:
+        names = " and ".join(missing)
+        plural = "variables" if len(missing) > 1 else "variable"
+        raise ConfigError(f"Target '{config.name}' needs the environment {plural} {names}; "
+                          "set it or pick another target with --target.")
+    return {role: os.environ[var] for role, var in config.secret_env.items()}
+
+
+def create_adapter(name_or_config: str | TargetConfig, **overrides: Any) -> Adapter:
+    """Build the adapter for a target; `overrides` replace settings (None values are ignored).
+
+    `timeout_s` is handed to the adapter too (as a setting), because HTTP clients need an explicit
+    timeout; adapters exclude it from their fingerprint (adapters.transport.TRANSPORT_KEYS).
+    """
+    config = get_target(name_or_config) if isinstance(name_or_config, str) else name_or_config
+    cls = adapter_class(config.adapter)
+    settings = dict(config.settings)
+    if config.timeout_s is not None:
+        settings.setdefault("timeout_s", config.timeout_s)
+    settings.update({k: v for k, v in overrides.items() if v is not None})
+    secrets = read_secrets(config)
+    if _accepts_secrets(cls):
+        return cls(config.name, settings, secrets=secrets)
+    if secrets:
+        raise ConfigError(f"Target '{config.name}' names secrets, but the '{config.adapter}' adapter does "
+                          "not accept a `secrets` argument; remove secret_env or update the adapter.")
+    return cls(config.name, settings)
+
+
+@cache
+def _accepts_secrets(cls: type) -> bool:
+    try:
+        params = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return False
+    return "secrets" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())

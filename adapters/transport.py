@@ -1,0 +1,115 @@
+"""Failure classification shared by the HTTP-based adapters (openai, tencent, http).
+
+One table decides which HTTP statuses are worth retrying, and one parser reads the server's
+`Retry-After` hint, so every adapter behaves the same under faults and the run engine can treat them
+alike. Reasons built here are one line and never include request headers (where keys live).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import json
+import re
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from adapters.base import AdapterError, PermanentError, TransientError
+
+#: Statuses where asking again later can succeed: request timeout, conflict (OpenAI uses it for
+#: transient locks), too early, rate limited, and every server-side failure.
+RETRYABLE_STATUSES = frozenset({408, 409, 425, 429})
+
+#: Settings that change how we talk to a target but not what it answers; excluded from fingerprints so
+#: a longer timeout or a bigger batch does not invalidate the response cache.
+TRANSPORT_KEYS = frozenset({"timeout_s", "batch_size", "concurrency", "rpm", "max_connections"})
+
+#: A ${VAR} reference to an environment variable in a header value (see adapters.http_json).
+ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def header_env_vars(headers: Mapping[str, Any] | None) -> list[str]:
+    """Environment variables referenced as ${VAR} in header values: they are the target's secrets."""
+    found: list[str] = []
+    for value in (headers or {}).values():
+        for var in ENV_REF.findall(str(value)):
+            if var not in found:
+                found.append(var)
+    return found
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = None) -> float | None:
+    """Seconds the server asked us to wait, from `retry-after-ms` (OpenAI) or `Retry-After`.
+
+    `Retry-After` may be delta-seconds or an HTTP date (RFC 9110 10.2.3); both are accepted. Returns
+    None when absent or unreadable, and never a negative number.
+    """
+    if not headers:
+        return None
+    lowered = {k.lower(): v for k, v in headers.items()}
+    ms = lowered.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def error_for_status(status: int, detail: str, headers: Mapping[str, str] | None = None) -> AdapterError:
+    """Map an HTTP error status to the adapter failure contract (see adapters.base)."""
+    reason = f"HTTP {status}" + (f": {one_line(detail)}" if detail else "")
+    if status in RETRYABLE_STATUSES or status >= 500:
+        return TransientError(reason, retry_after=parse_retry_after(headers))
+    return PermanentError(reason)
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """Collapse whitespace and cut long server messages so a reason stays one readable line."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """Remove secret values from a message (defence in depth: servers sometimes echo a key back)."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text
+
+
+def settings_fingerprint(kind: str, settings: Mapping[str, Any]) -> str:
+    """Hash of what changes the answer: adapter kind plus settings minus transport-only keys."""
+    relevant = {k: v for k, v in settings.items() if k not in TRANSPORT_KEYS}
+    blob = json.dumps({"kind": kind, **relevant}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def decode_json_body(content: bytes) -> Any:
+    """Parse a response body, raising TransientError for bodies that are not valid UTF-8 JSON.
+
+    Why transient: a truncated or garbled body (proxy cut the connection, server crashed mid-write) is a
+    property of that one response, not of the request; asking again usually works, and the run engine
+    caps attempts, so a server that always sends garbage still ends as a recorded error.
+    """
+    try:
+        return json.loads(content.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise TransientError(f"response body is not valid UTF-8 (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise TransientError(f"response body is not valid JSON ({exc.msg} at char {exc.pos})") from None

@@ -1,0 +1,212 @@
+"""The openai adapter: a real answer from a real llama.cpp server, and every failure class mapped right.
+
+The failure tests run the real SDK + httpx stack against a real local HTTP server whose replies are
+scripted (429 with Retry-After, 5xx, 401 echoing the key, malformed bodies, hangs, resets).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from email.utils import formatdate
+
+import pytest
+from adapter_servers import Reply, scripted_server
+
+from adapters.base import Message, PermanentError, TransientError
+from adapters.openai_chat import OpenAIChatAdapter
+from adapters.registry import create_adapter, load_targets
+
+SENTINEL = "sk-SENTINEL-7f3a9c2e1b-do-not-leak"
+
+
+def completion_body(content: str | None = "Hello there.", finish: str = "stop") -> bytes:
+    return json.dumps({
+        "id": "x", "object": "chat.completion", "created": 0, "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
+    }).encode()
+
+
+def adapter(base_url: str, **settings) -> OpenAIChatAdapter:
+    return OpenAIChatAdapter("t", {"model": "m", "base_url": base_url, "timeout_s": 5, **settings},
+                             secrets={"api_key": SENTINEL})
+
+
+def ask(a: OpenAIChatAdapter, prompt: str = "Hi?", **kw):
+    async def go():
+        try:
+            return await a.ask(prompt, **kw)
+        finally:
+            await a.aclose()
+
+    return asyncio.run(go())
+
+
+# --------------------------------------------------------------------------------- real model
+
+
+@pytest.mark.slow
+def test_real_llama_server_answers(smollm2_server: str) -> None:
+    a = OpenAIChatAdapter("smol", {"model": "local", "base_url": smollm2_server, "max_tokens": 24,
+                                   "system_prompt": "You are a helpful assistant."})
+    completion = ask(a, "What is the capital of France? Answer in one word.")
+    assert completion.text.strip()
+    assert completion.usage["completion_tokens"] > 0
+    assert completion.usage["finish_reason"] in {"stop", "length"}
+    # History is sent as earlier turns: the model sees a two-turn conversation.
+    follow = ask(a, "And of Italy?", history=[Message("user", "What is the capital of France?"),
+                                              Message("assistant", "Paris.")])
+    assert follow.text.strip()
+
+
+@pytest.mark.slow
+def test_real_server_through_targets_toml(smollm2_server: str, run_env) -> None:
+    (run_env / "targets.toml").write_text(
+        f'[targets.smol]\nadapter = "openai"\nmodel = "local"\nbase_url = "{smollm2_server}"\nmax_tokens = 16\n')
+    assert load_targets()["smol"].source.endswith("targets.toml")
+    a = create_adapter("smol")
+    assert ask(a, "Say hello.").text.strip()
+
+
+# ---------------------------------------------------------------------------- request content
+
+
+def test_request_carries_key_settings_and_system_prompt() -> None:
+    with scripted_server() as srv:
+        url = srv.route("/ok", lambda r: Reply(200, completion_body()))
+        a = adapter(url + "/v1", temperature=0.0, max_tokens=7, system_prompt="Be brief.",
+                    extra_body={"top_k": 1})
+        completion = ask(a, 'Is "x" \\ y?')
+        assert completion.text == "Hello there."
+        assert completion.usage == {"prompt_tokens": 5, "completion_tokens": 3, "finish_reason": "stop"}
+        (req,) = srv.requests
+        assert req.path == "/ok/v1/chat/completions"
+        assert req.headers["authorization"] == f"Bearer {SENTINEL}"
+        sent = json.loads(req.body)
+        assert sent["messages"] == [{"role": "system", "content": "Be brief."},
+                                    {"role": "user", "content": 'Is "x" \\ y?'}]
+        assert sent["max_tokens"] == 7 and sent["temperature"] == 0.0 and sent["top_k"] == 1
+
+
+# --------------------------------------------------------------------------------- error mapping
+
+
+def test_429_honours_retry_after_seconds_and_ms() -> None:
+    with scripted_server() as srv:
+        s = srv.route("/s", lambda r: Reply(429, b'{"error": {"message": "slow down"}}',
+                                            {"Content-Type": "application/json", "Retry-After": "7"}))
+        ms = srv.route("/ms", lambda r: Reply(429, b'{"error": {"message": "slow down"}}',
+                                              {"Content-Type": "application/json", "retry-after-ms": "1500"}))
+        with pytest.raises(TransientError) as exc:
+            ask(adapter(s))
+        assert exc.value.retry_after == 7.0 and "429" in exc.value.reason
+        with pytest.raises(TransientError) as exc:
+            ask(adapter(ms))
+        assert exc.value.retry_after == 1.5
+        assert len(srv.requests) == 2  # the SDK's own retries are off: one request per ask
+
+
+def test_5xx_transient_with_http_date_retry_after() -> None:
+    with scripted_server() as srv:
+        url500 = srv.route("/e500", lambda r: Reply(500, b'{"error": {"message": "boom"}}'))
+        date = formatdate(time.time() + 30, usegmt=True)
+        url503 = srv.route("/e503", lambda r: Reply(503, b"busy", {"Content-Type": "text/plain", "Retry-After": date}))
+        with pytest.raises(TransientError) as exc:
+            ask(adapter(url500))
+        assert "500" in exc.value.reason and "boom" in exc.value.reason
+        with pytest.raises(TransientError) as exc:
+            ask(adapter(url503))
+        assert 20 < exc.value.retry_after <= 31
+        assert len(srv.requests) == 2
+
+
+@pytest.mark.parametrize("status", [400, 404, 422])
+def test_client_errors_are_permanent(status: int) -> None:
+    with scripted_server() as srv:
+        url = srv.route("/c", lambda r: Reply(status, b'{"error": {"message": "bad model"}}'))
+        with pytest.raises(PermanentError) as exc:
+            ask(adapter(url))
+        assert str(status) in exc.value.reason
+
+
+def test_401_is_permanent_and_never_echoes_the_key() -> None:
+    body = json.dumps({"error": {"message": f"Incorrect API key provided: {SENTINEL}."}}).encode()
+    with scripted_server() as srv:
+        url = srv.route("/auth", lambda r: Reply(401, body))
+        with pytest.raises(PermanentError) as exc:
+            ask(adapter(url))
+    assert "401" in exc.value.reason
+    assert SENTINEL not in exc.value.reason and SENTINEL[:12] not in exc.value.reason
+    assert SENTINEL not in repr(exc.value)
+
+
+def test_malformed_bodies_are_transient_and_empty_content_permanent() -> None:
+    with scripted_server() as srv:
+        bad_json = srv.route("/bad", lambda r: Reply(200, b'{"choices": [{"message": '))
+        bad_utf8 = srv.route("/utf", lambda r: Reply(200, b'{"choices": "\xff\xfe"}'))
+        empty = srv.route("/empty", lambda r: Reply(200, completion_body("", "content_filter")))
+        none = srv.route("/none", lambda r: Reply(200, completion_body(None)))
+        nochoice = srv.route("/nochoice", lambda r: Reply(200, b'{"object": "chat.completion", "choices": []}'))
+        with pytest.raises(TransientError, match="not valid JSON"):
+            ask(adapter(bad_json))
+        with pytest.raises(TransientError, match="not valid UTF-8"):
+            ask(adapter(bad_utf8))
+        with pytest.raises(PermanentError, match=r"empty reply \(finish_reason=content_filter\)"):
+            ask(adapter(empty))
+        with pytest.raises(PermanentError, match="empty reply"):
+            ask(adapter(none))
+        with pytest.raises(PermanentError, match="no choices"):
+            ask(adapter(nochoice))
+
+
+def test_big_reply_is_returned_whole() -> None:
+    big = "word " * 200_000  # ~1 MB
+    with scripted_server() as srv:
+        url = srv.route("/big", lambda r: Reply(200, completion_body(big)))
+        assert ask(adapter(url)).text == big
+
+
+def test_timeout_reset_and_refused_are_transient() -> None:
+    with scripted_server() as srv:
+        slow = srv.route("/slow", lambda r: Reply(200, completion_body(), sleep_s=2.0))
+        reset = srv.route("/reset", lambda r: Reply(reset=True))
+        with pytest.raises(TransientError, match="timed out"):
+            ask(adapter(slow, timeout_s=0.3))
+        with pytest.raises(TransientError, match="connection failed"):
+            ask(adapter(reset))
+        port = srv.port
+    with pytest.raises(TransientError, match="connection failed"):
+        ask(adapter(f"http://127.0.0.1:{port}/v1"))  # server is gone: connection refused
+
+
+def test_adapter_survives_several_event_loops() -> None:
+    """The CLI and tests may call asyncio.run more than once with one adapter."""
+    with scripted_server() as srv:
+        url = srv.route("/ok", lambda r: Reply(200, completion_body()))
+        a = adapter(url)
+
+        async def one():
+            return await a.ask("Hi?")
+
+        assert asyncio.run(one()).text == "Hello there."
+        assert asyncio.run(one()).text == "Hello there."
+        asyncio.run(a.aclose())
+
+
+def test_concurrent_requests_share_one_client() -> None:
+    with scripted_server() as srv:
+        url = srv.route("/ok", lambda r: Reply(200, completion_body(), sleep_s=0.2))
+        a = adapter(url)
+
+        async def many():
+            started = time.perf_counter()
+            results = await asyncio.gather(*(a.ask(f"q{i}") for i in range(20)))
+            await a.aclose()
+            return results, time.perf_counter() - started
+
+        results, _elapsed = asyncio.run(many())
+        assert len(results) == 20 and all(r.text == "Hello there." for r in results)
+        assert sorted(json.loads(r.body)["messages"][-1]["content"] for r in srv.requests) == sorted(
+            f"q{i}" for i in range(20))

