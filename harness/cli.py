@@ -11,6 +11,7 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from harness.errors import HarnessError
 
@@ -35,27 +36,22 @@ _register()
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console entry point: run the app and turn HarnessError into one clear sentence."""
+    """Console entry point: run the app and turn HarnessError into one clear sentence.
+
+    typer/click handle usage errors themselves (a short usage message, exit 2); everything the harness
+    raises on purpose is a HarnessError and ends as one line on stderr with its exit code.
+    """
     try:
-        app(args=argv, standalone_mode=False)
+        app(args=argv, prog_name="harness")
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
     except HarnessError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         return exc.exit_code
-    except typer.Exit as exc:
-        return exc.exit_code
-    except typer.Abort:
-        err_console.print("aborted.")
-        return 130
     except KeyboardInterrupt:
         err_console.print("interrupted.")
         return 130
-    except Exception as exc:  # click usage errors arrive here in non-standalone mode
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            return exc.exit_code
-        raise
     return 0
 
 
