@@ -20,7 +20,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -35,7 +35,7 @@ NOTICE_FILE = "NOTICE.md"
 _CHUNK = 1 << 16
 
 
-class FileState(str, Enum):
+class FileState(StrEnum):
     OK = "ok"
     MISSING = "missing"
     CORRUPT = "corrupt"
