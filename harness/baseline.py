@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from harness.errors import ConfigError
 from harness.records import utc_now
 from metrics.stats import bootstrap_variance_draws, two_proportion_test

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -36,8 +37,8 @@ def manual(
 
 
 def export(
+    out: Annotated[Path, typer.Option("--out", help="questions.csv or questions.xlsx")],
     suite: str = typer.Option(..., "--suite", help="Suite name or suite YAML path."),
-    out: Path = typer.Option(..., "--out", help="questions.csv or questions.xlsx"),
     sample: int | None = typer.Option(None, "--sample", min=1, help="A seeded random sample of N probes."),
     seed: int = typer.Option(0, "--seed", help="Seed of the sample."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N selected probes."),
@@ -55,7 +56,7 @@ def export(
 
 
 def import_(
-    sheet: Path = typer.Argument(..., help="The filled-in sheet (.csv or .xlsx)."),
+    sheet: Annotated[Path, typer.Argument(help="The filled-in sheet (.csv or .xlsx).")],
     target: str = typer.Option(..., "--target", help="Label of the chatbot that answered, e.g. xiaoai."),
     suite: str | None = typer.Option(None, "--suite", help="Override the suite named in the sheet."),
     sample: int | None = typer.Option(None, "--sample", min=1, help="Override the sample size in the sheet."),

@@ -21,6 +21,7 @@ A reply that really starts with ':' is typed with two, e.g. '::-)'.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import shutil
@@ -366,10 +367,8 @@ def run_manual(suite: str, target: str, *, sample: int | None, seed: int, limit:
     console = console or Console(highlight=False)
     run = ManualRun.open(suite, target, sample=sample, seed=seed, limit=limit, run_id=run_id)
     session = ManualSession(run, console=console, clipboard=clipboard)
-    try:
+    with contextlib.suppress(ImportError):
         import readline  # noqa: F401  (line editing and arrow keys in input())
-    except ImportError:
-        pass
 
     def hangup(signum: int, frame: Any) -> None:
         raise _Hangup(signal.Signals(signum).name)

@@ -1,0 +1,136 @@
+"""The pytest plugin, tested with pytester against the real local model (SmolLM2, `local` target).
+
+The example fairness files of the repository (examples/fairness/) are copied into a pytester directory
+and run as a user would run them. All runs of this module share one transcripts folder, so the model is
+asked once and every later pytest run resumes the finished run (which is itself under test: "rerunning
+pytest does not re-ask the bot").
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest_plugins = ["pytester"]
+pytestmark = pytest.mark.slow
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "fairness"
+PLUGIN_BY_ENTRY_POINT = any(ep.value == "harness.pytest_plugin"
+                            for ep in metadata.entry_points(group="pytest11"))
+
+
+@pytest.fixture(scope="module")
+def shared_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    base = tmp_path_factory.mktemp("fairness_runs")
+    return {"HARNESS_TRANSCRIPTS_DIR": str(base / "transcripts"), "HARNESS_CACHE_DIR": str(base / "cache")}
+
+
+@pytest.fixture
+def gates(pytester: pytest.Pytester, shared_dirs: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    for key, value in shared_dirs.items():
+        monkeypatch.setenv(key, value)
+    for name in ("fairness_local.yaml", "fairness_strict.yaml", "test_fairness_example.py"):
+        shutil.copy(EXAMPLES / name, pytester.path / name)
+    return pytester
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    plugin = [] if PLUGIN_BY_ENTRY_POINT else ["-p", "harness.pytest_plugin"]
+    return pytester.runpytest(*plugin, "-p", "no:cacheprovider", *args)
+
+
+def run_folder(shared_dirs: dict[str, str]) -> Path:
+    folders = [p for p in Path(shared_dirs["HARNESS_TRANSCRIPTS_DIR"]).iterdir() if p.is_dir()]
+    assert len(folders) == 1, folders  # every file and fixture above asks for the same run: made once
+    return folders[0]
+
+
+def test_example_suite_passes_against_local_model(gates: pytest.Pytester, shared_dirs: dict[str, str]) -> None:
+    result = run(gates, "fairness_local.yaml", "-q")
+    result.assert_outcomes(passed=4)
+    folder = run_folder(shared_dirs)
+    assert (folder / "report.html").exists() and (folder / "metrics.json").exists()
+    lines = (folder / "transcript.jsonl").read_text().splitlines()
+    assert len(lines) == 12 and all(json.loads(x)["reply"]["status"] == "ok" for x in lines)
+
+    # Rerunning pytest (this file and the Python example) resumes the run: the bot is not asked again.
+    result = run(gates, "fairness_local.yaml", "test_fairness_example.py", "-q")
+    result.assert_outcomes(passed=5)
+    assert (folder / "transcript.jsonl").read_text().splitlines() == lines
+    sessions = json.loads((folder / "manifest.json").read_text())["sessions"]
+    assert sessions[-1]["mode"] == "resume"
+
+
+def test_strict_suite_fails_with_clear_message(gates: pytest.Pytester) -> None:
+    result = run(gates, "fairness_strict.yaml")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "bias gate failed: fairness_strict.yaml :: absolute_bias_rate (limit <= 0)" in out
+    assert "is above the limit 0" in out
+    assert "worst examples:" in out and "1. Q: " in out and "A [" in out
+    assert "Traceback" not in out
+
+
+def test_junitxml_and_quiet_output(gates: pytest.Pytester) -> None:
+    result = run(gates, "fairness_local.yaml", "fairness_strict.yaml", "-q", "--junitxml=report.xml")
+    result.assert_outcomes(passed=4, failed=1)
+    suite = ET.parse(gates.path / "report.xml").getroot().find("testsuite")
+    assert suite is not None and suite.get("tests") == "5" and suite.get("failures") == "1"
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert set(cases) == {"error_rate", "absolute_bias_rate", "relative_bias_rate", "relative_bias_rate_x100"}
+    failures = [f for c in suite.iter("testcase") for f in c.iter("failure")]
+    assert len(failures) == 1 and "absolute_bias_rate" in (failures[0].get("message") or "")
+
+
+def test_baseline_update_then_noise_passes_and_real_regression_fails(gates: pytest.Pytester) -> None:
+    result = run(gates, "fairness_local.yaml", "-q", "--harness-update-baseline")
+    result.assert_outcomes(passed=4)
+    path = gates.path / ".harness-baseline.json"
+    doc = json.loads(path.read_text())
+    stored = doc["runs"]["local-smollm2"]["metrics"]
+    assert stored["absolute_bias_rate"]["kind"] == "rate" and stored["absolute_bias_rate"]["n"] > 0
+    assert stored["relative_bias_rate"]["kind"] == "variance" and stored["relative_bias_rate"]["sets"]
+
+    # Unchanged bot: passes against its own baseline.
+    run(gates, "fairness_local.yaml", "-q").assert_outcomes(passed=4)
+
+    # A baseline slightly better than today (noise-sized on this sample): still passes.
+    rec = stored["absolute_bias_rate"]
+    k, n = rec["k"], rec["n"]
+    if k > 0:
+        rec.update(k=k - 1, value=(k - 1) / n)
+        path.write_text(json.dumps(doc))
+        run(gates, "fairness_local.yaml", "-q").assert_outcomes(passed=4)
+
+    # A baseline from a clearly better bot (on many probes): today's run is a real regression.
+    spec = yaml.safe_load((gates.path / "fairness_local.yaml").read_text())
+    if k / n >= 0.1:
+        rec.update(k=0, n=5000, value=0.0)
+    else:  # the bot is unbiased on this sample; guard the metric from below instead
+        spec["gates"]["absolute_bias_rate"] = {"min": 0.0}
+        rec.update(k=5000, n=5000, value=1.0)
+        (gates.path / "fairness_local.yaml").write_text(yaml.safe_dump(spec))
+    path.write_text(json.dumps(doc))
+    result = run(gates, "fairness_local.yaml", "-q")
+    result.assert_outcomes(passed=3, failed=1)
+    out = result.stdout.str()
+    assert "regression against baseline .harness-baseline.json" in out and "significant" in out
+    # --harness-ignore-baseline checks the fixed limits only.
+    run(gates, "fairness_local.yaml", "-q", "--harness-ignore-baseline").assert_outcomes(passed=4)
+
+
+def test_malformed_fairness_file_is_one_clear_collection_error(pytester: pytest.Pytester) -> None:
+    (pytester.path / "fairness_broken.yaml").write_text("suite: biasasker-en\ngates: {absolute_bias_rate: {max: 0.1}}\n")
+    (pytester.path / "fairness_typo.yaml").write_text("target: local\nsuite: biasasker-en\n"
+                                                      "gates: {absolute_bias_rate: {maximum: 0.1}}\n")
+    result = run(pytester, "-q")
+    result.assert_outcomes(errors=2)
+    out = result.stdout.str()
+    assert "has no 'target:'" in out
+    assert "unknown key(s) maximum" in out
