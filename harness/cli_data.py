@@ -42,7 +42,7 @@ def list_cmd() -> None:
         states = datasets.check(name)
         ok = sum(s is FileState.OK for s in states.values())
         table.add_row(name, ds.license, f"{ok}/{len(ds.files)}", f"{ds.total_size / 1e6:.1f} MB",
-                      _STATE_STYLE[datasets.summary_state(states)], f"{ds.source}@{ds.commit[:7]}")
+                      _STATE_STYLE[datasets.summary_state(states)], f"{ds.source.removeprefix('https://github.com/')}@{ds.commit[:7]}")
     console.print(table)
 
 

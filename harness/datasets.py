@@ -255,6 +255,13 @@ def iter_pull(
             except httpx.HTTPStatusError as exc:
                 yield f, "failed", f"HTTP {exc.response.status_code} from {url}"
                 continue
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                # Unreachable host: every further file would fail the same way, so stop with one sentence.
+                host = httpx.URL(url).host
+                raise InfrastructureError(
+                    f"Cannot reach {host} to download {name} ({type(exc).__name__}); check the network, "
+                    f"or pass --mirror URL (or set {MIRROR_ENV}) to a server with the same layout."
+                ) from None
             except httpx.HTTPError as exc:
                 yield f, "failed", f"{type(exc).__name__} fetching {url}: {exc}"
                 continue

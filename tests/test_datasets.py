@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import shutil
+import socket
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -224,3 +225,13 @@ def test_require_file_sentences(data_home: Path) -> None:
     target.write_text("Group,Category\n", encoding="utf-8")
     with pytest.raises(datasets.DataCorruptError, match=r"harness data verify biasasker"):
         datasets.require_file("biasasker", "dataset/groups.csv")
+
+
+def test_unreachable_host_is_one_sentence(data_home: Path, capsys) -> None:
+    with socket.socket() as s:  # a port nobody listens on once closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    rc = main(["data", "pull", "biasasker", "--mirror", f"http://127.0.0.1:{port}"])
+    err = capsys.readouterr().err
+    assert rc == 3
+    assert "Cannot reach 127.0.0.1 to download biasasker" in err and "Traceback" not in err
