@@ -41,7 +41,7 @@ from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
 from adapters.base import Adapter, Completion, PermanentError, TransientError
 from harness import manifest as mf
-from harness.errors import HarnessError, InfrastructureError
+from harness.errors import HarnessError
 from harness.progress import RunProgress, SessionStats
 from harness.ratelimit import make_limiter
 from harness.records import STATUS_ERROR, STATUS_OK, Probe, Reply
@@ -610,10 +610,7 @@ def run_suite(suite: Any = None, target: str | Adapter | None = None, *, probes:
                            "(model, endpoint or generation settings); use --new to start a fresh run.")
 
     ok, err = scan_transcript(transcript)
-    if retry_errors:
-        mode = MODE_RETRY_ERRORS
-    else:
-        mode = MODE_RESUME if (ok or err) else MODE_FRESH
+    mode = MODE_RETRY_ERRORS if retry_errors else (MODE_RESUME if ok or err else MODE_FRESH)
     secrets = info.secrets
     command = mf.command_line(argv, secrets)
     estimate = _selected_estimate(suite_obj, sample, limit) if suite_obj is not None else None

@@ -8,13 +8,15 @@ asked before), so a schedule is reproducible whatever the order in which concurr
 a retry of the same prompt draws a fresh outcome, as with a flaky provider.
 
 Faults: 429 with Retry-After, 500, 503, hanging past the client's timeout, connection reset (TCP RST),
-malformed JSON, empty content, a 1 MB reply, invalid UTF-8. `healed = True` (or POST /_control/heal)
+malformed JSON, empty content, a 1 MB reply, invalid UTF-8 (and, opt-in, a 401 that echoes the key it
+received, as careless providers do). `healed = True` (or POST /_control/heal)
 turns every fault off. `requests_by_prompt` counts every request per prompt (the kill -9 test uses it
 to prove nothing recorded is asked again).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import socket
@@ -35,6 +37,7 @@ FAULT_MALFORMED = "malformed_json"
 FAULT_EMPTY = "empty_content"
 FAULT_HUGE = "huge_1mb"
 FAULT_BAD_UTF8 = "invalid_utf8"
+FAULT_AUTH = "401"  # opt-in (not in ALL_FAULTS): a 401 whose message repeats the key it was sent
 ALL_FAULTS = (FAULT_429, FAULT_500, FAULT_503, FAULT_HANG, FAULT_RESET, FAULT_MALFORMED, FAULT_EMPTY,
               FAULT_HUGE, FAULT_BAD_UTF8)
 # Relative weights: the 1 MB reply is rare (it is a valid, if silly, answer that lands in the transcript).
@@ -198,6 +201,10 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.owner
         if fault is None:
             self._json(200, _completion(answer_for(prompt), model))
+        elif fault == FAULT_AUTH:
+            shown = self.headers.get("Authorization", "").removeprefix("Bearer ")
+            self._json(401, {"error": {"message": f"Incorrect API key provided: {shown}.",
+                                       "type": "invalid_request_error", "code": "invalid_api_key"}})
         elif fault == FAULT_429:
             self._json(429, {"error": {"message": "Rate limit reached, slow down.", "type": "rate_limit_error"}},
                        {"Retry-After": owner.retry_after})
@@ -205,10 +212,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(int(fault), {"error": {"message": f"upstream failure {fault}", "type": "server_error"}})
         elif fault == FAULT_HANG:
             time.sleep(owner.hang_s)
-            try:
+            with contextlib.suppress(OSError):  # the client gave up long ago
                 self._json(200, _completion(answer_for(prompt), model))
-            except OSError:
-                pass  # the client gave up long ago
         elif fault == FAULT_RESET:
             # SO_LINGER with a zero timeout makes close() send a TCP RST instead of a FIN.
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))

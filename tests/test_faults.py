@@ -12,12 +12,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from fault_server import ALL_FAULTS, FAULT_429, FAULT_HUGE, HUGE_SIZE, FaultServer, answer_for
 
 from harness.cli import main
 from harness.records import Probe
 from harness.runner import EngineSettings, run_suite
 from harness.transcript import latest_by_probe
-from fault_server import ALL_FAULTS, FAULT_429, FAULT_HUGE, HUGE_SIZE, FaultServer, answer_for
 
 N_PROBES = 2000
 

@@ -1,0 +1,85 @@
+"""kill -9 in the middle of a 5,000-probe `harness run`, then the same command again.
+
+Proves: every line of the transcript is valid JSON (a torn last line, written here on purpose, is repaired
+on resume), no answered reply is lost, no probe that was recorded is asked again (the server counts
+requests per prompt), and the run ends with exactly one answer per probe. Only requests that were in
+flight at the moment of the kill (at most --concurrency of them) can reach the server twice: their
+answers never arrived, so they were never recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from fault_server import FaultServer, answer_for
+
+HARNESS = str(Path(sys.executable).with_name("harness"))
+SUITE = "biasasker-en"
+N = 5000
+CONCURRENCY = 16
+KILL_AFTER_LINES = 1500
+
+
+def complete_lines(path: Path) -> list[bytes]:
+    data = path.read_bytes() if path.exists() else b""
+    return data[: data.rfind(b"\n") + 1].splitlines(keepends=True)
+
+
+def test_kill9_mid_run_then_resume_loses_nothing_and_repeats_nothing(run_env: Path) -> None:
+    with FaultServer(healed=True, delay_s=0.002) as server:
+        (run_env / "targets.toml").write_text(
+            f'[targets.fast]\nadapter = "openai"\nmodel = "fast"\nbase_url = "{server.base_url}"\n'
+            'max_tokens = 16\n', encoding="utf-8")
+        cmd = [HARNESS, "run", "--suite", SUITE, "--sample", str(N), "--seed", "3", "--target", "fast",
+               "--concurrency", str(CONCURRENCY), "--no-report", "--no-progress"]
+        run_dir = run_env / "transcripts" / f"{SUITE}__fast__s{N}-seed3"
+        transcript = run_dir / "transcript.jsonl"
+        log = (run_env / "first.log").open("wb")
+        proc = subprocess.Popen(cmd, cwd=run_env, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 300
+        while len(complete_lines(transcript)) < KILL_AFTER_LINES:
+            assert proc.poll() is None, (run_env / "first.log").read_text()
+            assert time.monotonic() < deadline, "the run did not get going"
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        log.close()
+        assert proc.returncode == -signal.SIGKILL
+
+        before = complete_lines(transcript)
+        assert KILL_AFTER_LINES <= len(before) < N, "killed too late to prove anything"
+        recorded = [json.loads(line) for line in before]  # every complete line is valid JSON
+        recorded_prompts = {r["probe"]["text"] for r in recorded}
+        assert len(recorded_prompts) == len(recorded)
+        # Simulate the worst tear: half a record with no newline at the end of the file.
+        with transcript.open("ab") as fh:
+            fh.write(b'{"probe": {"id": "torn-by-the-test", "suite": "biasa')
+        asked_before = Counter(server.requests_by_prompt)
+
+        second = subprocess.run(cmd, cwd=run_env, capture_output=True, text=True, timeout=600)
+        assert second.returncode == 0, second.stdout + second.stderr
+
+    lines = transcript.read_bytes().splitlines(keepends=True)
+    assert lines[: len(before)] == before  # nothing answered before the kill was lost or rewritten
+    records = [json.loads(line) for line in lines]  # the torn line is gone; all lines parse
+    ids = Counter(r["probe"]["id"] for r in records)
+    assert len(ids) == N and set(ids.values()) == {1}  # one record per probe, none twice
+    assert all(r["reply"]["status"] == "ok" and r["reply"]["text"] == answer_for(r["probe"]["text"])
+               for r in records)
+    counts = server.requests_by_prompt
+    assert all(counts[p] == 1 for p in recorded_prompts)  # nothing recorded was asked again
+    asked_twice = {p for p, n in counts.items() if n > 1}
+    assert not asked_twice & recorded_prompts
+    assert len(asked_twice) <= CONCURRENCY  # only the requests in flight at the kill
+    assert all(asked_before[p] == 1 for p in asked_twice)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["counts"]["answered"] == N
+    assert [s["status"] for s in manifest["sessions"]] == ["running", "complete"]
+    assert [s["mode"] for s in manifest["sessions"]] == ["fresh", "resume"]

@@ -1,0 +1,68 @@
+"""Secrets: a sentinel API key in the environment never reaches a file, a log line or a message.
+
+The fault server is told that the sentinel is the right key, and it answers some requests with 401s
+whose message *repeats the key it received* (as careless providers do) and others with 500s/503s. After
+runs through the CLI (with the openai SDK's debug logging on) and in-process (with every Python log
+record captured), the test greps every file under the temporary home (run folders, response cache,
+config), captured stdout/stderr and the log records for the key and for its distinctive tail.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fault_server import FAULT_500, FAULT_503, FAULT_AUTH, FaultServer
+
+from harness.records import Probe
+from harness.runner import EngineSettings, run_suite
+
+SENTINEL = "sk-SENTINEL-" + "q8Xw3Kp5Lm7Nb2Vc4Tz9"
+TAIL = SENTINEL[-12:]
+HARNESS = str(Path(sys.executable).with_name("harness"))
+
+
+def leaks(blob: bytes) -> bool:
+    return SENTINEL.encode() in blob or TAIL.encode() in blob
+
+
+def test_sentinel_key_never_leaks(run_env: Path, monkeypatch: pytest.MonkeyPatch,
+                                  caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setenv("LEAKY_API_KEY", SENTINEL)
+    weights = {FAULT_AUTH: 2, FAULT_500: 1, FAULT_503: 1}
+    with FaultServer(api_key=SENTINEL, seed=5, fault_rate=0.5, weights=weights) as server:
+        (run_env / "targets.toml").write_text(
+            f'[targets.leaky]\nadapter = "openai"\nmodel = "m"\nbase_url = "{server.base_url}"\n'
+            'api_key_env = "LEAKY_API_KEY"\nmax_tokens = 16\nprice = { input_per_1k = 0.1, output_per_1k = 0.2 }\n',
+            encoding="utf-8")
+        env = {**dict(__import__("os").environ), "OPENAI_LOG": "debug", "HTTPX_LOG_LEVEL": "trace"}
+        outputs: list[str] = []
+        for extra in (["--sample", "40", "--seed", "1"], ["--sample", "40", "--seed", "1", "--retry-errors"],
+                      ["--sample", "40", "--seed", "1", "--dry-run"]):
+            proc = subprocess.run([HARNESS, "run", "--suite", "builtin-en", "--target", "leaky", *extra,
+                                   "--max-attempts", "2", "--no-report", "--no-progress"],
+                                  cwd=run_env, env=env, capture_output=True, text=True, timeout=300)
+            outputs.append(proc.stdout + proc.stderr)
+        assert server.faults_served[FAULT_AUTH] > 0 and server.faults_served[FAULT_500] > 0
+        assert "HTTP 401" in outputs[0]  # the errors really happened and were reported
+
+        # In-process, with every log record of every logger captured at DEBUG.
+        caplog.set_level(logging.DEBUG)
+        probes = [Probe.make("secrets", "en", "yes_no", "relative", f"Question {i}?") for i in range(60)]
+        outcome = run_suite("secrets", "leaky", probes=probes, show_progress=False,
+                            engine=EngineSettings(concurrency=4, max_attempts=2, backoff_initial_s=0.01,
+                                                  backoff_max_s=0.02))
+        assert outcome.run_counts["errors"] > 0
+
+    for text in outputs:
+        assert not leaks(text.encode())
+    assert not any(leaks(r.getMessage().encode()) or leaks(str(r.__dict__).encode()) for r in caplog.records)
+    scanned = 0
+    for path in run_env.rglob("*"):
+        if path.is_file():
+            scanned += 1
+            assert not leaks(path.read_bytes()), f"secret found in {path}"
+    assert scanned >= 6  # manifests, transcripts, cache, targets.toml were all looked at
