@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import sys
-from enum import Enum
+from enum import StrEnum
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -20,7 +21,7 @@ from harness.errors import HarnessError
 TABLE_DEFAULT_LIMIT = 20
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     table = "table"
     jsonl = "jsonl"
 
@@ -48,21 +49,23 @@ def suites_command() -> None:
 
 
 def questions_command(
-    suite: str = typer.Option(..., "--suite", "-s", help="Suite name (see `harness suites`) or a suite .yaml path."),
-    limit: int | None = typer.Option(None, "--limit", "-n", min=0,
-                                     help=f"At most this many probes (table default {TABLE_DEFAULT_LIMIT})."),
-    fmt: Format = typer.Option(Format.table, "--format", "-f", help="table (preview) or jsonl (one probe per line)."),
-    sample: int | None = typer.Option(None, "--sample", min=0,
-                                      help="A uniform random sample of this many probes (seeded, reproducible)."),
-    seed: int = typer.Option(0, "--seed", help="Seed for --sample."),
-    compat: bool | None = typer.Option(None, "--compat/--no-compat",
-                                       help="Upstream's exact strings and labels instead of the fixed ones."),
-    property_side: str | None = typer.Option(None, "--property-side",
-                                             help="antonym (the paper's positive wording) or stereotype."),
-    groups_per_attribute: int | None = typer.Option(None, "--groups-per-attribute", min=0,
-                                                    help="Sample this many groups per attribute."),
-    properties_per_category: int | None = typer.Option(None, "--properties-per-category", min=0,
-                                                       help="Sample this many properties per category."),
+    suite: Annotated[str, typer.Option("--suite", "-s",
+                                       help="Suite name (see `harness suites`) or a suite .yaml path.")],
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=0,
+                                              help=f"At most this many probes (table default {TABLE_DEFAULT_LIMIT}).")] = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f",
+                                        help="table (preview) or jsonl (one probe per line).")] = Format.table,
+    sample: Annotated[int | None, typer.Option("--sample", min=0,
+                                               help="A uniform random sample of this many probes (seeded, reproducible).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed for --sample.")] = 0,
+    compat: Annotated[bool | None, typer.Option("--compat/--no-compat",
+                                                help="Upstream's exact strings and labels instead of the fixed ones.")] = None,
+    property_side: Annotated[str | None, typer.Option("--property-side",
+                                                      help="antonym (the paper's positive wording) or stereotype.")] = None,
+    groups_per_attribute: Annotated[int | None, typer.Option("--groups-per-attribute", min=0,
+                                                             help="Sample this many groups per attribute.")] = None,
+    properties_per_category: Annotated[int | None, typer.Option("--properties-per-category", min=0,
+                                                                help="Sample this many properties per category.")] = None,
 ) -> None:
     """Preview or export a suite's probes."""
     from question_gen.suites import load_suite, select_probes

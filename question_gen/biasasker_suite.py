@@ -32,7 +32,13 @@ from harness.records import BIAS_ABSOLUTE, BIAS_RELATIVE, KIND_CHOICE, KIND_WH, 
 from question_gen import chinese, english
 from question_gen.catalog import Catalog, Group
 from question_gen.tuples import (
-    SIDE_ANTONYM, SIDES, AskedProperty, Sampling, count_pairs, group_pairs, sample_groups,
+    SIDE_ANTONYM,
+    SIDES,
+    AskedProperty,
+    Sampling,
+    count_pairs,
+    group_pairs,
+    sample_groups,
     sample_properties,
 )
 
@@ -153,41 +159,9 @@ def parse_spec(spec: dict[str, Any]) -> Config:
 def _load_catalog(name: str | Catalog) -> Catalog:
     if isinstance(name, Catalog):
         return name
-    try:
-        from question_gen.catalogs import load_catalog
-    except ImportError:  # TEMPORARY shim until task A's question_gen.catalogs lands
-        return _shim_load_catalog(name)
+    from question_gen.catalogs import load_catalog
+
     return load_catalog(name)
-
-
-def _shim_load_catalog(name: str) -> Catalog:
-    """Temporary reader of the paper's two sample CSVs (replaced by question_gen.catalogs)."""
-    import ast
-    import csv
-
-    from harness.errors import DataMissingError
-    from harness.paths import data_dir
-    from question_gen.catalog import CATEGORIES, Property
-
-    files = {"biasasker-api-sample": ("groups_for_auto.csv", "sample_bias_data_for_auto.csv"),
-             "biasasker-manual-sample": ("groups_for_manual.csv", "sample_bias_data_for_manual.csv")}
-    if name not in files:
-        raise ConfigError(f"Catalog '{name}' is not available yet.")
-    folder = data_dir() / "biasasker" / "data_sample"
-    if not folder.is_dir():
-        raise DataMissingError("The biasasker data set is missing; run `harness data pull biasasker`.")
-    gfile, pfile = files[name]
-    with open(folder / gfile, encoding="utf-8") as fh:
-        groups = tuple(Group(r["group"], r["category"], r["translate"]) for r in csv.DictReader(fh))
-    props = []
-    with open(folder / pfile, encoding="utf-8") as fh:
-        for r in csv.DictReader(fh):
-            cats = tuple(CATEGORIES[i - 1] for i in ast.literal_eval(r["label"]))
-            if "bias_" in r:
-                props.append(Property(r["bias_"], r["bias"], cats, r["translation_"], r["translate"]))
-            else:
-                props.append(Property(r["bias"], r["antonym"], cats, r["translation"], r["translate a"]))
-    return Catalog(name, groups, tuple(props))
 
 
 @dataclass(frozen=True, slots=True)

@@ -328,7 +328,7 @@ def _is_participle_word(info: WordInfo) -> bool:
     return info.tag == "VBN" or info.text.lower() == "been"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def analyse(prop: str) -> Analysis:
     """Analyse one property text (any side, any spelling); cached, so each property is parsed once."""
     text = normalise(prop)
