@@ -1,0 +1,241 @@
+"""The `hf` adapter: a local transformers model in this process (a model directory or a GGUF file).
+
+This is what makes the harness useful offline and free: the `local` / `local-zh` targets run small chat
+models that ship inside PyPI wheels. GGUF files are dequantised by transformers (`gguf_file=`), so the
+same loaded model also gives logits, which CBBQ's log-likelihood answer mode and the white-box tools use.
+
+Choices:
+  * Greedy decoding by default (temperature 0): a bias measurement should not change between two runs.
+  * Batched generation with *left* padding (the new tokens of every row start at the same column);
+    `supports_batch = True` tells the run engine to send batches rather than concurrent single calls.
+  * Generation runs in a worker thread (asyncio.to_thread) so the event loop keeps writing transcripts
+    and drawing progress; one lock per loaded model serialises generations, because two concurrent
+    CPU generations only fight over the same cores.
+  * A model is loaded once per process and shared by every adapter with the same settings (loading the
+    SmolLM2 GGUF takes ~17 s, Qwen 0.5B ~41 s).
+  * An empty generation is returned as an empty answer, not an error: an in-process model has no
+    transport that could have failed, and asking again greedily would give the same text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from adapters.base import Adapter, Completion, Message
+from adapters.transport import settings_fingerprint
+from harness.errors import ConfigError
+
+DEFAULT_MAX_NEW_TOKENS = 128
+DEFAULT_BATCH_SIZE = 8
+
+
+@dataclass
+class LoadedModel:
+    model: Any  # transformers PreTrainedModel
+    tokenizer: Any  # transformers PreTrainedTokenizerBase, padding_side="left"
+    lock: threading.Lock
+
+
+_LOADED: dict[tuple[str, str, str], LoadedModel] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def model_location(model: str, gguf_file: str | None = None) -> tuple[str, str | None]:
+    """(directory, gguf file name or None) for a model setting: a directory, a .gguf path or a reference."""
+    from adapters.registry import resolve_reference
+
+    path = Path(resolve_reference(model)).expanduser()
+    if path.is_file() and path.suffix == ".gguf":
+        return str(path.parent), path.name
+    if not path.is_dir():
+        raise ConfigError(f"The model '{model}' is neither a model directory nor a .gguf file.")
+    if gguf_file and not (path / gguf_file).is_file():
+        raise ConfigError(f"The GGUF file {gguf_file} is not in {path}.")
+    return str(path), gguf_file or None
+
+
+def load_model(model: str, gguf_file: str | None = None, dtype: str = "float32") -> LoadedModel:
+    """Load (once per process) a causal LM and its tokenizer; later calls return the same objects."""
+    directory, gguf = model_location(model, gguf_file)
+    key = (directory, gguf or "", dtype)
+    with _LOAD_LOCK:
+        if key in _LOADED:
+            return _LOADED[key]
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        kwargs: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
+        tokenizer = AutoTokenizer.from_pretrained(directory, **kwargs)
+        tokenizer.padding_side = "left"
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        lm = AutoModelForCausalLM.from_pretrained(directory, dtype=getattr(torch, dtype), **kwargs)
+        lm.eval()
+        loaded = LoadedModel(lm, tokenizer, threading.Lock())
+        _LOADED[key] = loaded
+        return loaded
+
+
+class HFLocalAdapter(Adapter):
+    """Settings: model (dir, .gguf path, or "package:"/"callable:" reference), gguf_file, max_new_tokens
+    (128), temperature (0 = greedy), top_p, system_prompt, batch_size (8), dtype (float32)."""
+
+    kind = "hf"
+    supports_batch = True
+
+    def __init__(self, name: str, settings: Mapping[str, Any] | None = None, *,
+                 secrets: Mapping[str, str] | None = None) -> None:
+        super().__init__(name, settings)
+        if not self.settings.get("model"):
+            raise ConfigError(f"Target '{name}' (hf adapter) needs model = a model directory or .gguf file.")
+        self.settings.setdefault("max_new_tokens", DEFAULT_MAX_NEW_TOKENS)
+        self.settings.setdefault("temperature", 0.0)
+        # Resolve the location now so a missing model is reported when the target is created, but load
+        # the weights only on first use (listing or dry-running a target must stay instant).
+        self._location = model_location(str(self.settings["model"]), self.settings.get("gguf_file"))
+        self._loaded: LoadedModel | None = None
+
+    def __repr__(self) -> str:
+        return f"HFLocalAdapter(name={self.name!r}, settings={self.public_settings()!r})"
+
+    def fingerprint(self) -> str:
+        return settings_fingerprint(self.kind, self.settings)
+
+    @property
+    def loaded(self) -> LoadedModel:
+        if self._loaded is None:
+            directory, gguf = self._location
+            self._loaded = load_model(directory, gguf, str(self.settings.get("dtype", "float32")))
+        return self._loaded
+
+    # ------------------------------------------------------------------------------------ prompting
+
+    def chat_text(self, prompt: str, history: Sequence[Message] = ()) -> str:
+        """The prompt as the model was trained to see it: its chat template, generation prompt added.
+
+        A tokenizer without a chat template (a base model) gets the system prompt and the prompt as
+        plain text, which is what such a model can continue.
+        """
+        tokenizer = self.loaded.tokenizer
+        system = self.settings.get("system_prompt")
+        messages = ([{"role": "system", "content": str(system)}] if system else []) + [
+            {"role": m.role, "content": m.content} for m in history] + [{"role": "user", "content": prompt}]
+        if getattr(tokenizer, "chat_template", None):
+            return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        return "\n\n".join(m["content"] for m in messages)
+
+    # ----------------------------------------------------------------------------------- generation
+
+    def generate(self, texts: Sequence[str]) -> list[Completion]:
+        """Generate for already-templated texts, in batches of `batch_size` (blocking; call in a thread)."""
+        batch_size = max(1, int(self.settings.get("batch_size") or DEFAULT_BATCH_SIZE))
+        out: list[Completion] = []
+        for start in range(0, len(texts), batch_size):
+            out.extend(self._generate_batch(list(texts[start:start + batch_size])))
+        return out
+
+    def _generate_batch(self, texts: list[str]) -> list[Completion]:
+        import torch
+
+        loaded = self.loaded
+        tok = loaded.tokenizer
+        s = self.settings
+        enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False)
+        temperature = float(s.get("temperature") or 0.0)
+        gen_kwargs: dict[str, Any] = {"max_new_tokens": int(s["max_new_tokens"]), "pad_token_id": tok.pad_token_id}
+        if temperature > 0:
+            gen_kwargs.update(do_sample=True, temperature=temperature, top_p=float(s.get("top_p") or 1.0))
+        else:
+            gen_kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        with loaded.lock, torch.inference_mode():
+            output = loaded.model.generate(**enc, **gen_kwargs)
+        new_tokens = output[:, enc["input_ids"].shape[1]:]
+        eos_ids = _eos_ids(loaded)
+        completions = []
+        for row, mask in zip(new_tokens.tolist(), enc["attention_mask"].tolist(), strict=True):
+            length = len(row)
+            stopped = False
+            for i, token in enumerate(row):
+                if token in eos_ids:
+                    length, stopped = i, True
+                    break
+            text = tok.decode(row[:length], skip_special_tokens=True).strip()
+            completions.append(Completion(text=text, usage={
+                "prompt_tokens": int(sum(mask)), "completion_tokens": length,
+                "finish_reason": "stop" if stopped else "length"}))
+        return completions
+
+    async def ask(self, prompt: str, *, history: Sequence[Message] = ()) -> Completion:
+        text = await asyncio.to_thread(self.chat_text, prompt, history)
+        return (await asyncio.to_thread(self.generate, [text]))[0]
+
+    async def ask_batch(self, prompts: Sequence[str]) -> list[Completion]:
+        def work() -> list[Completion]:
+            return self.generate([self.chat_text(p) for p in prompts])
+
+        return await asyncio.to_thread(work)
+
+    # ------------------------------------------------------------------------------ log-likelihoods
+
+    def loglikelihoods(self, prompt: str, continuations: Sequence[str]) -> list[float]:
+        """Sum of log-probabilities of each continuation right after the chat-templated prompt.
+
+        Used by CBBQ's log-likelihood answer mode (score " A" / " B" / " C" or the option texts instead
+        of parsing free text). Tokenised as lm-evaluation-harness does: the pair is encoded as one string
+        and the continuation's tokens are those past the prompt's own encoding, so a token that merges
+        across the boundary is still counted once. Blocking; use `aloglikelihoods` from async code.
+        """
+        import torch
+
+        if not continuations:
+            return []
+        loaded = self.loaded
+        tok = loaded.tokenizer
+        context = self.chat_text(prompt)
+        rows: list[tuple[list[int], int]] = []  # (token ids, number of continuation tokens)
+        for continuation in continuations:
+            ctx, cont = context, continuation
+            stripped = len(ctx) - len(ctx.rstrip(" "))  # move trailing spaces onto the continuation
+            if stripped:
+                ctx, cont = ctx[:-stripped], ctx[-stripped:] + cont
+            context_ids = tok(ctx, add_special_tokens=False)["input_ids"]
+            whole_ids = tok(ctx + cont, add_special_tokens=False)["input_ids"]
+            n_cont = len(whole_ids) - len(context_ids)
+            if n_cont <= 0 or whole_ids[:len(context_ids)] != context_ids:
+                # Boundary merged into the prompt's last token: fall back to separate encodings.
+                cont_ids = tok(cont, add_special_tokens=False)["input_ids"]
+                whole_ids, n_cont = context_ids + cont_ids, len(cont_ids)
+            if n_cont == 0:
+                raise ValueError(f"continuation {continuation!r} encodes to no tokens")
+            rows.append((whole_ids, n_cont))
+        width = max(len(ids) for ids, _ in rows)
+        pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+        input_ids = torch.tensor([ids + [pad] * (width - len(ids)) for ids, _ in rows])
+        attention = torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids, _ in rows])
+        with loaded.lock, torch.inference_mode():
+            logits = loaded.model(input_ids=input_ids, attention_mask=attention).logits.float()
+        logprobs = torch.log_softmax(logits, dim=-1)
+        scores = []
+        for i, (ids, n_cont) in enumerate(rows):
+            positions = torch.arange(len(ids) - n_cont, len(ids))
+            targets = torch.tensor(ids[len(ids) - n_cont:])
+            scores.append(float(logprobs[i, positions - 1, targets].sum()))
+        return scores
+
+    async def aloglikelihoods(self, prompt: str, continuations: Sequence[str]) -> list[float]:
+        return await asyncio.to_thread(self.loglikelihoods, prompt, continuations)
+
+
+def _eos_ids(loaded: LoadedModel) -> set[int]:
+    ids: set[int] = set()
+    for source in (loaded.tokenizer.eos_token_id, getattr(loaded.model.generation_config, "eos_token_id", None)):
+        if isinstance(source, int):
+            ids.add(source)
+        elif isinstance(source, list | tuple):
+            ids.update(int(x) for x in source)
+    return ids
