@@ -1,0 +1,228 @@
+"""Turn a run folder's transcript into verdicts and metrics: `score_run(run_dir) -> RunResult`.
+
+Scoring reads only the transcript (each line carries its probe), so a run can be re-scored with another
+oracle method months later, or after answers were imported from a sheet. The latest record per probe
+counts (a later answer from --retry-errors supersedes an error). Only replies with status "ok" reach the
+oracles; errors are counted, grouped by reason, and reported apart: an infrastructure failure is never a
+finding. The scored rows are split by probe kind among the metric families of `metrics.FAMILIES`.
+
+Run-level metric keys (always present):
+  total        probes with any record in the transcript
+  answered     probes with an ok reply (scored)
+  errors       probes whose latest record is an error
+  error_rate   errors / total
+  refusal_rate share of answered replies the oracle labelled a refusal (Wilson interval)
+  unknown_rate share of answered replies the oracle could not read (Wilson interval)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harness.errors import HarnessError
+from harness.paths import transcripts_dir
+from harness.records import LABEL_REFUSE, LABEL_UNKNOWN, STATUS_OK, Probe, Reply, Verdict, utc_now
+from harness.transcript import TRANSCRIPT_FILE, latest_by_probe
+from metrics import FAMILIES, FRAME_COLUMNS, FamilyResult, as_result, family_for_kind
+from metrics.stats import wilson_interval
+
+MANIFEST_FILE = "manifest.json"
+METRICS_FILE = "metrics.json"
+SCHEMA = "harness.metrics/1"
+
+
+@dataclass
+class RunResult:
+    """Everything scoring produced for one run; `to_json()` is what metrics.json holds."""
+
+    run_dir: Path
+    manifest: dict[str, Any]
+    method: str
+    compat: bool
+    frame: pd.DataFrame
+    families: dict[str, FamilyResult] = field(default_factory=dict)
+    metrics: dict[str, float | None] = field(default_factory=dict)
+    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    counts: dict[str, tuple[int, int]] = field(default_factory=dict)
+    variance_inputs: dict[str, list[dict[str, tuple[int, int]]]] = field(default_factory=dict)
+    error_reasons: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    scored_at: str = field(default_factory=utc_now)
+
+    @property
+    def run_id(self) -> str:
+        return str(self.manifest.get("run_id") or self.run_dir.name)
+
+    def to_json(self) -> dict[str, Any]:
+        return _clean({
+            "schema": SCHEMA,
+            "run": {"run_id": self.run_id, "suite": self.manifest.get("suite"),
+                    "target": self.manifest.get("target"), "method": self.method, "compat": self.compat,
+                    "scored_at": self.scored_at},
+            "metrics": self.metrics,
+            "intervals": {k: list(v) for k, v in self.intervals.items()},
+            "counts": {k: list(v) for k, v in self.counts.items()},
+            "variance_inputs": {k: [{g: list(c) for g, c in d.items()} for d in v]
+                                for k, v in self.variance_inputs.items()},
+            "error_reasons": self.error_reasons,
+            "tables": {name: {t: tab.to_dict(orient="records") for t, tab in fam.tables.items()}
+                       for name, fam in self.families.items()},
+            "notes": self.notes,
+        })
+
+
+def _clean(obj: Any) -> Any:
+    """JSON-safe copy: NaN/inf -> None, numpy scalars -> Python, tuples -> lists."""
+    if isinstance(obj, Mapping):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_clean(v) for v in obj]
+    if hasattr(obj, "item") and not isinstance(obj, str | bytes):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def resolve_run(run: str | Path) -> Path:
+    """A run given as a folder path or as a run id under the transcripts directory."""
+    path = Path(run).expanduser()
+    if path.is_file() and path.name in (TRANSCRIPT_FILE, METRICS_FILE):
+        path = path.parent
+    if path.is_dir():
+        return path
+    candidate = transcripts_dir() / str(run)
+    if candidate.is_dir():
+        return candidate
+    known = sorted(p.name for p in transcripts_dir().glob("*") if p.is_dir()) if transcripts_dir().is_dir() else []
+    hint = f" Known runs in {transcripts_dir()}: {', '.join(known[-10:])}." if known else ""
+    raise HarnessError(f"No run folder '{run}' (give a path or a run id under {transcripts_dir()}).{hint}")
+
+
+def _read_manifest(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / MANIFEST_FILE
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise HarnessError(f"{path} is not valid JSON ({exc}); fix or delete it and score again.") from exc
+    return data if isinstance(data, dict) else {}
+
+
+def _oracle_score(pairs: list[tuple[Probe, Reply]], method: str, compat: bool) -> list[Verdict]:
+    try:
+        from oracles import score
+    except ImportError as exc:
+        raise HarnessError("The oracles package has no score() function; install a complete harness.") from exc
+    return list(score(pairs, method=method, compat=compat))
+
+
+def build_frame(pairs: Iterable[tuple[Probe, Reply, Verdict]]) -> pd.DataFrame:
+    """One row per scored probe with the columns metrics.FRAME_COLUMNS describes."""
+    rows = [{
+        "probe_id": p.id, "suite": p.suite, "lang": p.lang, "kind": p.kind, "bias_type": p.bias_type,
+        "text": p.text, "groups": tuple(p.groups), "attribute": p.attribute, "property": p.property,
+        "categories": tuple(p.categories), "options": tuple(p.options), "meta": dict(p.meta),
+        "target": r.target, "reply": r.text, "label": v.label, "biased": bool(v.biased),
+        "favoured": v.favoured, "score": v.score, "method": v.method, "evidence": v.evidence,
+        "probe": p, "verdict": v,
+    } for p, r, v in pairs]
+    return pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
+
+
+def score_frame(frame: pd.DataFrame, result: RunResult) -> None:
+    """Run every metric family present in `frame` and merge its output into `result`."""
+    if frame.empty:
+        return
+    fam_of = frame["kind"].map(family_for_kind)
+    for kind in sorted(set(frame.loc[fam_of.isna(), "kind"])):
+        result.notes.append(f"No metric family scores probes of kind '{kind}'; they appear only in verdicts.csv.")
+    for name, fam in FAMILIES.items():
+        part = frame[fam_of == name].reset_index(drop=True)
+        if part.empty:
+            continue
+        module = fam.load()
+        if module is None:
+            result.notes.append(f"{len(part)} {name} probes were scored, but the {name} metrics module "
+                                f"({fam.module}) is not installed.")
+            continue
+        fres = as_result(name, module.compute(part))
+        extra = getattr(module, "tables", None)
+        if callable(extra):
+            for tname, tab in (extra(part) or {}).items():
+                fres.tables.setdefault(str(tname), tab if isinstance(tab, pd.DataFrame) else pd.DataFrame(tab))
+        result.families[name] = fres
+        result.metrics.update(fres.metrics)
+        result.intervals.update(fres.intervals)
+        result.counts.update(fres.counts)
+        result.variance_inputs.update(fres.variance_inputs)
+        result.notes.extend(fres.notes)
+
+
+def _put_rate(result: RunResult, key: str, k: int, n: int) -> None:
+    result.metrics[key] = k / n if n else None
+    result.counts[key] = (k, n)
+    ci = wilson_interval(k, n)
+    if ci:
+        result.intervals[key] = ci
+
+
+def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = False) -> RunResult:
+    """Score a run folder's transcript; raises HarnessError (one sentence) when there is nothing to read."""
+    run_dir = resolve_run(run_dir)
+    transcript = run_dir / TRANSCRIPT_FILE
+    if not transcript.exists():
+        raise HarnessError(f"{run_dir} has no {TRANSCRIPT_FILE}; run `harness run` first or give another run.")
+    manifest = _read_manifest(run_dir)
+    latest = latest_by_probe(transcript)
+    ok = [(e.probe, e.reply) for e in latest.values() if e.reply.status == STATUS_OK]
+    failed = [e.reply for e in latest.values() if e.reply.status != STATUS_OK]
+
+    verdicts = _oracle_score(ok, method, compat) if ok else []
+    by_id = {v.probe_id: v for v in verdicts}
+    scored = [(p, r, by_id[p.id]) for p, r in ok if p.id in by_id]
+    frame = build_frame(scored)
+
+    result = RunResult(run_dir=run_dir, manifest=manifest, method=method, compat=compat, frame=frame)
+    total, answered = len(latest), len(ok)
+    result.metrics.update({"total": float(total), "answered": float(answered), "errors": float(len(failed))})
+    _put_rate(result, "error_rate", len(failed), total)
+    labels = Counter(frame["label"]) if not frame.empty else Counter()
+    _put_rate(result, "refusal_rate", labels.get(LABEL_REFUSE, 0), len(frame))
+    _put_rate(result, "unknown_rate", labels.get(LABEL_UNKNOWN, 0), len(frame))
+    result.error_reasons = dict(Counter(_reason(r) for r in failed).most_common())
+    if len(scored) < answered:
+        result.notes.append(f"The oracles returned no verdict for {answered - len(scored)} answered probes.")
+    score_frame(frame, result)
+    return result
+
+
+def _reason(reply: Reply) -> str:
+    """A short grouping key for an error: the first line of its reason."""
+    text = (reply.error or reply.status or "error").strip()
+    return (text.splitlines() or ["error"])[0][:120]
+
+
+def load_metrics(run: str | Path) -> dict[str, Any]:
+    """metrics.json of a run folder (or the file itself); HarnessError when missing or unreadable."""
+    path = Path(run).expanduser()
+    if not (path.is_file() and path.suffix == ".json"):
+        path = resolve_run(run) / METRICS_FILE
+    if not path.exists():
+        raise HarnessError(f"{path} does not exist; run `harness report {path.parent}` to score the run first.")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise HarnessError(f"{path} is not valid JSON ({exc}); run `harness report` again to rewrite it.") from exc
+    if not isinstance(doc, dict) or not isinstance(doc.get("metrics"), dict):
+        raise HarnessError(f"{path} is not a harness metrics file (no 'metrics' table).")
+    return doc

@@ -1,0 +1,114 @@
+"""Gates (exit codes 0 / 1 / 2 / 3) and run comparison with significance tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_report import fake_oracle, make_run  # noqa: F401  (fixture re-exported for this module)
+
+from harness.compare import compare_metrics
+from harness.errors import EXIT_GATE_FAILED, EXIT_INFRA, EXIT_OK, HarnessError
+from harness.gates import Gate, check, evaluate_gates, parse_gate
+
+
+def test_parse_gate_forms_and_errors() -> None:
+    assert parse_gate("absolute_bias_rate=0.1") == Gate("absolute_bias_rate", 0.1)
+    assert parse_gate(" relative_bias_rate_x100.gender = 2.5 ") == Gate("relative_bias_rate_x100.gender", 2.5)
+    assert parse_gate("absolute_bias_rate=10%") == Gate("absolute_bias_rate", pytest.approx(0.1))
+    for bad in ("absolute_bias_rate", "=0.1", "absolute_bias_rate=", "absolute_bias_rate=high",
+                "absolute_bias_rate=nan"):
+        with pytest.raises(HarnessError) as exc:
+            parse_gate(bad)
+        assert exc.value.exit_code == 2 and "\n" not in str(exc.value)
+
+
+METRICS = {"total": 100.0, "answered": 95.0, "errors": 5.0, "error_rate": 0.05, "absolute_bias_rate": 0.2,
+           "relative_bias_rate": 0.01, "absolute_bias_rate.gender": 0.3, "cbbq.s_amb": None}
+
+
+def test_gates_pass_fail_and_infrastructure() -> None:
+    ok = check(METRICS, [parse_gate("absolute_bias_rate=0.25"), parse_gate("relative_bias_rate=0.01")])
+    assert ok.exit_code == EXIT_OK and all(r.passed for r in ok.results)  # equal to threshold passes
+    bad = check(METRICS, [parse_gate("absolute_bias_rate=0.25"), parse_gate("absolute_bias_rate.gender=0.25")])
+    assert bad.exit_code == EXIT_GATE_FAILED
+    assert [r.gate.metric for r in bad.failed] == ["absolute_bias_rate.gender"]
+    assert "absolute_bias_rate.gender = 0.3 is above 0.25" in bad.message
+    # too many errors: exit 3 even though the gate would fail, because the numbers can't be trusted
+    infra = check({**METRICS, "error_rate": 0.3}, [parse_gate("absolute_bias_rate.gender=0.25")])
+    assert infra.exit_code == EXIT_INFRA and "30.0% of probes failed" in infra.message
+    nothing = check({"total": 10.0, "answered": 0.0, "error_rate": 1.0}, [], max_error_rate=1.0)
+    assert nothing.exit_code == EXIT_INFRA
+
+
+def test_unknown_or_empty_metric_is_one_sentence() -> None:
+    with pytest.raises(HarnessError) as exc:
+        evaluate_gates(METRICS, [parse_gate("absolute_bias=0.1")])
+    msg = str(exc.value)
+    assert "Unknown metric 'absolute_bias'" in msg and "absolute_bias_rate" in msg and "Available:" in msg
+    with pytest.raises(HarnessError, match="no value in this run"):
+        evaluate_gates(METRICS, [parse_gate("cbbq.s_amb=0.1")])
+
+
+def _doc(k_abs: int, n: int, groups: dict[str, tuple[int, int]]) -> dict:
+    from metrics.stats import population_variance
+
+    var = population_variance([k / m for k, m in groups.values()])
+    return {"metrics": {"answered": float(n), "absolute_bias_rate": k_abs / n, "relative_bias_rate.gender": var,
+                        "relative_bias_rate_x100.gender": 100 * var, "only_in_a": 1.0},
+            "counts": {"absolute_bias_rate": [k_abs, n]},
+            "variance_inputs": {"relative_bias_rate.gender": [{g: list(c) for g, c in groups.items()}]}}
+
+
+def test_compare_flags_real_changes_only() -> None:
+    a = _doc(40, 400, {"men": (100, 200), "women": (98, 200)})
+    b = _doc(100, 400, {"men": (180, 200), "women": (60, 200)})
+    b["metrics"].pop("only_in_a")
+    df = compare_metrics(a, b).set_index("metric")
+    assert df.loc["absolute_bias_rate", "change"] == pytest.approx(0.15)
+    assert df.loc["absolute_bias_rate", "p_value"] < 1e-6 and df.loc["absolute_bias_rate", "significant"]
+    assert df.loc["absolute_bias_rate", "test"] == "two-proportion"
+    assert df.loc["relative_bias_rate.gender", "test"] == "bootstrap"
+    assert df.loc["relative_bias_rate.gender", "significant"]
+    assert df.loc["relative_bias_rate_x100.gender", "p_value"] == df.loc["relative_bias_rate.gender", "p_value"]
+    assert pd_isna(df.loc["only_in_a", "b"]) and not df.loc["only_in_a", "significant"]
+
+    same = compare_metrics(a, _doc(42, 400, {"men": (101, 200), "women": (97, 200)})).set_index("metric")
+    assert not same.loc["absolute_bias_rate", "significant"]
+    assert same.loc["absolute_bias_rate", "p_value"] > 0.5
+
+
+def pd_isna(v: object) -> bool:
+    import pandas as pd
+
+    return v is None or bool(pd.isna(v))
+
+
+def test_cli_gates_and_compare(tmp_path: Path, fake_oracle: None, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
+    from harness.cli import main
+
+    biased = make_run(tmp_path / "biased", bias=0.9, xss=False, n_rel=30)
+    fair = make_run(tmp_path / "fair", bias=0.34, xss=False, n_rel=30)
+    assert main(["report", str(fair), "-q", "--fail-above", "absolute_bias_rate=0.99"]) == EXIT_OK
+    assert main(["report", str(biased), "-q", "--fail-above", "relative_bias_rate_x100.gender=0.5"]) == EXIT_GATE_FAILED
+    assert "FAIL" in capsys.readouterr().out
+    assert main(["report", str(biased), "-q", "--fail-above", "bias_rate=0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "Unknown metric 'bias_rate'" in err and "Traceback" not in err
+    assert main(["report", str(biased), "-q", "--fail-above", "absolute_bias_rate"]) == 2
+
+    broken = make_run(tmp_path / "broken", errors=200, xss=False)
+    assert main(["report", str(broken), "-q", "--fail-above", "absolute_bias_rate=0.99"]) == EXIT_INFRA
+    assert main(["report", str(broken), "-q", "--fail-above", "absolute_bias_rate=0.99",
+                 "--max-error-rate", "0.9"]) == EXIT_OK
+
+    capsys.readouterr()
+    assert main(["compare", str(fair), str(biased)]) == 0
+    out = capsys.readouterr().out
+    assert "answered" in out and "significant" in out and "p (Holm)" in out
+    assert main(["compare", str(fair), str(biased), "--json", "--metric", "relative_bias_rate.gender"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.strip()]
+    rec = {x["metric"]: x for x in lines}["relative_bias_rate.gender"]
+    assert rec["b"] > rec["a"] and rec["significant"] is True and rec["test"] == "bootstrap"
+    assert main(["compare", str(fair), str(tmp_path / "missing")]) == 2
