@@ -46,7 +46,7 @@ BUILTIN_ADAPTERS: dict[str, str] = {
 }
 
 #: Keys of a [targets.NAME] table that configure the harness rather than the adapter.
-_RESERVED = {"adapter", "description", "api_key_env", "secret_env", "price", "concurrency", "rpm",
+_RESERVED = {"adapter", "description", "model_label", "api_key_env", "secret_env", "price", "concurrency", "rpm",
              "timeout_s", "settings"}
 
 
@@ -64,6 +64,15 @@ class TargetConfig:
     timeout_s: float | None = None
     description: str = ""
     source: str = "built-in"  # "built-in" or the targets.toml that last changed it
+    model_label: str = ""  # what to show for the model when `model` is a file reference
+
+    @property
+    def display_model(self) -> str:
+        if self.model_label:
+            return self.model_label
+        if self.model.startswith("package:"):
+            return self.model.rsplit("/", 1)[-1]
+        return self.model
 
     @property
     def model(self) -> str:
@@ -209,6 +218,7 @@ def _build(name: str, table: Mapping[str, Any], source: str) -> TargetConfig:
         timeout_s=_number(name, "timeout_s", table.get("timeout_s"), source),
         description=str(table.get("description", "")),
         source=source,
+        model_label=str(table.get("model_label", "")),
     )
 
 

@@ -7,6 +7,7 @@ start?") without creating an adapter: nothing is loaded, nothing is contacted, n
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -18,7 +19,7 @@ def _secret_status(config) -> str:  # noqa: ANN001 - TargetConfig, imported lazi
 
     if not config.secret_env:
         return "-"
-    return ", ".join(f"{var} ({'set' if os.environ.get(var) else 'missing'})"
+    return "\n".join(f"{var} ({'set' if os.environ.get(var) else 'missing'})"
                      for var in config.secret_env.values())
 
 
@@ -32,7 +33,7 @@ def targets_command(
     kinds = adapter_kinds()
     if as_json:
         payload = {
-            "targets": [{"name": t.name, "adapter": t.adapter, "model": t.model, "endpoint": t.endpoint,
+            "targets": [{"name": t.name, "adapter": t.adapter, "model": t.model, "display_model": t.display_model, "endpoint": t.endpoint,
                          "secrets": {var: bool(var not in t.missing_secrets()) for var in t.secret_env.values()},
                          "source": t.source, "description": t.description} for t in targets.values()],
             "adapters": [{"name": k.name, "source": k.source, "target": k.target} for k in kinds.values()],
@@ -42,13 +43,16 @@ def targets_command(
         return
 
     console = Console()
+    files = target_files()
+    labels = {str(p): "project" if p.parent.resolve() == Path.cwd().resolve() else "user" for p in files}
     table = Table(title="Targets", title_justify="left")
-    for column in ("name", "adapter", "model", "endpoint", "secrets", "source"):
-        table.add_column(column, overflow="fold")
+    for column in ("name", "adapter", "model", "endpoint", "secrets", "from"):
+        table.add_column(column, overflow="fold", no_wrap=column == "name")
     for t in targets.values():
         adapter = t.adapter if t.adapter in kinds else f"[red]{t.adapter} (unknown)[/]"
         secrets = _secret_status(t).replace("(missing)", "[red](missing)[/]").replace("(set)", "[green](set)[/]")
-        table.add_row(t.name, adapter, t.model, t.endpoint, secrets, t.source)
+        endpoint = t.endpoint or ("in-process" if t.adapter == "hf" else "")
+        table.add_row(t.name, adapter, t.display_model, endpoint, secrets, labels.get(t.source, t.source))
     console.print(table)
 
     kind_table = Table(title="Adapter kinds", title_justify="left")
@@ -58,7 +62,6 @@ def targets_command(
     for k in kinds.values():
         kind_table.add_row(k.name, k.source, k.target)
     console.print(kind_table)
-    files = target_files()
     where = ", ".join(str(p) for p in files) if files else "none found (using built-in presets only)"
     console.print(f"targets.toml: {where}", highlight=False)
 
