@@ -40,6 +40,9 @@ class GateResult:
     def passed(self) -> bool:
         return self.value <= self.gate.threshold
 
+    def __str__(self) -> str:
+        return f"gate {self.gate.metric} = {self.value:.4g} (max {self.gate.threshold:g}): {'pass' if self.passed else 'FAIL'}"
+
 
 @dataclass(frozen=True, slots=True)
 class GateOutcome:

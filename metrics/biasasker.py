@@ -63,7 +63,12 @@ MAX_FINDINGS = 30
 
 
 def _side(meta: Any) -> str:
-    return (meta or {}).get("property_side") or "antonym"
+    """"stereotype" or "antonym"; older transcripts may only carry meta["polarity"] ("negative")."""
+    meta = meta or {}
+    side = meta.get("property_side")
+    if side:
+        return str(side)
+    return STEREOTYPE if meta.get("polarity") == "negative" else "antonym"
 
 
 def advantaged_group(groups: tuple[str, ...], biased: bool, favoured: str | None, meta: dict[str, Any]) -> str | None:
