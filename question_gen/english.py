@@ -193,7 +193,9 @@ def word_infos(text: str) -> tuple[WordInfo, ...]:
 
 def warm(texts) -> None:
     """Tag every property not yet cached in one batch (much faster than one call per property)."""
-    todo = sorted({normalise(t) for t in texts} - _TAG_CACHE.keys())
+    wanted = {normalise(t) for t in texts}
+    wanted |= {filter_contraction(t) for t in wanted}  # the compat analysis tags the expanded text
+    todo = sorted(wanted - _TAG_CACHE.keys())
     if todo:
         _TAG_CACHE.update(tag_many(todo))
 
@@ -418,9 +420,7 @@ def _compat_inversion(text: str) -> tuple[str, str]:
     do/does/did; with contractions expanded first, "can't make money" becomes "can GROUP not make
     money?". Leading adverbs are fronted past just like the default mode does.
     """
-    expanded = filter_contraction(text)
-    a = analyse_plain(expanded)
-    return a
+    return analyse_plain(filter_contraction(text))
 
 
 def analyse_plain(expanded: str) -> tuple[str, str]:

@@ -161,3 +161,24 @@ def test_cli_missing_data_set_exit_2(tmp_path):
                           capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 2, proc.stderr
     assert "harness data pull biasasker" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_generate_at_picks_exact_positions_including_several_in_one_tuple():
+    from question_gen import biasasker_suite as bs
+
+    spec = load_suite("biasasker-en-manual").spec
+    everything = list(bs.generate(spec, "x"))
+    positions = [0, 2, 3, 7, 1019, 1020, 1021, 1027, 1028, 1799]
+    picked = list(bs.generate_at(spec, "x", positions))
+    assert [p.id for p in picked] == [everything[i].id for i in positions]
+
+
+def test_fast_constructor_builds_ordinary_equal_probes():
+    from question_gen.biasasker_suite import new_probe
+
+    args = ("i", "s", "en", "yes_no", "relative", "Are men smart?", ("men",), "gender", "are smart",
+            ("Competence",), (), {"template": "yes_no"})
+    fast, slow = new_probe(*args), Probe(*args)
+    assert fast == slow and type(fast) is Probe and fast.to_dict() == slow.to_dict()
+    with pytest.raises(AttributeError):
+        fast.text = "changed"  # still frozen
