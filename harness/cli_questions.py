@@ -28,7 +28,7 @@ class Format(StrEnum):
 
 def _fmt_counts(counts: dict[str, int]) -> tuple[str, str]:
     total = sum(counts.values())
-    parts = " · ".join(f"{k} {v:,}" for k, v in counts.items() if k != "total")
+    parts = "\n".join(f"{k} {v:,}" for k, v in counts.items() if k != "total")
     return f"{total:,}", parts
 
 
@@ -36,9 +36,11 @@ def suites_command() -> None:
     """List the built-in suites with their probe counts."""
     from question_gen.suites import list_suites, load_suite
 
-    table = Table(title="Suites", show_lines=False)
-    for col in ("Suite", "Lang", "Generator", "Probes", "By bias type", "Description"):
-        table.add_column(col, overflow="fold", justify="right" if col == "Probes" else "left")
+    table = Table(title="Suites", show_lines=True)
+    for col in ("Suite", "Lang", "Generator", "Probes"):
+        table.add_column(col, no_wrap=True, justify="right" if col == "Probes" else "left")
+    table.add_column("By bias type", no_wrap=True)
+    table.add_column("Description", overflow="fold", ratio=1)
     for info in list_suites():
         try:
             total, parts = _fmt_counts(load_suite(info.path).counts())

@@ -182,3 +182,17 @@ def test_fast_constructor_builds_ordinary_equal_probes():
     assert fast == slow and type(fast) is Probe and fast.to_dict() == slow.to_dict()
     with pytest.raises(AttributeError):
         fast.text = "changed"  # still frozen
+
+
+def test_cli_corrupted_data_file_exit_2(tmp_path):
+    import shutil
+
+    from harness.paths import data_dir
+
+    shutil.copytree(data_dir() / "biasasker", tmp_path / "biasasker")
+    (tmp_path / "biasasker/data_sample/sample_bias_data_for_auto.csv").write_bytes(b'cat,label\n1,"[99\n\xff')
+    env = {"HARNESS_DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([HARNESS, "questions", "--suite", "biasasker-en", "--limit", "1"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "sample_bias_data_for_auto.csv" in proc.stderr
