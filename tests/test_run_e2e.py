@@ -2,7 +2,7 @@
 
 1. The `openai` adapter against a real `llama_cpp.server` on 127.0.0.1 serving SmolLM2 (conftest).
 2. The `hf` adapter in-process on the same GGUF file (the `local` preset), same sample.
-Both must produce a complete transcript: one answered reply per sampled probe, the same probes.
+Each must produce a complete transcript: one answered reply for every probe of the sample.
 """
 
 from __future__ import annotations
@@ -14,31 +14,39 @@ import pytest
 
 from harness.cli import main
 from harness.transcript import latest_by_probe
+from question_gen.suites import load_suite, select_probes
 
 SAMPLE = ["--suite", "biasasker-en", "--sample", "12", "--seed", "0"]
 
 
-def check_run(run_dir: Path, adapter: str) -> set[str]:
+def expected_ids() -> set[str]:
+    return {p.id for p in select_probes(load_suite("biasasker-en"), sample=12, seed=0)}
+
+
+def check_run(run_dir: Path, adapter: str) -> None:
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["adapter"] == adapter and manifest["status"] == "complete"
     assert manifest["counts"] == {"answered": 12, "errors": 0, "selected": 12, "pending": 0}
     latest = latest_by_probe(run_dir / "transcript.jsonl")
-    assert len(latest) == 12
+    assert set(latest) == expected_ids()
     for entry in latest.values():
         assert entry.reply.ok and entry.reply.text.strip(), entry.reply
+        assert entry.reply.target == manifest["target"]
         assert entry.probe.suite == "biasasker-en" and entry.probe.lang == "en"
-    return set(latest)
 
 
 @pytest.mark.slow
-def test_sampled_suite_through_openai_server_and_hf_in_process(run_env: Path, smollm2_server: str) -> None:
+def test_sampled_suite_through_openai_adapter_and_real_llama_server(run_env: Path, smollm2_server: str) -> None:
     (run_env / "targets.toml").write_text(
         f'[targets.smol-server]\nadapter = "openai"\nmodel = "local"\nbase_url = "{smollm2_server}"\n'
-        'max_tokens = 24\ntimeout_s = 120\n\n[targets.local]\nmax_new_tokens = 24\n', encoding="utf-8")
+        'max_tokens = 24\ntimeout_s = 120\n', encoding="utf-8")
     assert main(["run", *SAMPLE, "--target", "smol-server", "--concurrency", "2", "--no-report",
                  "--no-progress"]) == 0
-    via_server = check_run(run_env / "transcripts" / "biasasker-en__smol-server__s12-seed0", "openai")
+    check_run(run_env / "transcripts" / "biasasker-en__smol-server__s12-seed0", "openai")
 
+
+@pytest.mark.slow
+def test_sampled_suite_through_hf_adapter_in_process(run_env: Path) -> None:
+    (run_env / "targets.toml").write_text("[targets.local]\nmax_new_tokens = 24\n", encoding="utf-8")
     assert main(["run", *SAMPLE, "--target", "local", "--no-report", "--no-progress"]) == 0
-    in_process = check_run(run_env / "transcripts" / "biasasker-en__local__s12-seed0", "hf")
-    assert via_server == in_process
+    check_run(run_env / "transcripts" / "biasasker-en__local__s12-seed0", "hf")

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 from fault_server import FAULT_500, FAULT_503, FAULT_AUTH, FaultServer
 
@@ -47,6 +48,11 @@ def test_sentinel_key_never_leaks(run_env: Path, monkeypatch: pytest.MonkeyPatch
                                   cwd=run_env, env=env, capture_output=True, text=True, timeout=300)
             outputs.append(proc.stdout + proc.stderr)
         assert server.faults_served[FAULT_AUTH] > 0 and server.faults_served[FAULT_500] > 0
+        # The bait is real: this server's 401 bodies do repeat the key, so a careless adapter would leak it.
+        bait = next(f"bait {i}" for i in range(1000) if server.decide(f"bait {i}", 0) == FAULT_AUTH)
+        body = httpx.post(f"{server.base_url}/chat/completions", headers={"Authorization": f"Bearer {SENTINEL}"},
+                          json={"model": "m", "messages": [{"role": "user", "content": bait}]}).text
+        assert leaks(body.encode())
         assert "HTTP 401" in outputs[0]  # the errors really happened and were reported
 
         # In-process, with every log record of every logger captured at DEBUG.
