@@ -64,11 +64,11 @@ def setup_fonts() -> str | None:
     return found
 
 
-def _save(fig: plt.Figure, path: Path) -> Path:
+def _save(fig: plt.Figure, path: Path, *, tight: bool = True) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "Glyph missing" warnings when no CJK font exists
-        fig.savefig(path, dpi=110, bbox_inches="tight")
+        fig.savefig(path, dpi=100, bbox_inches="tight" if tight else None)
     plt.close(fig)
     return path
 
@@ -113,9 +113,13 @@ def advantage_heatmaps(adv: pd.DataFrame, out_dir: Path) -> list[Path]:
         ncols = min(4, len(cats))
         nrows = int(np.ceil(len(cats) / ncols))
         side = 1.0 + 0.45 * len(groups)
-        label_w = 0.09 * max(len(str(g)) for g in groups)
-        fig, axes = plt.subplots(nrows, ncols, figsize=(side * ncols + label_w + 1.5, (side + label_w) * nrows + 0.6),
-                                 squeeze=False, layout="constrained")
+        label_w = 0.09 * max(len(str(g)) for g in groups)  # inches taken by the longest group name
+        label_h = 0.7 * label_w  # x labels are rotated 40 degrees
+        width, height = side * ncols + label_w + 1.5, (side + label_h + 0.3) * nrows + 0.6
+        fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), squeeze=False)
+        # fixed margins instead of constrained layout: same look, several times faster with many panels
+        fig.subplots_adjust(left=(label_w + 0.3) / width, right=1 - 1.3 / width, bottom=(label_h + 0.3) / height,
+                            top=1 - 0.8 / height, wspace=0.08, hspace=(label_h + 0.5) / side)
         im = None
         for n, (ax, cat) in enumerate(zip(axes.flat, cats, strict=False)):
             sub = part[part["category"] == cat]
@@ -129,8 +133,8 @@ def advantage_heatmaps(adv: pd.DataFrame, out_dir: Path) -> list[Path]:
             ax.axis("off")
         if im is not None:
             fig.colorbar(im, ax=axes.ravel().tolist(), fraction=0.03, label="advantage of row over column")
-        fig.suptitle(f"Advantage (absolute bias): {attribute}")
-        paths.append(_save(fig, out_dir / f"advantage_{slug(attribute)}.png"))
+        fig.suptitle(f"Advantage (absolute bias): {attribute}", y=1 - 0.2 / height)
+        paths.append(_save(fig, out_dir / f"advantage_{slug(attribute)}.png", tight=False))
     return paths
 
 

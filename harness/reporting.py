@@ -107,15 +107,27 @@ def _cell(value: Any, *, sig: bool = False) -> dict[str, Any]:
         return {"text": "" if value is None else ("yes" if value else "no"), "num": False, "sig": sig}
     if isinstance(value, int):
         return {"text": f"{value:,}", "num": True, "sig": sig}
+    if value is pd.NA:
+        return {"text": "", "num": True, "sig": sig}
     if isinstance(value, tuple | list):
         return {"text": ", ".join(map(str, value)), "num": False, "sig": sig}
     return {"text": str(value), "num": False, "sig": sig}
 
 
+def _int_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """Show count columns (every value a whole number, e.g. "items") as integers, not 4.000."""
+    out = df.copy()
+    for col in out.columns:
+        s = out[col]
+        if s.dtype.kind == "f" and s.notna().any() and (s.dropna() % 1 == 0).all() and (s.dropna().abs() > 1).any():
+            out[col] = s.astype("Int64")
+    return out
+
+
 def _table(title: str, df: pd.DataFrame, *, caption: str = "", max_rows: int = 200, key: bool = False) -> dict[str, Any]:
     rows = []
     sig_col = "significant" if "significant" in df.columns else None
-    for rec in df.head(max_rows).to_dict(orient="records"):
+    for rec in _int_columns(df.head(max_rows)).to_dict(orient="records"):
         sig = bool(rec.get(sig_col)) if sig_col else False
         rows.append([_cell(rec[c], sig=sig) for c in df.columns])
     if len(df) > max_rows:
@@ -166,7 +178,7 @@ def _other_tables(result: RunResult) -> list[dict[str, Any]]:
             continue
         for tname, tab in fam.tables.items():
             if isinstance(tab, pd.DataFrame) and not tab.empty:
-                out.append(_table(f"{name}: {tname}", tab, key=len(out) < 2))
+                out.append(_table(f"{name}: {tname}", tab, key=not out))  # the first one beside Tables 7/8
     return out
 
 
