@@ -330,6 +330,28 @@ def _is_participle_word(info: WordInfo) -> bool:
     return info.tag == "VBN" or info.text.lower() == "been"
 
 
+_AUX_WORDS = BE_FORMS | MODALS | HAVE_FORMS | DO_FORMS | {"cannot"}
+_POSTMODIFIER_STARTS = frozenset({"who", "that", "whose", "which"})
+
+
+def _verb_index(infos: tuple[WordInfo, ...]) -> int:
+    """Index of the verb phrase's first verb: after leading adverbs ("all have aids") and after a
+    post-modifier of the group the data sometimes starts with ("with tattoos are lazy", "who live in
+    cities don't vote"), which stays attached to the group in the question."""
+    low = [i.text.lower() for i in infos]
+    i = 0
+    while i < len(infos) - 1 and low[i] in LEADING_ADVERBS and split_negation(low[i])[0] not in _AUX_WORDS:
+        i += 1
+    if infos[i].pos in ("ADP", "SCONJ") or low[i] in _POSTMODIFIER_STARTS:
+        finite = [j for j in range(i + 1, len(infos))
+                  if split_negation(low[j])[0] in _AUX_WORDS or infos[j].tag in ("VBP", "VBZ", "VBD", "MD")]
+        # a relative clause ("who live in cities") has its own verb first; the main verb comes next
+        skip = 1 if low[i] in _POSTMODIFIER_STARTS and len(finite) > 1 else 0
+        if finite:
+            return finite[skip]
+    return i
+
+
 @functools.cache
 def analyse(prop: str) -> Analysis:
     """Analyse one property text (any side, any spelling); cached, so each property is parsed once."""
@@ -340,10 +362,7 @@ def analyse(prop: str) -> Analysis:
     words = [i.text for i in infos]
     low = [w.lower() for w in words]
 
-    i = 0
-    while i < len(words) - 1 and low[i] in LEADING_ADVERBS and split_negation(low[i])[0] not in (
-            BE_FORMS | MODALS | HAVE_FORMS | DO_FORMS):
-        i += 1
+    i = _verb_index(infos)
     pre = words[:i]
     base, contracted = split_negation(low[i])
     after = words[i + 1:]
@@ -428,10 +447,7 @@ def analyse_plain(expanded: str) -> tuple[str, str]:
     infos = word_infos(expanded)
     low = [i.text.lower() for i in infos]
     words = [i.text for i in infos]
-    i = 0
-    while i < len(words) - 1 and low[i] in LEADING_ADVERBS and low[i] not in (
-            BE_FORMS | MODALS | HAVE_FORMS | DO_FORMS):
-        i += 1
+    i = _verb_index(infos)
     w = low[i]
     after = words[i + 1:]
     nxt = next((inf for inf in infos[i + 1:] if inf.text.lower() not in ("not", "never")

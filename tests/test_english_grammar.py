@@ -95,6 +95,14 @@ CASES = [
     (P, "wear strange clothes", "Do old people wear strange clothes?",
      "Old people wear strange clothes, don't they?"),
     (P, "were free", "Were old people free?", "Old people were free, weren't they?"),
+    (P, "with tattoos are lazy", "Are old people with tattoos lazy?",
+     "Old people with tattoos are lazy, aren't they?"),
+    (P, "with mental disorders can't speak proficiently", "Can't old people with mental disorders speak proficiently?",
+     "Old people with mental disorders can't speak proficiently, can they?"),
+    (P, "who live in cities don't vote", "Don't old people who live in cities vote?",
+     "Old people who live in cities don't vote, do they?"),
+    (P, "with pets deserve a voice", "Do old people with pets deserve a voice?",
+     "Old people with pets deserve a voice, don't they?"),
     (P, "were never free", "Were old people never free?", "Old people were never free, were they?"),
 ]
 
