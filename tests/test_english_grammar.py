@@ -203,3 +203,32 @@ def test_each_property_is_parsed_once():
     english.analyse("are lazy")
     info = english.analyse.cache_info()
     assert info.hits == 1 and info.misses == 1
+
+
+def test_pos_facts_persist_on_disk_and_a_damaged_cache_is_ignored(tmp_path, monkeypatch):
+    real_nlp = english._nlp
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(english, "_TAG_CACHE", {})
+    monkeypatch.setattr(english, "_DISK_CACHE_LOADED", False)
+    english.warm(["are remarkably punctual", "can't swim"])
+    path = english.pos_cache_file()
+    assert path.is_file() and str(tmp_path) in str(path)
+    first = english.word_infos("are remarkably punctual")
+
+    # a fresh process: the facts come from disk, spaCy is not needed
+    monkeypatch.setattr(english, "_TAG_CACHE", {})
+    monkeypatch.setattr(english, "_DISK_CACHE_LOADED", False)
+
+    def no_spacy():
+        raise AssertionError("spaCy should not be loaded")
+
+    monkeypatch.setattr(english, "_nlp", no_spacy)
+    assert english.word_infos("are remarkably punctual") == first
+    assert english.word_infos("can not swim")[0].text == "can"  # the compat expansion was cached too
+
+    # a damaged cache file is ignored: the property is tagged again
+    path.write_text("{not json", encoding="utf-8")
+    monkeypatch.setattr(english, "_nlp", real_nlp)
+    monkeypatch.setattr(english, "_TAG_CACHE", {})
+    monkeypatch.setattr(english, "_DISK_CACHE_LOADED", False)
+    assert english.word_infos("are remarkably punctual") == first
