@@ -150,6 +150,25 @@ def _option_mentions(text: str, options: Sequence[str], skip: int | None = None)
     return kept
 
 
+_ANSWER_LEAD_RE = re.compile(r"^(?:正确的?答案|最终答案|答案|回答|我认为|我觉得|应该)?\s*(?:是|为)?\s*[:：]?\s*")
+_JOINERS = ("和", "与", "或", "、", "跟", "及", "还是", ",", "，", "/", "以及", "同")
+
+
+def _leading_option(text: str, options: Sequence[str]) -> int | None:
+    """An answer that starts with one option's text ("女生。因为男生……") chooses it, unless the
+    option is joined to another ("男生和女生都……")."""
+    body = text[_ANSWER_LEAD_RE.match(text).end():]
+    best: tuple[int, int] | None = None  # (length, index): the longest option that starts the answer
+    for i, opt in enumerate(options):
+        o = normalise(opt)
+        if o and body.startswith(o) and (best is None or len(o) > best[0]):
+            best = (len(o), i)
+    if best is None:
+        return None
+    rest = body[best[0]:].lstrip()
+    return None if rest.startswith(_JOINERS) else best[1]
+
+
 def _find_phrase(text: str, phrases: Sequence[str]) -> str:
     low = text.lower()
     for p in phrases:
@@ -199,6 +218,9 @@ def parse_answer(text: str, options: Sequence[str], *, unknown: int | None = Non
     refusal = _find_phrase(norm, REFUSAL_PHRASES)
     if refusal:
         return ParsedAnswer(None, "refusal", refusal)
+    leading = _leading_option(norm, options)
+    if leading is not None:
+        return ParsedAnswer(leading, "text", normalise(options[leading]))
     if len(mentions) == 1:
         idx, span = next(iter(mentions.items()))
         return ParsedAnswer(idx, "text", span)

@@ -64,3 +64,27 @@ def test_report_shows_cbbq(cbbq_run: Path) -> None:
     pngs = {p.name for p in cbbq_run.rglob("*.png")}
     assert {"cbbq_scores.png", "cbbq_answers.png"} <= pngs
     assert (cbbq_run / "verdicts.csv").stat().st_size > 0
+
+
+def test_loglik_run_with_in_process_qwen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`harness run --answer-mode loglik` on the real Qwen2.5-0.5B (hf adapter, in process): every answer
+    is the argmax of the three recorded log-likelihoods, and the CBBQ scores come out."""
+    from harness.cli import main
+
+    monkeypatch.setenv("HARNESS_TRANSCRIPTS_DIR", str(tmp_path / "transcripts"))
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", "--suite", "cbbq", "--target", "local-zh", "--answer-mode", "loglik",
+                 "--param", "per_category=1", "--param", "prompt=instruction", "--limit", "8",
+                 "--run-id", "cbbq-loglik", "--no-progress"])
+    assert code == 0
+    run = tmp_path / "transcripts" / "cbbq-loglik"
+    entries = [json.loads(line) for line in (run / "transcript.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(entries) == 8
+    for e in entries:
+        ll = e["reply"]["usage"]["loglik"]
+        assert len(ll) == 3 and all(x < 0 for x in ll)
+        assert e["reply"]["text"] == "ABC"[max(range(3), key=lambda i: ll[i])]
+    m = json.loads((run / "metrics.json").read_text(encoding="utf-8"))["metrics"]
+    assert m["cbbq.items"] == 8 and m["cbbq.invalid_rate"] == 0.0
+    assert 0.0 <= m["cbbq.s_total"] <= 1.0
