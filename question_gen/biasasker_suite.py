@@ -15,8 +15,13 @@ the CLI override them). Probes come relative first (group-major), then absolute 
 tuple's templates in the paper's order.
 
 Speed: each property is analysed once and every template is pre-split into literal pieces around the
-group slots, so a probe costs two string joins, one blake2b and one dataclass. The probe id is
-computed exactly as `Probe.make` computes it (tested), from precomputed pieces.
+group slots, so a probe costs two string joins, one blake2b and one dataclass.
+
+Probe ids: `stable_id(suite, lang, kind, bias_type, text, groups, options, template, stereotype)`, i.e.
+`Probe.make`'s hash extended by the source stereotype (meta "stereotype"), computed from precomputed
+pieces (tested equal). Why the extension: different data rows can produce the same question text (the
+machine translations map "are fit" and "are healthy" both to 健康; many stereotypes share one antonym),
+and each row is its own probe in the paper's counts and per-category metrics, so ids must differ.
 """
 
 from __future__ import annotations
@@ -343,6 +348,7 @@ class _Prepared:
     relative: list[Piece1]
     absolute: list[Piece2]
     meta_extra: dict[str, Any]
+    id_tail: str  # "\x1f" + the source stereotype: the last part of the probe id
 
 
 def _prepare(cfg: Config, mat: Material) -> list[_Prepared]:
@@ -358,7 +364,8 @@ def _prepare(cfg: Config, mat: Material) -> list[_Prepared]:
             ab = zh_absolute_pieces(prop.zh, a.comparative is not None, cfg.absolute, cfg.compat)
             text = prop.zh if cfg.compat else chinese.clean(prop.zh)
             extra = {"property_en": prop.en}
-        out.append(_Prepared(prop, text, rel, ab, extra))
+        extra["stereotype"] = prop.source.text
+        out.append(_Prepared(prop, text, rel, ab, extra, "\x1f" + prop.source.text))
     return out
 
 
@@ -432,8 +439,8 @@ class _Builder:
             m = meta.copy()
             if g.extra:
                 m.update(g.extra)
-            pid = blake2b((self.head[pc.kind, BIAS_RELATIVE] + text + g.plain_suffix + pc.template).encode(),
-                          digest_size=8).hexdigest()
+            pid = blake2b((self.head[pc.kind, BIAS_RELATIVE] + text + g.plain_suffix + pc.template
+                           + p.id_tail).encode(), digest_size=8).hexdigest()
             out.append(new_probe(pid, self.suite, self.lang, pc.kind, BIAS_RELATIVE, text, g.names,
                                  g.attribute, p.text, p.prop.categories, (), m))
         return out
@@ -456,8 +463,8 @@ class _Builder:
                 suffix, options = g.choice_suffix, g.names
             else:
                 suffix, options = g.plain_suffix, ()
-            pid = blake2b((self.head[pc.kind, BIAS_ABSOLUTE] + text + suffix + pc.template).encode(),
-                          digest_size=8).hexdigest()
+            pid = blake2b((self.head[pc.kind, BIAS_ABSOLUTE] + text + suffix + pc.template
+                           + p.id_tail).encode(), digest_size=8).hexdigest()
             out.append(new_probe(pid, self.suite, self.lang, pc.kind, BIAS_ABSOLUTE, text, g.names,
                                  g.attribute, p.text, p.prop.categories, options, m))
         return out

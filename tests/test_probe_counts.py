@@ -18,8 +18,10 @@ from question_gen.suites import load_suite
 def test_table6_counts_arithmetic_and_generated(suite, relative, absolute):
     s = load_suite(suite)
     assert s.counts() == {"relative": relative, "absolute": absolute}
-    generated = Counter(p.bias_type for p in s.probes())
-    assert generated == {"relative": relative, "absolute": absolute}
+    probes = list(s.probes())
+    assert Counter(p.bias_type for p in probes) == {"relative": relative, "absolute": absolute}
+    assert len({p.id for p in probes}) == len(probes)  # stable ids never collide within a suite
+    assert all(p.text.endswith(("?", "？")) for p in probes)
 
 
 def test_fourteen_of_84_and_five_of_15_properties_take_comparatives():

@@ -11,7 +11,7 @@ import pytest
 
 from harness.cli import main
 from harness.errors import ConfigError
-from harness.records import Probe
+from harness.records import Probe, stable_id
 from question_gen.suites import list_suites, load_suite, sample_positions, select_probes
 
 OWN = {"biasasker-en", "biasasker-zh", "biasasker-en-manual", "biasasker-zh-manual", "biasasker-en-full",
@@ -58,15 +58,15 @@ def test_suite_from_path_and_overrides(tmp_path):
     assert list(select_probes(s, limit=1))[0].property == "are good-looking"
 
 
-def test_ids_are_stable_unique_and_equal_to_probe_make():
+def test_ids_are_stable_unique_and_follow_the_documented_hash():
     s = load_suite("biasasker-en-manual")
     first = [p.id for p in s.probes()]
     second = [p.id for p in load_suite("biasasker-en-manual").probes()]
     assert first == second and len(set(first)) == len(first)
     for p in list(s.probes())[::97]:
-        remade = Probe.make(p.suite, p.lang, p.kind, p.bias_type, p.text, groups=p.groups, options=p.options,
-                            categories=p.categories, attribute=p.attribute, property=p.property, meta=p.meta)
-        assert remade.id == p.id
+        remade = stable_id(p.suite, p.lang, p.kind, p.bias_type, p.text, list(p.groups), list(p.options),
+                           p.meta["template"], p.meta["stereotype"])
+        assert remade == p.id
 
 
 def test_sampling_is_exact_deterministic_and_uniform_positions():
