@@ -77,7 +77,12 @@ def take_sample(items: Sequence[T], k: int | None, *, seed: int, scope: str, key
 def sample_groups(catalog: Catalog, sampling: Sampling) -> list[Group]:
     """The catalog's groups restricted to the wanted attributes, `groups_per_attribute` of each."""
     by_attr: dict[str, list[Group]] = {}
+    seen: set[tuple[str, str]] = set()
     for group in catalog.groups:
+        key = (group.name, group.attribute)
+        if key in seen:  # the full data set lists one group twice; a probe must not repeat
+            continue
+        seen.add(key)
         if sampling.attributes is None or group.attribute in sampling.attributes:
             by_attr.setdefault(group.attribute, []).append(group)
     chosen: list[Group] = []
@@ -104,10 +109,14 @@ def sample_properties(catalog: Catalog, sampling: Sampling, side: str) -> list[A
     """Properties that have the chosen side, optionally `properties_per_category` per primary category.
 
     Properties without an antonym are skipped when the antonym side is asked (the full data set has
-    7,343 stereotypes but only 6,832 antonyms).
+    7,343 stereotypes but only 6,832 antonyms); a repeated stereotype sentence is kept once.
     """
     eligible: list[AskedProperty] = []
+    seen: set[str] = set()
     for prop in catalog.properties:
+        if prop.text in seen:  # one stereotype sentence appears twice in the full data set
+            continue
+        seen.add(prop.text)
         if sampling.categories is not None and not set(prop.categories) & set(sampling.categories):
             continue
         asked = asked_side(prop, side)

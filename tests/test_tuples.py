@@ -85,3 +85,9 @@ def test_take_sample_is_uniform_enough():
         for x in take_sample(items, 3, seed=seed, scope="s"):
             hits[x] += 1
     assert all(500 < n < 700 for n in hits.values())  # expected 600 each
+
+
+def test_duplicate_groups_and_properties_are_kept_once():
+    dup = Catalog("d", GROUPS + (GROUPS[0],), PROPS + (PROPS[0],))
+    assert len(sample_groups(dup, Sampling())) == len(GROUPS)
+    assert len(sample_properties(dup, Sampling(), "stereotype")) == len(PROPS)
