@@ -361,11 +361,11 @@ def run_and_score(*, suite: str, target: str, sample: int | None = None, seed: i
     scored = score_run(outcome.run_dir, method=method, compat=compat)
     limit_rate = 0.1 if max_error_rate is None else max_error_rate
     error_rate = scored.metrics.get("error_rate") or 0.0
+    reasons = "; ".join(f"{n} x {reason}" for reason, n in list(scored.error_reasons.items())[:3])
     if not scored.metrics.get("answered"):
         raise HarnessError(f"Run {outcome.run_id} has no answered probes to score "
-                           f"({int(scored.metrics.get('errors') or 0)} errors).", exit_code=EXIT_INFRA)
+                           f"({int(scored.metrics.get('errors') or 0)} errors: {reasons}).", exit_code=EXIT_INFRA)
     if error_rate > limit_rate:
-        reasons = "; ".join(list(scored.error_reasons)[:3])
         raise HarnessError(f"Run {outcome.run_id}: {error_rate:.0%} of probes failed (limit {limit_rate:.0%}): "
                            f"{reasons}. Fix the target and rerun; answered probes are kept.", exit_code=EXIT_INFRA)
     if report:

@@ -290,9 +290,6 @@ class ManualSession:
         self.console.print(Rule(f"{i + 1} / {total}", style="cyan"))
         self.console.print(f"[dim]answered {done} of {total} · probe {probe.id} · :help for commands[/]")
         self.console.print(escape(probe.text), style="bold")
-        if probe.options:
-            for letter, option in zip("ABCDEFGH", probe.options, strict=False):
-                self.console.print(f"  {letter}. {escape(option)}")
         if probe.id in self.answers:
             self.console.print(f"[yellow]Previous reply:[/] {escape(self.answers[probe.id])}")
             self.console.print("[dim]Enter the new reply (it replaces the previous one), or :skip to keep it.[/]")
