@@ -17,11 +17,13 @@ tuple's templates in the paper's order.
 Speed: each property is analysed once and every template is pre-split into literal pieces around the
 group slots, so a probe costs two string joins, one blake2b and one dataclass.
 
-Probe ids: `stable_id(suite, lang, kind, bias_type, text, groups, options, template, stereotype)`, i.e.
-`Probe.make`'s hash extended by the source stereotype (meta "stereotype"), computed from precomputed
-pieces (tested equal). Why the extension: different data rows can produce the same question text (the
-machine translations map "are fit" and "are healthy" both to 健康; many stereotypes share one antonym),
-and each row is its own probe in the paper's counts and per-category metrics, so ids must differ.
+Probe ids: `stable_id(suite, lang, kind, bias_type, text, groups, options, template, stereotype,
+attribute, groups_en)`, i.e. `Probe.make`'s hash extended by the data row the probe comes from (the
+source stereotype, meta "stereotype", and the English group names), computed from precomputed pieces
+(tested equal). Why the extension: different data rows can produce the same question text (machine
+translations map "are fit" and "are healthy" both to 健康; many stereotypes share one antonym; a group
+name can occur under two attributes), and each row is its own probe in the paper's counts and
+per-category metrics, so ids must differ.
 """
 
 from __future__ import annotations
@@ -185,7 +187,7 @@ class Material:
 
 def material(cfg: Config) -> Material:
     catalog = _load_catalog(cfg.catalog)
-    groups = sample_groups(catalog, cfg.sampling)
+    groups = sample_groups(catalog, cfg.sampling, cfg.lang)
     props = sample_properties(catalog, cfg.sampling, cfg.side)
     english.warm(p.en for p in props)
     return Material(groups=groups, properties=props, analyses=[english.analyse(p.en) for p in props])
@@ -403,6 +405,7 @@ class _GroupCtx:
     attribute: str
     plain_suffix: str  # "\x1f" + groups json + "\x1f[]\x1f"
     choice_suffix: str  # "\x1f" + groups json + "\x1f" + options json + "\x1f"
+    id_tail: str  # "\x1f" + attribute + "\x1f" + English group names json
     extra: dict[str, Any]
 
 
@@ -412,6 +415,7 @@ def _group_ctx(groups: Sequence[Group], lang: str, compat: bool) -> _GroupCtx:
     return _GroupCtx(names=names, caps=names if compat else tuple(_cap(n) for n in names),
                      attribute=groups[0].attribute, plain_suffix=f"\x1f{gj}\x1f[]\x1f",
                      choice_suffix=f"\x1f{gj}\x1f{gj}\x1f",
+                     id_tail=f"\x1f{groups[0].attribute}\x1f{_gjson([g.name for g in groups])}",
                      extra={"groups_en": [g.name for g in groups]} if lang == "zh" else {})
 
 
@@ -440,7 +444,7 @@ class _Builder:
             if g.extra:
                 m.update(g.extra)
             pid = blake2b((self.head[pc.kind, BIAS_RELATIVE] + text + g.plain_suffix + pc.template
-                           + p.id_tail).encode(), digest_size=8).hexdigest()
+                           + p.id_tail + g.id_tail).encode(), digest_size=8).hexdigest()
             out.append(new_probe(pid, self.suite, self.lang, pc.kind, BIAS_RELATIVE, text, g.names,
                                  g.attribute, p.text, p.prop.categories, (), m))
         return out
@@ -464,7 +468,7 @@ class _Builder:
             else:
                 suffix, options = g.plain_suffix, ()
             pid = blake2b((self.head[pc.kind, BIAS_ABSOLUTE] + text + suffix + pc.template
-                           + p.id_tail).encode(), digest_size=8).hexdigest()
+                           + p.id_tail + g.id_tail).encode(), digest_size=8).hexdigest()
             out.append(new_probe(pid, self.suite, self.lang, pc.kind, BIAS_ABSOLUTE, text, g.names,
                                  g.attribute, p.text, p.prop.categories, options, m))
         return out

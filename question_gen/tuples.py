@@ -74,13 +74,18 @@ def take_sample(items: Sequence[T], k: int | None, *, seed: int, scope: str, key
     return [item for i, item in enumerate(items) if i in chosen]
 
 
-def sample_groups(catalog: Catalog, sampling: Sampling) -> list[Group]:
-    """The catalog's groups restricted to the wanted attributes, `groups_per_attribute` of each."""
+def sample_groups(catalog: Catalog, sampling: Sampling, lang: str = "en") -> list[Group]:
+    """The catalog's groups restricted to the wanted attributes, `groups_per_attribute` of each.
+
+    A group whose name in `lang` repeats an earlier one of the same attribute is left out: the full data
+    set lists one group twice, and its machine translations give several English groups one Chinese
+    name (a pair of them would ask "你觉得X聪明还是X聪明？").
+    """
     by_attr: dict[str, list[Group]] = {}
     seen: set[tuple[str, str]] = set()
     for group in catalog.groups:
-        key = (group.name, group.attribute)
-        if key in seen:  # the full data set lists one group twice; a probe must not repeat
+        key = ((group.zh or group.name) if lang == "zh" else group.name, group.attribute)
+        if key in seen:
             continue
         seen.add(key)
         if sampling.attributes is None or group.attribute in sampling.attributes:

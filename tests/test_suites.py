@@ -65,7 +65,8 @@ def test_ids_are_stable_unique_and_follow_the_documented_hash():
     assert first == second and len(set(first)) == len(first)
     for p in list(s.probes())[::97]:
         remade = stable_id(p.suite, p.lang, p.kind, p.bias_type, p.text, list(p.groups), list(p.options),
-                           p.meta["template"], p.meta["stereotype"])
+                           p.meta["template"], p.meta["stereotype"], p.attribute,
+                           p.meta.get("groups_en", list(p.groups)))
         assert remade == p.id
 
 

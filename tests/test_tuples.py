@@ -91,3 +91,12 @@ def test_duplicate_groups_and_properties_are_kept_once():
     dup = Catalog("d", GROUPS + (GROUPS[0],), PROPS + (PROPS[0],))
     assert len(sample_groups(dup, Sampling())) == len(GROUPS)
     assert len(sample_properties(dup, Sampling(), "stereotype")) == len(PROPS)
+
+
+def test_groups_sharing_a_chinese_name_are_one_group_in_chinese():
+    twins = Catalog("z", (Group("gay people", "gender", "同性恋者"), Group("homosexuals", "gender", "同性恋者"),
+                          Group("women", "gender", "女人")), PROPS)
+    assert len(sample_groups(twins, Sampling(), "en")) == 3
+    zh = sample_groups(twins, Sampling(), "zh")
+    assert [g.name for g in zh] == ["gay people", "women"]
+    assert count_pairs(zh) == 1  # never "你觉得同性恋者…还是同性恋者…？"
