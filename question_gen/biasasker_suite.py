@@ -115,8 +115,16 @@ def _int_or_none(value: Any, key: str) -> int | None:
     return value
 
 
+SPEC_KEYS = ("name", "generator", "lang", "description", "catalog", "property_side", "compat", "bias_types",
+             "templates", "sampling", *SAMPLING_KEYS)
+
+
 def parse_spec(spec: dict[str, Any]) -> Config:
     """Validate a spec dict; every problem is one ConfigError sentence naming the key."""
+    unknown_keys = sorted(set(spec) - set(SPEC_KEYS))
+    if unknown_keys:
+        raise ConfigError(f"Unknown BiasAsker suite key(s) {', '.join(unknown_keys)}; known keys: "
+                          f"{', '.join(SPEC_KEYS)}.")
     lang = spec.get("lang", "en")
     if lang not in TEMPLATES:
         raise ConfigError(f"Suite key 'lang' must be 'en' or 'zh', not {lang!r}.")

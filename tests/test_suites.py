@@ -197,3 +197,8 @@ def test_cli_corrupted_data_file_exit_2(tmp_path):
                           capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "sample_bias_data_for_auto.csv" in proc.stderr
+
+
+def test_unknown_override_key_is_one_sentence():
+    with pytest.raises(ConfigError, match="per_category"):
+        list(select_probes(load_suite("builtin-en"), limit=1, per_category=3))
