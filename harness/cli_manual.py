@@ -74,6 +74,9 @@ def import_(
     run, plan = import_sheet(sheet, target, suite=suite, sample=sample, seed=seed, run_id=run_id, replace=replace)
     for line in describe_plan(plan):
         console.print(line)
+    if run is None:
+        console.print(f"Nothing to import yet: {sheet.name} has no replies filled in.")
+        return
     counts = run.counts()
     console.print(f"Run {run.run_dir}: {counts['answered']} of {counts['selected']} answered.")
     if not no_report and counts["answered"]:

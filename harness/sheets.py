@@ -344,7 +344,8 @@ def import_sheet(path: Path, target: str, *, suite: str | None = None, sample: i
                  seed: int | None = None, run_id: str | None = None, replace: bool = False) -> tuple[Any, ImportPlan]:
     """Validate the whole sheet, then append its new answers to the run transcript (all or nothing).
 
-    Returns (ManualRun, plan). Raises HarnessError listing every problem when any row is wrong.
+    Returns (ManualRun, plan), or (None, plan) when the sheet has no answers and no run exists yet.
+    Raises HarnessError listing every problem when any row is wrong.
     """
     from harness.manual import ManualRun, manual_reply, select_suite_probes
 
@@ -371,6 +372,8 @@ def import_sheet(path: Path, target: str, *, suite: str | None = None, sample: i
         more = len(plan.problems) - len(shown)
         detail = "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
         raise HarnessError(f"Nothing imported from {path.name}: {len(plan.problems)} problem(s): {detail}.")
+    if not plan.accepted and not existing_manifest:
+        return None, plan  # nothing answered yet: no empty run folder is created
     run = ManualRun.open(suite, target, sample=sample, seed=seed, run_id=rid, mode="import",
                          probes=probes, suite_obj=suite_obj)
     status = mf.STATUS_INTERRUPTED

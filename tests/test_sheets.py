@@ -80,6 +80,22 @@ def test_import_partial_then_reimport_appends_only_new(run_env: Path, capsys: py
     assert json.loads((rd / "manifest.json").read_text())["status"] == "complete"
 
 
+def test_import_scores_the_run_like_harness_run(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = export_csv(run_env / "q.csv")
+    assert main(["import", str(run_env / "q.csv"), "--target", "phone"]) == 0  # nothing filled in yet
+    assert "Nothing to import yet" in capsys.readouterr().out
+    assert not run_dir(SUITE_EN, "phone").exists()
+    for row, text in zip(rows, ["Yes.", "No.", "Yes, of course.", "No, that is not true.", "I don't know.",
+                                "Yes."], strict=True):
+        row["reply"] = text
+    write_csv(run_env / "filled.csv", rows)
+    assert main(["import", str(run_env / "filled.csv"), "--target", "phone"]) == 0
+    rd = run_dir(SUITE_EN, "phone")
+    metrics = json.loads((rd / "metrics.json").read_text())
+    assert metrics["metrics"]["answered"] == 6 and metrics["run"]["target"] == "phone"
+    assert (rd / "report.html").exists() and (rd / "verdicts.csv").exists()
+
+
 def test_bad_rows_are_named_and_nothing_is_imported(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = export_csv(run_env / "q.csv")
     for row in rows:
