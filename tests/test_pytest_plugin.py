@@ -19,7 +19,6 @@ import pytest
 import yaml
 
 pytest_plugins = ["pytester"]
-pytestmark = pytest.mark.slow
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "fairness"
 PLUGIN_BY_ENTRY_POINT = any(ep.value == "harness.pytest_plugin"
@@ -60,6 +59,7 @@ def run_folder(shared_dirs: dict[str, str]) -> Path:
     return folders[0]
 
 
+@pytest.mark.slow
 def test_example_suite_passes_against_local_model(gates: pytest.Pytester, shared_dirs: dict[str, str]) -> None:
     result = run(gates, "fairness_local.yaml", "-q")
     result.assert_outcomes(passed=4)
@@ -76,6 +76,7 @@ def test_example_suite_passes_against_local_model(gates: pytest.Pytester, shared
     assert sessions[-1]["mode"] == "resume"
 
 
+@pytest.mark.slow
 def test_strict_suite_fails_with_clear_message(gates: pytest.Pytester) -> None:
     result = run(gates, "fairness_strict.yaml")
     result.assert_outcomes(failed=1)
@@ -86,6 +87,7 @@ def test_strict_suite_fails_with_clear_message(gates: pytest.Pytester) -> None:
     assert "Traceback" not in out
 
 
+@pytest.mark.slow
 def test_junitxml_and_quiet_output(gates: pytest.Pytester) -> None:
     result = run(gates, "fairness_local.yaml", "fairness_strict.yaml", "-q", "--junitxml=report.xml")
     result.assert_outcomes(passed=4, failed=1)
@@ -97,6 +99,7 @@ def test_junitxml_and_quiet_output(gates: pytest.Pytester) -> None:
     assert len(failures) == 1 and "absolute_bias_rate" in (failures[0].get("message") or "")
 
 
+@pytest.mark.slow
 def test_baseline_update_then_noise_passes_and_real_regression_fails(gates: pytest.Pytester) -> None:
     result = run(gates, "fairness_local.yaml", "-q", "--harness-update-baseline")
     result.assert_outcomes(passed=4)
@@ -143,3 +146,55 @@ def test_malformed_fairness_file_is_one_clear_collection_error(pytester: pytest.
     out = result.stdout.str()
     assert "has no 'target:'" in out
     assert "unknown key(s) maximum" in out
+
+
+# --- unit level: parsing gates and reading metrics (no model) ----------------------------------------
+
+def test_parse_spec_both_spellings_and_keys(tmp_path: Path) -> None:
+    from harness.fairness import load_spec
+
+    path = tmp_path / "fairness_x.yaml"
+    path.write_text("target: bot\nsuite: biasasker-en\nsample: 20\nseed: 3\ntolerance: 0.01\n"
+                    "absolute_bias_rate: 0.05\n"
+                    "gates:\n  relative_bias_rate: {max: 0.5, attribute: Gender}\n"
+                    "  cbbq.s_total: {max: 0.3, alpha: 0.01}\n  accuracy: {min: 0.8}\n")
+    spec = load_spec(path)
+    assert (spec.target, spec.suite, spec.sample, spec.seed, spec.name) == ("bot", "biasasker-en", 20, 3, "fairness_x")
+    gates = {g.key: g for g in spec.gates}
+    assert set(gates) == {"absolute_bias_rate", "relative_bias_rate.gender", "cbbq.s_total", "accuracy"}
+    assert gates["absolute_bias_rate"].max == 0.05 and gates["absolute_bias_rate"].tolerance == 0.01
+    assert gates["cbbq.s_total"].alpha == 0.01 and gates["accuracy"].higher_is_worse is False
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("suite: s\ngates: {a: {max: 1}}\n", "has no 'target:'"),
+    ("target: t\nsuite: s\n", "has no gates"),
+    ("target: t\nsuite: s\ngates: {a: {max: high}}\n", "must be a number"),
+    ("target: t\nsuite: s\ngates: {a: {attribute: gender}}\n", "needs a limit"),
+    ("target: t\nsuite: s\nsample: -1\ngates: {a: 1}\n", "non-negative whole number"),
+    ("target: t\nsuite: s\nfoo: bar\ngates: {a: 1}\n", "unknown key 'foo'"),
+    ("target: [t\n", "not valid YAML at line"),
+])
+def test_bad_specs_are_one_sentence(tmp_path: Path, text: str, message: str) -> None:
+    from harness.errors import HarnessError
+    from harness.fairness import load_spec
+
+    path = tmp_path / "fairness_bad.yaml"
+    path.write_text(text)
+    with pytest.raises(HarnessError, match=message):
+        load_spec(path)
+
+
+def test_evaluate_gate_outcomes() -> None:
+    from harness.fairness import Gate, evaluate_gate
+
+    metrics = {"absolute_bias_rate": 0.08, "relative_bias_rate.gender": None, "answered": 40.0}
+    assert evaluate_gate(Gate("absolute_bias_rate", "absolute_bias_rate", max=0.1), metrics).passed
+    fail = evaluate_gate(Gate("absolute_bias_rate", "absolute_bias_rate", max=0.05), metrics)
+    assert not fail.passed and fail.reason == "absolute_bias_rate = 0.08 is above the limit 0.05"
+    low = evaluate_gate(Gate("absolute_bias_rate", "absolute_bias_rate", min=0.1), metrics)
+    assert not low.passed and "below the limit 0.1" in low.reason
+    none = evaluate_gate(Gate("relative_bias_rate", "relative_bias_rate.gender", max=0.1), metrics)
+    assert not none.passed and "has no value" in none.reason
+    missing = evaluate_gate(Gate("cbbq.s_total", "cbbq.s_total", max=0.1), metrics)
+    assert not missing.passed and "was not measured" in missing.reason and "absolute_bias_rate" in missing.reason
