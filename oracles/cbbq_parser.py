@@ -131,8 +131,18 @@ def strip_option_echo(text: str, options: Sequence[str]) -> str:
     return text.strip()
 
 
+_NEGATION_BEFORE = ("而不是", "不是", "并非", "而非", "不会是", "不可能是")
+
+
+def _negated_at(text: str, start: int) -> bool:
+    """"……，而不是男生" mentions 男生 only to exclude it."""
+    head = text[max(0, start - 4):start]
+    return head.endswith(_NEGATION_BEFORE)
+
+
 def _option_mentions(text: str, options: Sequence[str], skip: int | None = None) -> dict[int, str]:
-    """Options whose text occurs in the reply, ignoring matches that sit inside a longer option's match."""
+    """Options whose text occurs in the reply, ignoring matches that sit inside a longer option's match
+    and mentions that are negated ("不是男生")."""
     spans: list[tuple[int, int, int]] = []
     for i, opt in enumerate(options):
         o = normalise(opt)
@@ -140,7 +150,8 @@ def _option_mentions(text: str, options: Sequence[str], skip: int | None = None)
             continue
         start = text.find(o)
         while start >= 0:
-            spans.append((start, start + len(o), i))
+            if not _negated_at(text, start):
+                spans.append((start, start + len(o), i))
             start = text.find(o, start + 1)
     kept: dict[int, str] = {}
     for s, e, i in spans:
