@@ -20,8 +20,11 @@ Choices:
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
+import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,15 +73,39 @@ def load_model(model: str, gguf_file: str | None = None, dtype: str = "float32")
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         kwargs: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
-        tokenizer = AutoTokenizer.from_pretrained(directory, **kwargs)
+        with _quiet_loading():
+            tokenizer = AutoTokenizer.from_pretrained(directory, **kwargs)
+            lm = AutoModelForCausalLM.from_pretrained(directory, dtype=getattr(torch, dtype), **kwargs)
         tokenizer.padding_side = "left"
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
-        lm = AutoModelForCausalLM.from_pretrained(directory, dtype=getattr(torch, dtype), **kwargs)
         lm.eval()
         loaded = LoadedModel(lm, tokenizer, threading.Lock())
         _LOADED[key] = loaded
         return loaded
+
+
+@contextlib.contextmanager
+def _quiet_loading() -> Iterator[None]:
+    """Hide transformers' loading progress bars: they would tear through the run's own progress display."""
+    from transformers.utils import logging as hf_logging
+
+    gguf_utils = sys.modules.get("transformers.modeling_gguf_pytorch_utils")
+    if gguf_utils is None:
+        with contextlib.suppress(ImportError):
+            import transformers.modeling_gguf_pytorch_utils as gguf_utils
+    original = getattr(gguf_utils, "tqdm", None)
+    if original is not None:
+        gguf_utils.tqdm = functools.partial(original, disable=True)
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if original is not None:
+            gguf_utils.tqdm = original
+        if was_enabled:
+            hf_logging.enable_progress_bar()
 
 
 class HFLocalAdapter(Adapter):

@@ -29,7 +29,6 @@ from adapters.transport import (
     decode_json_body,
     error_for_status,
     one_line,
-    parse_retry_after,
     redact,
     settings_fingerprint,
 )
@@ -115,10 +114,7 @@ class OpenAIChatAdapter(Adapter):
         status = exc.status_code
         if status in (401, 403):
             return PermanentError(f"HTTP {status}: authentication failed; check the target's API key")
-        error = error_for_status(status, redact(exc.message, [self._api_key]), exc.response.headers)
-        if isinstance(error, TransientError) and error.retry_after is None:
-            error.retry_after = parse_retry_after(exc.response.headers)
-        return error
+        return error_for_status(status, redact(exc.message, [self._api_key]), exc.response.headers)
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -195,7 +195,7 @@ def test_adapter_survives_several_event_loops() -> None:
         asyncio.run(a.aclose())
 
 
-def test_concurrent_requests_share_one_client() -> None:
+def test_concurrent_requests_are_all_answered() -> None:
     with scripted_server() as srv:
         url = srv.route("/ok", lambda r: Reply(200, completion_body(), sleep_s=0.2))
         a = adapter(url)
