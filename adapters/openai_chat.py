@@ -39,8 +39,8 @@ NO_KEY = "no-key-needed"
 
 
 class OpenAIChatAdapter(Adapter):
-    """Settings: model (required), base_url, temperature (0.0), max_tokens (256), system_prompt,
-    top_p, seed, stop, extra_body (dict passed through to the server), timeout_s (60)."""
+    """Settings: model (required), base_url, temperature (0.0), max_tokens (256) or max_completion_tokens,
+    system_prompt, top_p, seed, stop, extra_body (dict passed through to the server), timeout_s (60)."""
 
     kind = "openai"
 
@@ -88,7 +88,12 @@ class OpenAIChatAdapter(Adapter):
     def _request(self, prompt: str, history: Sequence[Message]) -> dict[str, Any]:
         s = self.settings
         request: dict[str, Any] = {"model": s["model"], "messages": self._messages(prompt, history),
-                                   "temperature": s["temperature"], "max_tokens": s["max_tokens"]}
+                                   "temperature": s["temperature"]}
+        # Newer OpenAI models (o-series, gpt-5) reject max_tokens and want max_completion_tokens.
+        if s.get("max_completion_tokens") is not None:
+            request["max_completion_tokens"] = s["max_completion_tokens"]
+        else:
+            request["max_tokens"] = s["max_tokens"]
         for key in ("top_p", "seed", "stop"):
             if s.get(key) is not None:
                 request[key] = s[key]

@@ -88,6 +88,9 @@ def test_request_carries_key_settings_and_system_prompt() -> None:
         assert sent["messages"] == [{"role": "system", "content": "Be brief."},
                                     {"role": "user", "content": 'Is "x" \\ y?'}]
         assert sent["max_tokens"] == 7 and sent["temperature"] == 0.0 and sent["top_k"] == 1
+        ask(adapter(url + "/v1", max_completion_tokens=9))
+        sent = json.loads(srv.requests[-1].body)
+        assert sent["max_completion_tokens"] == 9 and "max_tokens" not in sent
 
 
 # --------------------------------------------------------------------------------- error mapping
