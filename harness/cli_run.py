@@ -17,7 +17,7 @@ import yaml
 from rich.console import Console
 
 from harness import manifest as mf
-from harness.errors import EXIT_GATE_FAILED, EXIT_INFRA, HarnessError
+from harness.errors import EXIT_INFRA, HarnessError
 from harness.progress import print_summary
 from harness.runner import ANSWER_GENERATE, ANSWER_LOGLIK, RunOutcome, run_suite
 
@@ -120,19 +120,24 @@ def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, com
                       f"complete in {outcome.run_dir}.")
         return None
     result = score_run(outcome.run_dir, method=method, compat=compat)
-    write_report(outcome.run_dir, result)
-    console.print(f"report: {outcome.run_dir / 'report.html'}", highlight=False)
-    return dict(getattr(result, "metrics", {}) or {})
+    files = write_report(outcome.run_dir, result, console=console)
+    console.print(f"report: {getattr(files, 'html', outcome.run_dir / 'report.html')}", highlight=False)
+    return dict(result.metrics)
 
 
-def _gates_fail(console: Console, metrics: dict[str, Any], gates: list[Any]) -> bool:
-    from harness.gates import evaluate_gates
+def _judge(console: Console, metrics: dict[str, Any], gates: list[Any], max_error_rate: float,
+           retry_hint: str) -> None:
+    """Infrastructure first (exit 3), then the --fail-above gates (exit 1), through harness.gates.check."""
+    from harness.gates import check
 
-    results = evaluate_gates(metrics, gates)
-    failed = [r for r in results if not getattr(r, "passed", getattr(r, "ok", True))]
-    for r in results:
-        console.print(str(r), highlight=False)
-    return bool(failed)
+    verdict = check(metrics, gates, max_error_rate=max_error_rate)
+    for result in verdict.results:
+        console.print(str(result), highlight=False)
+    if verdict.exit_code == EXIT_INFRA:
+        raise HarnessError(f"{verdict.message.rstrip('.')} ({retry_hint}).", exit_code=EXIT_INFRA)
+    if verdict.exit_code:
+        console.print(f"[bold red]{verdict.message}[/]", highlight=False)
+        raise typer.Exit(verdict.exit_code)
 
 
 def run_command(
@@ -192,18 +197,18 @@ def run_command(
     if not outcome.run_counts.get("answered"):
         raise HarnessError("No probe was answered, so there is nothing to score; see the errors above.",
                            exit_code=EXIT_INFRA)
-    metrics = None
-    if not no_report:
-        metrics = _score_and_report(console, outcome, method=method, compat=compat)
+    retry_hint = f"`{resume_cmd} --retry-errors`"
+    metrics = None if no_report else _score_and_report(console, outcome, method=method, compat=compat)
+    if metrics is not None:
+        _judge(console, metrics, gates, max_error_rate, retry_hint)
+        return
+    # No scoring: judge infrastructure from the run's own counts; gates cannot be checked.
     if outcome.error_rate > max_error_rate:
         raise HarnessError(
             f"{outcome.error_rate:.1%} of probes ended in errors (limit {max_error_rate:.0%}); results are not "
-            f"trustworthy. Rerun with `{resume_cmd} --retry-errors`.", exit_code=EXIT_INFRA)
+            f"trustworthy. Rerun with {retry_hint}.", exit_code=EXIT_INFRA)
     if gates:
-        if metrics is None:
-            raise HarnessError("--fail-above needs scoring; drop --no-report.")
-        if _gates_fail(console, metrics, gates):
-            raise typer.Exit(EXIT_GATE_FAILED)
+        raise HarnessError("--fail-above needs scoring; drop --no-report.")
 
 
 def register(app: typer.Typer) -> None:
