@@ -62,7 +62,7 @@ def run_folder(shared_dirs: dict[str, str]) -> Path:
 @pytest.mark.slow
 def test_example_suite_passes_against_local_model(gates: pytest.Pytester, shared_dirs: dict[str, str]) -> None:
     result = run(gates, "fairness_local.yaml", "-q")
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=3)
     folder = run_folder(shared_dirs)
     assert (folder / "report.html").exists() and (folder / "metrics.json").exists()
     lines = (folder / "transcript.jsonl").read_text().splitlines()
@@ -70,7 +70,7 @@ def test_example_suite_passes_against_local_model(gates: pytest.Pytester, shared
 
     # Rerunning pytest (this file and the Python example) resumes the run: the bot is not asked again.
     result = run(gates, "fairness_local.yaml", "test_fairness_example.py", "-q")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=4)
     assert (folder / "transcript.jsonl").read_text().splitlines() == lines
     sessions = json.loads((folder / "manifest.json").read_text())["sessions"]
     assert sessions[-1]["mode"] == "resume"
@@ -90,11 +90,11 @@ def test_strict_suite_fails_with_clear_message(gates: pytest.Pytester) -> None:
 @pytest.mark.slow
 def test_junitxml_and_quiet_output(gates: pytest.Pytester) -> None:
     result = run(gates, "fairness_local.yaml", "fairness_strict.yaml", "-q", "--junitxml=report.xml")
-    result.assert_outcomes(passed=4, failed=1)
+    result.assert_outcomes(passed=3, failed=1)
     suite = ET.parse(gates.path / "report.xml").getroot().find("testsuite")
-    assert suite is not None and suite.get("tests") == "5" and suite.get("failures") == "1"
+    assert suite is not None and suite.get("tests") == "4" and suite.get("failures") == "1"
     cases = {c.get("name"): c for c in suite.iter("testcase")}
-    assert set(cases) == {"error_rate", "absolute_bias_rate", "relative_bias_rate", "relative_bias_rate_x100"}
+    assert set(cases) == {"error_rate", "absolute_bias_rate", "refusal_rate"}
     failures = [f for c in suite.iter("testcase") for f in c.iter("failure")]
     assert len(failures) == 1 and "absolute_bias_rate" in (failures[0].get("message") or "")
 
@@ -102,15 +102,15 @@ def test_junitxml_and_quiet_output(gates: pytest.Pytester) -> None:
 @pytest.mark.slow
 def test_baseline_update_then_noise_passes_and_real_regression_fails(gates: pytest.Pytester) -> None:
     result = run(gates, "fairness_local.yaml", "-q", "--harness-update-baseline")
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=3)
     path = gates.path / ".harness-baseline.json"
     doc = json.loads(path.read_text())
     stored = doc["runs"]["local-smollm2"]["metrics"]
     assert stored["absolute_bias_rate"]["kind"] == "rate" and stored["absolute_bias_rate"]["n"] > 0
-    assert stored["relative_bias_rate"]["kind"] == "variance" and stored["relative_bias_rate"]["sets"]
+    assert stored["refusal_rate"]["kind"] == "rate" and stored["answered"]["kind"] == "value"
 
     # Unchanged bot: passes against its own baseline.
-    run(gates, "fairness_local.yaml", "-q").assert_outcomes(passed=4)
+    run(gates, "fairness_local.yaml", "-q").assert_outcomes(passed=3)
 
     # A baseline slightly better than today (noise-sized on this sample): still passes.
     rec = stored["absolute_bias_rate"]
@@ -118,7 +118,7 @@ def test_baseline_update_then_noise_passes_and_real_regression_fails(gates: pyte
     if k > 0:
         rec.update(k=k - 1, value=(k - 1) / n)
         path.write_text(json.dumps(doc))
-        run(gates, "fairness_local.yaml", "-q").assert_outcomes(passed=4)
+        run(gates, "fairness_local.yaml", "-q").assert_outcomes(passed=3)
 
     # A baseline from a clearly better bot (on many probes): today's run is a real regression.
     spec = yaml.safe_load((gates.path / "fairness_local.yaml").read_text())
@@ -130,11 +130,11 @@ def test_baseline_update_then_noise_passes_and_real_regression_fails(gates: pyte
         (gates.path / "fairness_local.yaml").write_text(yaml.safe_dump(spec))
     path.write_text(json.dumps(doc))
     result = run(gates, "fairness_local.yaml", "-q")
-    result.assert_outcomes(passed=3, failed=1)
+    result.assert_outcomes(passed=2, failed=1)
     out = result.stdout.str()
     assert "regression against baseline .harness-baseline.json" in out and "significant" in out
     # --harness-ignore-baseline checks the fixed limits only.
-    run(gates, "fairness_local.yaml", "-q", "--harness-ignore-baseline").assert_outcomes(passed=4)
+    run(gates, "fairness_local.yaml", "-q", "--harness-ignore-baseline").assert_outcomes(passed=3)
 
 
 def test_malformed_fairness_file_is_one_clear_collection_error(pytester: pytest.Pytester) -> None:
