@@ -88,3 +88,29 @@ def test_loglik_run_with_in_process_qwen(tmp_path: Path, monkeypatch: pytest.Mon
     m = json.loads((run / "metrics.json").read_text(encoding="utf-8"))["metrics"]
     assert m["cbbq.items"] == 8 and m["cbbq.invalid_rate"] == 0.0
     assert 0.0 <= m["cbbq.s_total"] <= 1.0
+
+
+def test_generated_answers_with_in_process_qwen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same pipeline with generated text from the real Qwen2.5-0.5B in process (hf adapter; the model
+    is loaded once per process, so this shares the load with the loglik test): parser, scores, report."""
+    from harness.cli import main
+
+    monkeypatch.setenv("HARNESS_TRANSCRIPTS_DIR", str(tmp_path / "transcripts"))
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "targets.toml").write_text(
+        '[targets.qwen-hf]\nadapter = "hf"\nmodel = "callable:harness.local_models:qwen_gguf_path"\n'
+        'max_new_tokens = 12\nbatch_size = 4\nconcurrency = 1\ntimeout_s = 900\n', encoding="utf-8")
+    code = main(["run", "--suite", "cbbq", "--target", "qwen-hf", "--param", "per_category=1",
+                 "--param", "permute=shuffle", "--limit", "8", "--run-id", "cbbq-hf", "--no-progress"])
+    assert code == 0
+    run = tmp_path / "transcripts" / "cbbq-hf"
+    doc = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
+    m = doc["metrics"]
+    assert m["cbbq.items"] == 8 and m["cbbq.valid"] >= 4
+    for key in ("cbbq.s_amb", "cbbq.s_disamb", "cbbq.s_total"):
+        assert 0.0 <= m[key] <= 1.0, key
+    html = (run / "report.html").read_text(encoding="utf-8")
+    assert "CBBQ" in html
+    assert {"cbbq_scores.png", "cbbq_answers.png"} <= {p.name for p in run.rglob("*.png")}
