@@ -139,7 +139,7 @@ class HttpJsonAdapter(Adapter):
             raise TransientError(f"timed out after {client.timeout.read}s") from None
         except httpx.TransportError as exc:
             raise TransientError(f"connection failed ({type(exc).__name__}: {one_line(str(exc))})") from None
-        if response.status_code >= 400:
+        if response.status_code >= 300:  # redirects are not followed: a moved API is a config error
             error = error_for_status(response.status_code, response.text, response.headers)
             error.reason = redact(error.reason, self._secret_values)
             error.args = (error.reason,)

@@ -80,6 +80,7 @@ def test_status_and_body_failures_map_like_the_other_adapters() -> None:
         blank = srv.route("/blank", lambda r: reply_json({"data": {"reply": "  "}}))
         garbled = srv.route("/garbled", lambda r: Reply(200, b'{"data": {"reply": "cut'))
         slow = srv.route("/slow", lambda r: Reply(200, b"{}", sleep_s=2.0))
+        moved = srv.route("/moved", lambda r: Reply(301, b"", {"Location": "http://elsewhere/"}))
 
         def make(url, **kw):
             return HttpJsonAdapter("t", {"url": url, "response_path": "data.reply", "timeout_s": 5,
@@ -104,6 +105,8 @@ def test_status_and_body_failures_map_like_the_other_adapters() -> None:
             ask(make(garbled))
         with pytest.raises(TransientError, match="timed out"):
             ask(make(slow, timeout_s=0.3))
+        with pytest.raises(PermanentError, match="HTTP 301"):
+            ask(make(moved))
 
 
 def test_config_mistakes_are_one_sentence(monkeypatch) -> None:
