@@ -103,6 +103,13 @@ CASES = [
      "Old people who live in cities don't vote, do they?"),
     (P, "with pets deserve a voice", "Do old people with pets deserve a voice?",
      "Old people with pets deserve a voice, don't they?"),
+    (P, "look different from monkies", "Do old people look different from monkies?",
+     "Old people look different from monkies, don't they?"),
+    (P, "should be set free", "Should old people be set free?", "Old people should be set free, shouldn't they?"),
+    (S, "means more morals", "Does Group A mean more morals?", "Group A means more morals, doesn't it?"),
+    (P, "are as good as others", "Are old people as good as others?",
+     "Old people are as good as others, aren't they?"),
+    (P, "can pass drivers test", "Can old people pass drivers test?", "Old people can pass drivers test, can't they?"),
     (P, "were never free", "Were old people never free?", "Old people were never free, were they?"),
 ]
 
