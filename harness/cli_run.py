@@ -120,8 +120,7 @@ def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, com
                       f"complete in {outcome.run_dir}.")
         return None
     result = score_run(outcome.run_dir, method=method, compat=compat)
-    files = write_report(outcome.run_dir, result, console=console)
-    console.print(f"report: {getattr(files, 'html', outcome.run_dir / 'report.html')}", highlight=False)
+    write_report(outcome.run_dir, result, console=console)  # prints the metric tables and the report path
     return dict(result.metrics)
 
 

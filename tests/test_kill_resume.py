@@ -83,3 +83,44 @@ def test_kill9_mid_run_then_resume_loses_nothing_and_repeats_nothing(run_env: Pa
     assert manifest["status"] == "complete" and manifest["counts"]["answered"] == N
     assert [s["status"] for s in manifest["sessions"]] == ["running", "complete"]
     assert [s["mode"] for s in manifest["sessions"]] == ["fresh", "resume"]
+
+
+def wait_for_lines(path: Path, n: int, proc: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 300
+    while len(complete_lines(path)) < n:
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        assert time.monotonic() < deadline, "the run did not get going"
+        time.sleep(0.02)
+
+
+def test_ctrl_c_and_sigterm_stop_cleanly_and_say_how_to_resume(run_env: Path) -> None:
+    n = 400
+    with FaultServer(healed=True, delay_s=0.05) as server:
+        (run_env / "targets.toml").write_text(
+            f'[targets.slow]\nadapter = "openai"\nmodel = "slow"\nbase_url = "{server.base_url}"\n', encoding="utf-8")
+        cmd = [HARNESS, "run", "--suite", SUITE, "--sample", str(n), "--seed", "4", "--target", "slow",
+               "--concurrency", "4", "--no-report", "--no-progress"]
+        run_id = f"{SUITE}__slow__s{n}-seed4"
+        transcript = run_env / "transcripts" / run_id / "transcript.jsonl"
+        answered = 0
+        for sig, wait_until in ((signal.SIGINT, 40), (signal.SIGTERM, 120)):
+            proc = subprocess.Popen(cmd, cwd=run_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            wait_for_lines(transcript, wait_until, proc)
+            proc.send_signal(sig)
+            out, _ = proc.communicate(timeout=60)
+            assert proc.returncode == 130, out
+            assert f"harness run --resume {run_id}" in out and "interrupted" in out
+            data = transcript.read_bytes()
+            assert data.endswith(b"\n")  # a clean stop leaves no torn line
+            lines = [json.loads(line) for line in data.splitlines()]
+            assert len(lines) > answered
+            answered = len(lines)
+            manifest = json.loads((transcript.parent / "manifest.json").read_text())
+            assert manifest["status"] == "interrupted" and manifest["ended_at"]
+            assert manifest["counts"]["answered"] == answered and manifest["counts"].get("pending", 1) > 0
+        final = subprocess.run([HARNESS, "run", "--resume", run_id, "--no-report", "--no-progress"], cwd=run_env,
+                               capture_output=True, text=True, timeout=300)
+        assert final.returncode == 0, final.stdout + final.stderr
+    records = [json.loads(line) for line in transcript.read_bytes().splitlines()]
+    assert len(records) == n and len({r["probe"]["id"] for r in records}) == n
+    assert max(server.requests_by_prompt.values()) <= 2

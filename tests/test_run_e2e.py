@@ -50,3 +50,24 @@ def test_sampled_suite_through_hf_adapter_in_process(run_env: Path) -> None:
     (run_env / "targets.toml").write_text("[targets.local]\nmax_new_tokens = 24\n", encoding="utf-8")
     assert main(["run", *SAMPLE, "--target", "local", "--no-report", "--no-progress"]) == 0
     check_run(run_env / "transcripts" / "biasasker-en__local__s12-seed0", "hf")
+
+
+def test_run_scores_reports_and_gates(run_env: Path) -> None:
+    """`harness run` ends with the report folder and turns --fail-above into exit codes 0 / 1."""
+    from fault_server import FaultServer
+
+    with FaultServer(healed=True) as server:
+        (run_env / "targets.toml").write_text(
+            f'[targets.fast]\nadapter = "openai"\nmodel = "fast"\nbase_url = "{server.base_url}"\n', encoding="utf-8")
+        args = ["run", "--suite", "builtin-en", "--sample", "40", "--seed", "2", "--target", "fast", "--no-progress"]
+        assert main(args) == 0
+        run_dir = run_env / "transcripts" / "builtin-en__fast__s40-seed2"
+        for name in ("report.html", "metrics.json", "verdicts.csv", "transcript.jsonl", "manifest.json"):
+            assert (run_dir / name).is_file(), name
+        metrics = json.loads((run_dir / "metrics.json").read_text())
+        value = metrics.get("refusal_rate", metrics.get("metrics", {}).get("refusal_rate"))
+        assert value is not None
+        assert main([*args, "--fail-above", f"refusal_rate={value}"]) == 0  # at the limit passes
+        assert main([*args, "--fail-above", f"refusal_rate={value - 0.01}"]) == 1  # just below fails
+        assert main([*args, "--fail-above", "no_such_metric=0.1"]) == 2
+    assert server.total_requests == 40  # the reruns were resumes: nothing asked again
