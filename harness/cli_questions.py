@@ -84,8 +84,12 @@ def questions_command(
     probes = select_probes(loaded, sample=sample, seed=seed, limit=limit, **overrides)
     if fmt is Format.jsonl:
         _write_jsonl(probes)
-    else:
-        _print_table(loaded.name, probes)
+        return
+    shown = _print_table(loaded.name, probes)
+    total = sample if sample is not None else loaded.with_overrides(**overrides).count()
+    if shown < total:
+        Console(stderr=True).print(f"[dim]showing {shown:,} of {total:,} probes; --limit N for more, "
+                                   f"--format jsonl to export them all.[/]")
 
 
 def _write_jsonl(probes) -> None:
@@ -101,7 +105,7 @@ def _write_jsonl(probes) -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
-def _print_table(name: str, probes) -> None:
+def _print_table(name: str, probes) -> int:
     table = Table(title=f"Probes of {name}", show_lines=False)
     for col in ("#", "Bias type", "Kind", "Template", "Groups", "Text"):
         table.add_column(col, overflow="fold")
@@ -112,6 +116,7 @@ def _print_table(name: str, probes) -> None:
     Console().print(table)
     if n == 0:
         Console(stderr=True).print("no probes selected.")
+    return n
 
 
 def register(app: typer.Typer) -> None:
