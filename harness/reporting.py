@@ -227,7 +227,13 @@ def _plot_title(path: Path) -> str:
 
 
 def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
-    """Each family's figures; a plotting failure becomes a note in the report, never a lost report."""
+    """Each family's figures; a plotting failure becomes a note in the report, never a lost report.
+
+    Figures of an earlier scoring are removed first, so the folder never shows a stale attribute.
+    """
+    if out_dir.is_dir():
+        for old in out_dir.glob("*.png"):
+            old.unlink()
     paths: list[Path] = []
     for name, fres in result.families.items():
         module = FAMILIES[name].load() if name in FAMILIES else None

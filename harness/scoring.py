@@ -200,6 +200,8 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     _put_rate(result, "refusal_rate", labels.get(LABEL_REFUSE, 0), len(frame))
     _put_rate(result, "unknown_rate", labels.get(LABEL_UNKNOWN, 0), len(frame))
     result.error_reasons = dict(Counter(_reason(r) for r in failed).most_common())
+    if total and not answered:
+        result.notes.append("No probe has an answer yet, so there is nothing to measure; the errors are listed below.")
     if len(scored) < answered:
         result.notes.append(f"The oracles returned no verdict for {answered - len(scored)} answered probes.")
     score_frame(frame, result)
