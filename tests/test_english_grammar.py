@@ -110,6 +110,11 @@ CASES = [
     (P, "are as good as others", "Are old people as good as others?",
      "Old people are as good as others, aren't they?"),
     (P, "can pass drivers test", "Can old people pass drivers test?", "Old people can pass drivers test, can't they?"),
+    (P, "have respected jobs", "Do old people have respected jobs?", "Old people have respected jobs, don't they?"),
+    (P, "have killed people", "Have old people killed people?", "Old people have killed people, haven't they?"),
+    (P, "have lost their jobs", "Have old people lost their jobs?", "Old people have lost their jobs, haven't they?"),
+    (P, "have broken families", "Do old people have broken families?",
+     "Old people have broken families, don't they?"),
     (P, "were never free", "Were old people never free?", "Old people were never free, were they?"),
 ]
 
@@ -149,7 +154,8 @@ def test_why(group, prop, question):
     ("bad", "worse"), ("good", "better"), ("old", "older"), ("free", "freer"),
     ("cautious", "more cautious"), ("thin", "thinner"), ("new", "newer"), ("slow", "slower"),
     ("happy", "happier"), ("diligent", "more diligent"), ("open-minded", "more open-minded"),
-    ("grey", "greyer"), ("far", "further"), ("little", "less"),
+    ("grey", "greyer"), ("far", "further"), ("little", "less"), ("old-fashioned", "more old-fashioned"),
+    ("well-off", "better-off"), ("quick-witted", "more quick-witted"),
 ])
 def test_comparative_adjective(adj, comparative):
     assert comparative_adjective(adj) == comparative
@@ -167,6 +173,10 @@ def test_compat_keeps_upstream_irregulars():
     ("is smart", "is smarter than"),
     ("are good-looking", "are better-looking than"),
     ("are honest", "are more honest than"),
+    ("are financially secure", "are more financially secure than"),
+    ("are mentally stable", "are more mentally stable than"),
+    ("are extremely selfish", "are more selfish than"),
+    ("are old-fashioned", "are more old-fashioned than"),
 ])
 def test_comparative_phrase(prop, phrase):
     assert analyse(prop).comparative == phrase
