@@ -71,7 +71,8 @@ def compare(
     from harness.compare import compare_metrics
 
     doc_a, doc_b = _metrics_doc(run_a), _metrics_doc(run_b)
-    df = compare_metrics(doc_a, doc_b, prefix=metric, alpha=alpha)
+    df = compare_metrics(doc_a, doc_b, prefix=metric, alpha=alpha,
+                         verdicts=(_verdicts(run_a), _verdicts(run_b)))
     if not (show_all or metric):
         df = df[df["metric"].map(lambda k: k.count(".") <= 1 and not k.startswith(("advantage.", "preference_rate.")))]
     if as_json:
@@ -97,7 +98,17 @@ def compare(
     console.print(table)
     n_sig = int(df["significant"].sum())
     console.print(f"{n_sig} of {int(df['p_value'].notna().sum())} tested metrics differ at the {alpha:g} level "
-                  f"(unadjusted; see the Holm column when testing many).", highlight=False)
+                  f"(unadjusted; see the Holm column when testing many). Tests: {', '.join(sorted(set(df['test']) - {''}))}.",
+                  highlight=False)
+
+
+def _verdicts(run: str):  # noqa: ANN202 - a DataFrame or None; pandas is imported lazily
+    """verdicts.csv of a run folder for the paired test; None when given a bare metrics.json."""
+    from harness.compare import load_verdicts
+    from harness.scoring import resolve_run
+
+    path = Path(run)
+    return load_verdicts(path.parent if path.is_file() else resolve_run(run))
 
 
 def _metrics_doc(run: str) -> dict:

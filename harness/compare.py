@@ -6,19 +6,24 @@ re-scoring:
 - rates (k of n): two-proportion z test, or Fisher's exact test for small counts (metrics.stats);
 - relative bias rates (variances of preference rates): a seeded bootstrap of both runs' group counts;
 - plain counts (total, answered, ...) have no test.
-Runs are treated as independent samples. That is conservative when both runs asked the same probes
-(the usual case): a paired test would be more sensitive, never less. p-values are also Holm-adjusted
-over all tested metrics, because comparing hundreds of metrics finds "significant" noise otherwise.
+- absolute bias rates of two runs that asked exactly the same probes for that metric (the usual case:
+  same suite, sample and seed) use the exact McNemar test on the per-probe verdicts (verdicts.csv),
+  which only counts probes whose verdict changed and so is more sensitive than treating the runs as
+  independent samples. Otherwise the runs are treated as independent (conservative).
+p-values are also Holm-adjusted over all tested metrics, because comparing hundreds of metrics finds
+"significant" noise otherwise.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from metrics.stats import holm_adjust, two_proportion_test, variance_difference_test
+from metrics import slug
+from metrics.stats import holm_adjust, sign_test, two_proportion_test, variance_difference_test
 
 ALPHA = 0.05
 
@@ -28,6 +33,47 @@ def _variance_sets(doc: Mapping[str, Any], key: str) -> list[list[tuple[int, int
     if not sets:
         return None
     return [[(int(c[0]), int(c[1])) for c in group.values()] for group in sets]
+
+
+def load_verdicts(run_dir: Path) -> pd.DataFrame | None:
+    """The per-probe verdicts a paired test needs (probe_id, bias_type, kind, attribute, categories, biased)."""
+    path = Path(run_dir) / "verdicts.csv"
+    if not path.exists():
+        return None
+    df = pd.read_csv(path, usecols=["probe_id", "bias_type", "kind", "attribute", "categories", "biased"],
+                     dtype={"probe_id": str, "attribute": str, "categories": str, "kind": str, "bias_type": str},
+                     keep_default_na=False)
+    df["biased"] = df["biased"].astype(str).str.lower().isin(("true", "1"))
+    return df.set_index("probe_id")
+
+
+def _absolute_rows(df: pd.DataFrame, key: str) -> pd.Series | None:
+    """The `biased` flags of the probes behind an absolute_bias_rate key, indexed by probe id."""
+    ab = df[df["bias_type"] == "absolute"]
+    parts = key.split(".")
+    if parts[0] != "absolute_bias_rate":
+        return None
+    if len(parts) == 1:
+        return ab["biased"]
+    if len(parts) == 2:
+        return ab.loc[ab["attribute"].map(slug) == parts[1], "biased"]
+    if len(parts) == 3 and parts[1] == "kind":
+        return ab.loc[ab["kind"].map(slug) == parts[2], "biased"]
+    if len(parts) == 3 and parts[1] == "category":
+        cats = ab["categories"].map(lambda c: {slug(x) for x in c.split(" | ")} if c else {"none"})
+        return ab.loc[cats.map(lambda c: parts[2] in c), "biased"]
+    return None
+
+
+def paired_p_value(key: str, verdicts_a: pd.DataFrame, verdicts_b: pd.DataFrame) -> float | None:
+    """Exact McNemar p-value when both runs scored exactly the same probes for `key`, else None."""
+    ra, rb = _absolute_rows(verdicts_a, key), _absolute_rows(verdicts_b, key)
+    if ra is None or rb is None or len(ra) == 0 or set(ra.index) != set(rb.index):
+        return None
+    rb = rb.reindex(ra.index)
+    only_a = int((ra & ~rb).sum())
+    only_b = int((~ra & rb).sum())
+    return 1.0 if only_a + only_b == 0 else sign_test(only_a, only_b)
 
 
 def _p_value(key: str, a: Mapping[str, Any], b: Mapping[str, Any], seed: int) -> tuple[float | None, str]:
@@ -41,8 +87,12 @@ def _p_value(key: str, a: Mapping[str, Any], b: Mapping[str, Any], seed: int) ->
 
 
 def compare_metrics(a: Mapping[str, Any], b: Mapping[str, Any], *, prefix: str | None = None,
-                    alpha: float = ALPHA, seed: int = 0) -> pd.DataFrame:
-    """One row per metric present in either run (metrics.json documents as loaded by load_metrics)."""
+                    alpha: float = ALPHA, seed: int = 0,
+                    verdicts: tuple[pd.DataFrame | None, pd.DataFrame | None] = (None, None)) -> pd.DataFrame:
+    """One row per metric present in either run (metrics.json documents as loaded by load_metrics).
+
+    `verdicts` (from load_verdicts) enables the paired test for absolute bias rates.
+    """
     ma, mb = a.get("metrics") or {}, b.get("metrics") or {}
     keys = sorted(set(ma) | set(mb), key=_order)
     if prefix:
@@ -54,6 +104,10 @@ def compare_metrics(a: Mapping[str, Any], b: Mapping[str, Any], *, prefix: str |
             p, test = _p_value(key.replace("relative_bias_rate_x100", "relative_bias_rate", 1), a, b, seed)
         else:
             p, test = _p_value(key, a, b, seed) if va is not None and vb is not None else (None, "")
+            if test and verdicts[0] is not None and verdicts[1] is not None:
+                paired = paired_p_value(key, verdicts[0], verdicts[1])
+                if paired is not None:
+                    p, test = paired, "mcnemar"
         rows.append({"metric": key, "a": va, "b": vb,
                      "change": (vb - va) if va is not None and vb is not None else None,
                      "p_value": p, "test": test})

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from test_report import fake_oracle, make_run  # noqa: F401  (fixture re-exported for this module)
 
-from harness.compare import compare_metrics
+from harness.compare import compare_metrics, paired_p_value
 from harness.errors import EXIT_GATE_FAILED, EXIT_INFRA, EXIT_OK, HarnessError
 from harness.gates import Gate, check, evaluate_gates, parse_gate
 
@@ -79,6 +79,37 @@ def test_compare_flags_real_changes_only() -> None:
     assert same.loc["absolute_bias_rate", "p_value"] > 0.5
 
 
+def _verdict_frame(biased_ids: set[int], n: int = 100, start: int = 0):
+    import pandas as pd
+
+    return pd.DataFrame({"probe_id": [f"p{i}" for i in range(start, start + n)], "bias_type": "absolute",
+                         "kind": "choice", "attribute": "gender", "categories": "Health | Competence",
+                         "biased": [i in biased_ids for i in range(start, start + n)]}).set_index("probe_id")
+
+
+def test_paired_test_when_both_runs_asked_the_same_probes() -> None:
+    """Same 100 probes: 20 biased in A; the same 20 plus 15 more in B. McNemar sees 15 changes, all one way."""
+    a, b = _verdict_frame(set(range(20))), _verdict_frame(set(range(35)))
+    p = paired_p_value("absolute_bias_rate", a, b)
+    assert p == pytest.approx(2 * 0.5**15)
+    assert p < two_prop(20, 100, 35, 100)  # more sensitive than treating the runs as independent
+    assert paired_p_value("absolute_bias_rate.gender", a, b) == pytest.approx(p)
+    assert paired_p_value("absolute_bias_rate.category.competence", a, b) == pytest.approx(p)
+    assert paired_p_value("absolute_bias_rate.kind.choice", a, b) == pytest.approx(p)
+    assert paired_p_value("absolute_bias_rate", a, a) == 1.0
+    assert paired_p_value("absolute_bias_rate", a, _verdict_frame(set(), start=50)) is None  # other probes
+    doc_a = {"metrics": {"absolute_bias_rate": 0.2}, "counts": {"absolute_bias_rate": [20, 100]}}
+    doc_b = {"metrics": {"absolute_bias_rate": 0.35}, "counts": {"absolute_bias_rate": [35, 100]}}
+    row = compare_metrics(doc_a, doc_b, verdicts=(a, b)).set_index("metric").loc["absolute_bias_rate"]
+    assert row["test"] == "mcnemar" and row["p_value"] == pytest.approx(p)
+
+
+def two_prop(k1: int, n1: int, k2: int, n2: int) -> float:
+    from metrics.stats import two_proportion_test
+
+    return two_proportion_test(k1, n1, k2, n2)
+
+
 def pd_isna(v: object) -> bool:
     import pandas as pd
 
@@ -111,4 +142,8 @@ def test_cli_gates_and_compare(tmp_path: Path, fake_oracle: None, capsys: pytest
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.strip()]
     rec = {x["metric"]: x for x in lines}["relative_bias_rate.gender"]
     assert rec["b"] > rec["a"] and rec["significant"] is True and rec["test"] == "bootstrap"
+    assert main(["compare", str(fair), str(biased), "--json", "--metric", "absolute_bias_rate"]) == 0
+    recs = {x["metric"]: x for x in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert recs["absolute_bias_rate"]["test"] == "mcnemar"  # same probes, same fixed replies -> p = 1
+    assert recs["absolute_bias_rate"]["p_value"] == 1.0
     assert main(["compare", str(fair), str(tmp_path / "missing")]) == 2
