@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -119,7 +120,9 @@ class OpenAIChatAdapter(Adapter):
         status = exc.status_code
         if status in (401, 403):
             return PermanentError(f"HTTP {status}: authentication failed; check the target's API key")
-        return error_for_status(status, redact(exc.message, [self._api_key]), exc.response.headers)
+        body = exc.body if isinstance(exc.body, dict) else {}
+        detail = str(body.get("message") or re.sub(r"^Error code: \d+ - ", "", exc.message))
+        return error_for_status(status, redact(detail, [self._api_key]), exc.response.headers)
 
     async def aclose(self) -> None:
         if self._client is not None:

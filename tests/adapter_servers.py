@@ -36,6 +36,10 @@ class Reply:
 Handler = Callable[[Request], Reply]
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default backlog (5) resets connections under concurrent tests
+
+
 class ScriptedServer:
     def __init__(self) -> None:
         self.routes: dict[str, Handler] = {}
@@ -74,7 +78,7 @@ class ScriptedServer:
             do_POST = _serve  # noqa: N815 - http.server's naming
             do_GET = _serve  # noqa: N815
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self.httpd = _Server(("127.0.0.1", 0), _Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.base = f"http://127.0.0.1:{self.port}"

@@ -242,3 +242,25 @@ def test_targets_json_lists_kinds_and_secret_state(run_env: Path, monkeypatch: p
     assert by_name["tencent"]["secrets"] == {"TENCENTCLOUD_SECRET_ID": True, "TENCENTCLOUD_SECRET_KEY": False}
     assert {k["name"] for k in payload["adapters"]} >= {"openai", "tencent", "http", "hf"}
     assert SENTINEL not in out
+
+
+def test_check_asks_one_question(run_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from adapter_servers import Reply, scripted_server
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    monkeypatch.setattr("harness.cli_targets.Console", lambda: Console(file=buffer, width=200))
+    body = json.dumps({"choices": [{"message": {"content": "OK"}, "finish_reason": "stop"}]}).encode()
+    with scripted_server() as srv:
+        good = srv.route("/good", lambda r: Reply(200, body))
+        bad = srv.route("/bad", lambda r: Reply(404, b'{"error": {"message": "model not found"}}'))
+        write(run_env / "targets.toml", f'[targets.up]\nadapter = "openai"\nmodel = "m"\nbase_url = "{good}/v1"\n'
+                                        f'[targets.down]\nadapter = "openai"\nmodel = "m"\nbase_url = "{bad}/v1"\n')
+        assert main(["targets", "--check", "up"]) == 0
+        assert "up answered" in buffer.getvalue() and "'OK'" in buffer.getvalue()
+        assert main(["targets", "--check", "down"]) == 3
+        assert "HTTP 404: model not found (permanent)" in buffer.getvalue()
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["targets", "--check", "openai"]) == 2  # missing key: the one-sentence usage error
