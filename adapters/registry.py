@@ -95,7 +95,6 @@ class AdapterKind:
     name: str
     source: str  # "built-in" or the distribution name of the plugin
     target: str  # "module:Class"
-    error: str = ""  # why a plugin could not be loaded, if it could not
 
 
 # --------------------------------------------------------------------------------------------- kinds
@@ -284,10 +283,12 @@ def read_secrets(config: TargetConfig) -> dict[str, str]:
     """Secret values from the environment; a missing one is a one-sentence HarnessError."""
     missing = config.missing_secrets()
     if missing:
-        names = " and ".join(missing)
-        plural = "variables" if len(missing) > 1 else "variable"
-        raise ConfigError(f"Target '{config.name}' needs the environment {plural} {names}; "
-                          "set it or pick another target with --target.")
+        if len(missing) == 1:
+            what, pronoun = f"variable {missing[0]}", "it"
+        else:
+            what, pronoun = f"variables {' and '.join(missing)}", "them"
+        raise ConfigError(f"Target '{config.name}' needs the environment {what}; "
+                          f"set {pronoun} or pick another target with --target.")
     return {role: os.environ[var] for role, var in config.secret_env.items()}
 
 
