@@ -23,6 +23,7 @@ import os
 import socket
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 _BODY_TEMPLATE = {
@@ -104,6 +105,33 @@ def _run(run_id: str, probes: list, concurrency: int) -> tuple[float, float, int
     return outcome.stats.elapsed_s, outcome.stats.cpu_s, outcome.stats.answered
 
 
+def _adapter_only(target: str, probes: list, concurrency: int) -> tuple[float, float]:
+    """The same requests through the bare adapter (no runner): the transport's own ceiling on this machine.
+
+    The gap between this and the runner's figure is what the engine costs (retries, cache, transcript).
+    """
+    from adapters.registry import create_adapter
+    from harness.runner import run_loop
+
+    adapter = create_adapter(target)
+
+    async def go() -> tuple[float, float]:
+        sem = asyncio.Semaphore(concurrency)
+
+        async def one(text: str) -> None:
+            async with sem:
+                await adapter.ask(text)
+
+        await asyncio.gather(*(one(p.text) for p in probes[:200]))  # warm the connection pool
+        start, cpu = time.monotonic(), time.process_time()
+        await asyncio.gather(*(one(p.text) for p in probes))
+        wall, used = time.monotonic() - start, time.process_time() - cpu
+        await adapter.aclose()
+        return len(probes) / wall, used / len(probes)
+
+    return run_loop(go())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--probes", type=int, default=5000)
@@ -138,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  physical limit    {limit:8.1f} probes/s  ({args.concurrency} in flight / {args.latency:g} s)")
         print(f"  ratio             {rate / limit:8.3f}  (goal >= 0.8)")
         print(f"  harness CPU       {cpu / answered * 1000:8.3f} ms per probe ({cpu:.2f} s total)")
+        bare_rate, bare_cpu = _adapter_only("bench", probes, args.concurrency)
+        print(f"  bare adapter      {bare_rate:8.1f} probes/s, {bare_cpu * 1000:.3f} ms CPU per request "
+              "(same requests, no runner: the HTTP stack's ceiling here)")
+        print(f"  load average      {os.getloadavg()[0]:8.2f} on {os.cpu_count()} CPUs (other work on the machine)")
         seq_probes = _probes(args.probes + args.sequential)[args.probes:]
         seq_wall, _seq_cpu, seq_answered = _run("sequential", seq_probes, 1)
         seq_rate = seq_answered / seq_wall

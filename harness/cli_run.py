@@ -156,7 +156,7 @@ def run_command(
     retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Ask again only the probes that ended in an error.")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Ask the target even when the answer is cached.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Count probes, tokens and cost; ask nothing.")] = False,
-    answer_mode: Annotated[str, typer.Option(help="generate, or loglik (CBBQ on hf targets: pick the likeliest option).")] = ANSWER_GENERATE,
+    answer_mode: Annotated[str, typer.Option(help="generate (or text), or loglik (CBBQ on hf targets: pick the likeliest option).")] = ANSWER_GENERATE,
     method: Annotated[str, typer.Option(help="Oracle method for scoring.")] = "default",
     compat: Annotated[bool, typer.Option("--compat", help="Score exactly as the upstream code does.")] = False,
     no_report: Annotated[bool, typer.Option("--no-report", help="Skip scoring and the report folder.")] = False,
@@ -166,6 +166,7 @@ def run_command(
 ) -> None:
     """Ask a suite of a target; record, resume, score and gate (the main job)."""
     console = Console()
+    answer_mode = ANSWER_GENERATE if answer_mode == "text" else answer_mode  # "text" reads naturally too
     if answer_mode not in (ANSWER_GENERATE, ANSWER_LOGLIK):
         raise HarnessError(f"--answer-mode must be generate or loglik, not '{answer_mode}'.")
     params = _parse_pairs(param, "--param")
@@ -177,6 +178,7 @@ def run_command(
         suite, target, sample=sample, seed=seed, limit=limit, overrides=params, run_id=run_id, new=new,
         resume=resume, retry_errors=retry_errors, use_cache=not no_cache, show_progress=progress,
         answer_mode=answer_mode, argv=sys.argv,
+        target_overrides={"timeout_s": timeout},  # the adapter's own HTTP timeout follows --timeout
         engine_overrides={"concurrency": concurrency, "rpm": rpm, "timeout_s": timeout,
                           "max_attempts": max_attempts},
     )

@@ -41,7 +41,7 @@ from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
 from adapters.base import Adapter, Completion, PermanentError, TransientError
 from harness import manifest as mf
-from harness.errors import HarnessError
+from harness.errors import HarnessError, InfrastructureError
 from harness.progress import RunProgress, SessionStats
 from harness.ratelimit import make_limiter
 from harness.records import STATUS_ERROR, STATUS_OK, Probe, Reply
@@ -671,6 +671,13 @@ def run_suite(suite: Any = None, target: str | Adapter | None = None, *, probes:
             status = mf.STATUS_INTERRUPTED
     except _Abort as exc:
         status, abort_reason = mf.STATUS_FAILED, str(exc)
+    except HarnessError:
+        status = mf.STATUS_FAILED
+        raise
+    except OSError as exc:  # the transcript could not be written (disk full, folder removed...)
+        status = mf.STATUS_INTERRUPTED
+        raise InfrastructureError(f"Cannot write to {run_dir} ({exc.strerror or exc}); everything recorded so far "
+                                  f"is kept: fix that, then rerun with `harness run --resume {run_id}`.") from None
     except BaseException:
         status = mf.STATUS_INTERRUPTED
         raise
