@@ -49,8 +49,9 @@ def gates(pytester: pytest.Pytester, shared_dirs: dict[str, str], monkeypatch: p
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """A separate pytest process, as in CI (in-process runs would re-import numpy, which cannot be)."""
     plugin = [] if PLUGIN_BY_ENTRY_POINT else ["-p", "harness.pytest_plugin"]
-    return pytester.runpytest(*plugin, "-p", "no:cacheprovider", *args)
+    return pytester.runpytest_subprocess(*plugin, "-p", "no:cacheprovider", *args, timeout=1500)
 
 
 def run_folder(shared_dirs: dict[str, str]) -> Path:
