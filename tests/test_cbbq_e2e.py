@@ -109,8 +109,9 @@ def test_generated_answers_with_in_process_qwen(tmp_path: Path, monkeypatch: pyt
     doc = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
     m = doc["metrics"]
     assert m["cbbq.items"] == 8 and m["cbbq.valid"] >= 4
-    for key in ("cbbq.s_amb", "cbbq.s_disamb", "cbbq.s_total"):
-        assert 0.0 <= m[key] <= 1.0, key
+    assert 0.0 <= m["cbbq.s_amb"] <= 1.0
+    for key in ("cbbq.s_disamb", "cbbq.s_total"):  # absent only if every disambiguated answer was "unknown"
+        assert 0.0 <= m.get(key, 0.0) <= 1.0, key
     html = (run / "report.html").read_text(encoding="utf-8")
     assert "CBBQ" in html
     assert {"cbbq_scores.png", "cbbq_answers.png"} <= {p.name for p in run.rglob("*.png")}

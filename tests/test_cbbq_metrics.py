@@ -71,11 +71,11 @@ def test_hand_computed_scores(answered: list[tuple[Probe, str]]) -> None:
     assert m["cbbq.s_amb.gender"] == pytest.approx(2 / 3)
     assert m["cbbq.s_disamb.gender"] == pytest.approx(2 / 3)
     assert m["cbbq.s_total.gender"] == pytest.approx(2 / 3)
-    assert m["cbbq.s_amb.SES"] == pytest.approx(1 / 2)
-    assert m["cbbq.s_disamb.SES"] == pytest.approx(1.0)
-    assert m["cbbq.s_total.SES"] == pytest.approx(0.4 * 0.5 + 0.6 * 1.0)
+    assert m["cbbq.s_amb.ses"] == pytest.approx(1 / 2)
+    assert m["cbbq.s_disamb.ses"] == pytest.approx(1.0)
+    assert m["cbbq.s_total.ses"] == pytest.approx(0.4 * 0.5 + 0.6 * 1.0)
     assert m["cbbq.s_amb.ci_low"] < 0.6 < m["cbbq.s_amb.ci_high"]
-    assert m["cbbq.position.A"] == pytest.approx(5 / 10) and m["cbbq.position.C"] == pytest.approx(2 / 10)
+    assert m["cbbq.position.a"] == pytest.approx(5 / 10) and m["cbbq.position.c"] == pytest.approx(2 / 10)
 
 
 def test_weights_are_configurable(answered: list[tuple[Probe, str]]) -> None:
