@@ -89,7 +89,15 @@ def _seed(spec: Mapping[str, Any]) -> int:
         raise ConfigError(f"seed must be a whole number, got {spec.get('seed')!r}.") from None
 
 
+SPEC_KEYS = frozenset({"name", "generator", "lang", "description", "categories", "category", "contexts",
+                       "per_category", "seed", "prompt", "permute"})
+
+
 def _settings(spec: Mapping[str, Any]) -> tuple[str, str]:
+    unknown = sorted(set(spec) - SPEC_KEYS)
+    if unknown:
+        raise ConfigError(f"Unknown CBBQ suite option{'s' if len(unknown) > 1 else ''} "
+                          f"{', '.join(map(repr, unknown))}; known: {', '.join(sorted(SPEC_KEYS - {'name', 'generator', 'lang', 'description'}))}.")
     prompt = str(spec.get("prompt", DEFAULT_PROMPT))
     permute = str(spec.get("permute", DEFAULT_PERMUTE))
     if prompt not in cbbq_prompts.PROMPTS:

@@ -187,6 +187,15 @@ def test_bad_spec_values_are_one_sentence_config_errors() -> None:
         cbbq.count({"permute": "sideways"})
     with pytest.raises(ConfigError, match="per_category"):
         cbbq.count({"per_category": 0})
+    with pytest.raises(ConfigError, match="Unknown CBBQ suite option 'per_catgory'"):
+        cbbq.count({"per_catgory": 5})
+
+
+def test_cli_typo_in_a_suite_option_exits_2(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.cli import main
+
+    assert main(["run", "--suite", "cbbq", "--target", "local-server", "-p", "per_catgory=3", "--dry-run"]) == 2
+    assert "per_catgory" in capsys.readouterr().err
 
 
 def test_missing_data_is_a_data_missing_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
