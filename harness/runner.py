@@ -631,7 +631,11 @@ def run_suite(suite: Any = None, target: str | Adapter | None = None, *, probes:
     mode = MODE_RETRY_ERRORS if retry_errors else (MODE_RESUME if ok or err else MODE_FRESH)
     secrets = info.secrets
     command = mf.command_line(argv, secrets)
-    estimate = _selected_estimate(suite_obj, sample, limit) if suite_obj is not None else None
+    estimate = None
+    if suite_obj is not None:
+        with_overrides = getattr(suite_obj, "with_overrides", None)
+        counted = with_overrides(**overrides) if (overrides and with_overrides) else suite_obj
+        estimate = _selected_estimate(counted, sample, limit)
     if not manifest:
         manifest = mf.new_manifest(
             run_id=run_id, suite=suite_name, target=info.name, adapter=adapter.kind,
