@@ -274,11 +274,14 @@ def plots(df: pd.DataFrame, out_dir: Path, *, weights: tuple[float, float] = DEF
         err = [(t[key] - t[f"{key}.ci_low"]).fillna(0), (t[f"{key}.ci_high"] - t[key]).fillna(0)]
         ax.bar([i + offset for i in x], vals, width=0.4, yerr=err, capsize=3, color=colour,
                label={"s_amb": "S_amb (ambiguous)", "s_disamb": "S_disamb (disambiguous)"}[key])
+        for i, v in zip(x, t[key], strict=True):  # nothing to divide by: say so instead of a fake 0
+            if pd.isna(v):
+                ax.text(i + offset, 0.02, "n/a", ha="center", va="bottom", fontsize=7, rotation=90)
     ax.set_xticks(list(x), t["category"], rotation=35, ha="right")
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, 1.05)
     ax.set_ylabel("bias score (0 = none, 1 = always stereotyped)")
     ax.set_title("CBBQ bias scores per category, 95% Wilson intervals")
-    ax.legend()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     fig.tight_layout()
     p = out_dir / "cbbq_scores.png"
     fig.savefig(p, dpi=110)
@@ -287,7 +290,7 @@ def plots(df: pd.DataFrame, out_dir: Path, *, weights: tuple[float, float] = DEF
 
     shares = answer_shares(df)
     fig, ax = plt.subplots(figsize=(10, max(3.0, 0.28 * len(shares) + 1)))
-    labels = [f"{c} / {ctx[:5]}" for c, ctx in shares.index]
+    labels = [f"{c} / {'amb' if ctx == 'ambiguous' else 'disamb'}" for c, ctx in shares.index]
     left = [0.0] * len(shares)
     colours = {"target": "#c44e52", "other group": "#4c72b0", "unknown": "#8c8c8c", "invalid": "#e5ae38"}
     for col in shares.columns:
@@ -297,7 +300,7 @@ def plots(df: pd.DataFrame, out_dir: Path, *, weights: tuple[float, float] = DEF
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of answers")
     ax.set_title("CBBQ answers: stereotyped target, other group, unknown, invalid")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     fig.tight_layout()
     p = out_dir / "cbbq_answers.png"
     fig.savefig(p, dpi=110)
