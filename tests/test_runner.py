@@ -268,3 +268,34 @@ def test_redaction_and_run_ids() -> None:
 def test_token_estimate_counts_chinese_per_character() -> None:
     assert estimate_tokens("为什么女人更聪明？") == 9 + 4
     assert estimate_tokens("Why are women smarter?") == (22 + 3) // 4 + 4
+
+
+def test_dry_run_counts_tokens_and_cost_without_a_key(run_env: Path, capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.cli import main
+
+    monkeypatch.delenv("PRICY_KEY", raising=False)
+    (run_env / "targets.toml").write_text(
+        '[targets.pricy]\nadapter = "openai"\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'api_key_env = "PRICY_KEY"\nmax_tokens = 100\nprice = { input_per_1k = 1.0, output_per_1k = 2.0 }\n',
+        encoding="utf-8")
+    assert main(["run", "--suite", "builtin-zh", "--target", "pricy", "--limit", "30", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "probes selected: 30" in out and "to ask now: 30" in out
+    assert "up to 3,000 out" in out and "estimated cost: at most" in out
+    assert not (run_env / "transcripts").exists()  # a dry run creates nothing
+    # The real run needs the key: one sentence naming the variable, exit 2, still no run folder.
+    assert main(["run", "--suite", "builtin-zh", "--target", "pricy", "--limit", "30"]) == 2
+    assert "PRICY_KEY" in capsys.readouterr().err
+    assert not (run_env / "transcripts").exists()
+
+
+def test_usage_mistakes_are_one_sentence(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.cli import main
+
+    assert main(["run", "--target", "local"]) == 2
+    assert "--suite" in capsys.readouterr().err
+    assert main(["run", "--resume", "no-such-run"]) == 2
+    assert "No run 'no-such-run'" in capsys.readouterr().err
+    assert main(["run", "--suite", "builtin-en", "--target", "nope"]) == 2
+    assert "Unknown target 'nope'" in capsys.readouterr().err
