@@ -37,7 +37,8 @@ def cbbq_run(qwen_server: str, tmp_path_factory: pytest.TempPathFactory) -> Path
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    assert code == 0
+    assert code == 0, (f"harness run exited {code}; exit 3 with connection errors means llama_cpp.server died "
+                       "(e.g. a llama-cpp build using CPU instructions this machine forbids; see the server log)")
     return root / "transcripts" / "cbbq-qwen-e2e"
 
 
