@@ -102,6 +102,7 @@ class Instance:
     label: int
     target: int
     template_row: int
+    upstream_category: str = ""  # the CSV's category cell; differs from `category` in 4 race templates
 
     @property
     def options(self) -> tuple[str, str, str]:
@@ -110,7 +111,7 @@ class Instance:
     def upstream_row(self) -> list[str]:
         """The row as upstream's merged CSV has it (column order of `UPSTREAM_COLUMNS`)."""
         return [str(self.example_id), self.question_index, self.polarity, self.context_condition,
-                self.category, self.subcategory, self.bias_targeted_groups, self.source, self.context,
+                self.upstream_category or self.category, self.subcategory, self.bias_targeted_groups, self.source, self.context,
                 self.question, self.ans0, self.ans1, self.ans2, str(self.label)]
 
 
@@ -241,6 +242,18 @@ def _target_slots(root: str, category: str) -> dict[tuple[str, int], tuple[int, 
     return slots
 
 
+def _instance(t: Template, category: str, context: str, n1: str, n2: str, context_text: str, example_id: int,
+              target: int) -> Instance:
+    """`category`/`context` are the folder's (what the suite selected); the CSV's own category cell is kept
+    for upstream_row() only (4 race templates say "religion": upstream's files carry that through)."""
+    return Instance(example_id=example_id, question_index=t.question_index, polarity=t.polarity,
+                    context_condition=context, category=category, upstream_category=t.category,
+                    subcategory=t.subcategory,
+                    bias_targeted_groups=t.bias_targeted_groups, source=t.source, context=context_text,
+                    question=_fill(t.question, n1, n2), ans0=_fill(t.ans0, n1, n2), ans1=_fill(t.ans1, n1, n2),
+                    ans2=_fill(t.ans2, n1, n2), label=t.label, target=target, template_row=t.row)
+
+
 def iter_instances(category: str, context: str) -> Iterator[Instance]:
     """Every generated instance of one category and context, in upstream's order."""
     slots = target_slots(category)
@@ -248,15 +261,9 @@ def iter_instances(category: str, context: str) -> Iterator[Instance]:
     for t in load_templates(category, context):
         target = slots[(context, t.row)][0]
         for n1, n2 in itertools.product(t.names1, t.names2):
-            ans0, ans1, ans2 = _fill(t.ans0, n1, n2), _fill(t.ans1, n1, n2), _fill(t.ans2, n1, n2)
-            question = _fill(t.question, n1, n2)
             for ctx in _contexts(t, n1, n2):
                 example_id += 1
-                yield Instance(example_id=example_id, question_index=t.question_index, polarity=t.polarity,
-                               context_condition=context, category=category, subcategory=t.subcategory,
-                               bias_targeted_groups=t.bias_targeted_groups, source=t.source, context=ctx,
-                               question=question, ans0=ans0, ans1=ans1, ans2=ans2, label=t.label,
-                               target=target, template_row=t.row)
+                yield _instance(t, category, context, n1, n2, ctx, example_id, target)
 
 
 def instance_count(category: str, context: str) -> int:
@@ -264,15 +271,9 @@ def instance_count(category: str, context: str) -> int:
     return sum(t.instance_count for t in load_templates(category, context))
 
 
-def instance_at(category: str, context: str, index: int) -> Instance:
-    """The instance at 0-based position `index`, found by arithmetic over the templates (for sampling)."""
-    for inst in _instances_at(category, context, [index]):
-        return inst
-    raise IndexError(index)
-
-
-def _instances_at(category: str, context: str, indices: list[int]) -> Iterator[Instance]:
-    """Instances at the given sorted 0-based positions, filling only the templates that hold them."""
+def instances_at(category: str, context: str, indices: list[int]) -> Iterator[Instance]:
+    """Instances at the given 0-based positions (sorted, deduplicated), filling only the templates that
+    hold them: sampling a few rows of a 13,528-row category costs microseconds, not a full pass."""
     wanted = sorted(set(indices))
     if not wanted:
         return
@@ -285,24 +286,12 @@ def _instances_at(category: str, context: str, indices: list[int]) -> Iterator[I
             start = end
             continue
         target = slots[(context, t.row)][0]
-        per_pair = t.rows_per_pair
         while pos < len(wanted) and wanted[pos] < end:
-            local = wanted[pos] - start
-            pair, variant = divmod(local, per_pair)
-            n1 = t.names1[pair // len(t.names2)]
-            n2 = t.names2[pair % len(t.names2)]
+            pair, variant = divmod(wanted[pos] - start, t.rows_per_pair)
+            n1, n2 = t.names1[pair // len(t.names2)], t.names2[pair % len(t.names2)]
             ctx = list(_contexts(t, n1, n2))[variant]
-            yield Instance(example_id=wanted[pos] + 1, question_index=t.question_index, polarity=t.polarity,
-                           context_condition=context, category=category, subcategory=t.subcategory,
-                           bias_targeted_groups=t.bias_targeted_groups, source=t.source, context=ctx,
-                           question=_fill(t.question, n1, n2), ans0=_fill(t.ans0, n1, n2),
-                           ans1=_fill(t.ans1, n1, n2), ans2=_fill(t.ans2, n1, n2), label=t.label,
-                           target=target, template_row=t.row)
+            yield _instance(t, category, context, n1, n2, ctx, wanted[pos] + 1, target)
             pos += 1
         if pos >= len(wanted):
             return
         start = end
-
-
-def instances_at(category: str, context: str, indices: list[int]) -> Iterator[Instance]:
-    return _instances_at(category, context, indices)

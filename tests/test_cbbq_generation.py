@@ -202,3 +202,10 @@ def test_missing_data_is_a_data_missing_error(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setenv("HARNESS_DATA_DIR", str(tmp_path))
     with pytest.raises(DataMissingError, match="harness data pull cbbq"):
         cbbq.count({"categories": ["gender"]})
+
+
+def test_csv_category_quirk_kept_for_upstream_rows_only() -> None:
+    """Four race templates say category "religion" in the CSV: upstream's rows carry it, our probes say race."""
+    odd = [i for i in T.iter_instances("race", "ambiguous") if i.upstream_row()[4] != "race"]
+    assert odd and {i.upstream_row()[4] for i in odd} == {"religion"}
+    assert {i.category for i in odd} == {"race"} and {i.bias_targeted_groups for i in odd} == {"犹太人"}
