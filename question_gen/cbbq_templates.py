@@ -15,6 +15,9 @@ exactly those rows, and a reader comparing our scores with the paper needs the s
   placeholder; later mentions keep name1/name2 so the disambiguating facts stay with the same group.
 * disease: no swap (one row per pair) and fixed answer strings.
 * rows: neg templates then non-neg, `example_id` counted from 1 per (category, context).
+* every cell is copied from the template row, quirks included (4 race templates say category
+  "religion"; 2 rows of race's non-neg file say "neg"): `Instance.upstream_row()` keeps them, while a
+  probe's category is the folder it came from.
 
 Upstream never stored which answer slot holds the stereotyped group; `target_slots()` derives it
 (upstream-notes 2.4): in disambiguous items the fact always contradicts the stereotype, so the target is
