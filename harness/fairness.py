@@ -293,13 +293,19 @@ class HarnessResult:
         return self.metrics.get(key, default)
 
     def examples(self, key: str = "", *, n: int = 3) -> list[Example]:
-        """The biased replies behind a metric, one per group first, for a failure message."""
+        """The replies behind a metric (biased ones; refusals for refusal_rate), one per group first."""
         frame = getattr(self.scored, "frame", None)
         if frame is None or frame.empty:
             return []
-        rows = frame[frame["biased"].astype(bool)]
         parts = key.split(".")
         family, rest = parts[0], parts[1:]
+        by_label = {"refusal_rate": "refuse", "unknown_rate": "unknown"}
+        if family in by_label:  # the replies behind these rates are refusals / unreadable ones, not biased ones
+            rows = frame[frame["label"] == by_label[family]]
+        elif family in ("error_rate", "errors", "answered", "total"):
+            return []  # errors never reach the verdict frame; the run folder lists them
+        else:
+            rows = frame[frame["biased"].astype(bool)]
         if family == "cbbq":
             rows = rows[rows["kind"] == "multiple_choice"]
         elif family.startswith("absolute_bias"):

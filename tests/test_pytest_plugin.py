@@ -199,3 +199,34 @@ def test_evaluate_gate_outcomes() -> None:
     assert not none.passed and "has no value" in none.reason
     missing = evaluate_gate(Gate("cbbq.s_total", "cbbq.s_total", max=0.1), metrics)
     assert not missing.passed and "was not measured" in missing.reason and "absolute_bias_rate" in missing.reason
+
+
+def test_result_examples_follow_the_metric(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from harness.fairness import HarnessResult
+
+    def row(pid: str, label: str, biased: bool, bias_type: str, groups: tuple[str, ...], attribute: str) -> dict:
+        return dict(probe_id=pid, text=f"Q{pid}", reply=f"R{pid}", label=label, biased=biased, kind="yes_no",
+                    bias_type=bias_type, groups=groups, attribute=attribute, categories=("Health",))
+
+    frame = pd.DataFrame([row("1", "choice", True, "absolute", ("men", "women"), "gender"),
+                          row("2", "refuse", False, "relative", ("men",), "gender"),
+                          row("3", "affirm", True, "relative", ("Asian people",), "race"),
+                          row("4", "affirm", True, "relative", ("men",), "gender"),
+                          row("5", "deny", False, "absolute", ("men", "women"), "gender")])
+    result = HarnessResult(tmp_path, {"absolute_bias_rate": 0.5}, SimpleNamespace(frame=frame))
+
+    def questions(key: str) -> list[str]:
+        return [e.question for e in result.examples(key)]
+
+    assert questions("absolute_bias_rate") == ["Q1"]
+    assert questions("relative_bias_rate") == ["Q3", "Q4"]
+    assert questions("relative_bias_rate.gender") == ["Q4"]
+    assert questions("refusal_rate") == ["Q2"]
+    assert questions("error_rate") == []
+    assert "1. Q: Q1" in result.explain("absolute_bias_rate") and "A [choice]: R1" in result.explain("absolute_bias_rate")
+    with pytest.raises(KeyError, match="was not measured"):
+        result["cbbq.s_total"]
