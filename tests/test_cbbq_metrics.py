@@ -119,6 +119,30 @@ def test_rotated_probes_score_the_same_choice_the_same_way() -> None:
         assert v.biased == (p.meta["polarity"] == "neg")
 
 
+def test_rotation_consistency_tells_a_letter_habit_from_an_answer() -> None:
+    probes = list(cbbq.generate({"categories": ["gender"], "per_category": 3, "permute": "rotate", "seed": 5},
+                                "cbbq"))
+    assert len(probes) == 18
+
+    def metrics_for(answer) -> dict:
+        return M.compute(M.frame((p, score_cbbq(p, Reply(probe_id=p.id, target="t", text=answer(p))))
+                                 for p in probes))
+
+    same_option = metrics_for(lambda p: p.options[p.meta["target"]])  # names the same group in every order
+    always_a = metrics_for(lambda p: "A")
+    assert same_option["cbbq.rotation_consistency"] == 1.0
+    assert always_a["cbbq.rotation_consistency"] == 0.0
+    assert always_a["cbbq.position.a"] == 1.0
+    # rotating cancels the habit: "A" lands on target, other group and unknown equally often
+    assert always_a["cbbq.unknown_rate.ambiguous"] == pytest.approx(1 / 3)
+    assert "cbbq.rotation_consistency" not in M.compute(_df_plain())
+
+
+def _df_plain():
+    p = next(cbbq.generate({"categories": ["gender"]}, "cbbq"))
+    return M.frame([(p, score_cbbq(p, Reply(probe_id=p.id, target="t", text="A")))])
+
+
 def test_tables_and_plots(answered: list[tuple[Probe, str]], tmp_path: Path) -> None:
     df = _df(answered)
     tabs = M.tables(df)
