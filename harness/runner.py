@@ -616,97 +616,119 @@ def run_suite(suite: Any = None, target: str | Adapter | None = None, *, probes:
         if new:
             run_id += f"__{_fresh_suffix()}"
     run_dir = mf.run_dir_for(run_id) if not resume else run_dir
-    manifest = previous or mf.read_manifest(run_dir)
-    transcript = run_dir / TRANSCRIPT_FILE
-    if manifest and not resume:
-        for key, mine in (("suite", suite_name), ("target", info.name)):
-            if manifest.get(key) and manifest[key] != mine:
-                raise HarnessError(f"Run folder {run_dir} belongs to {key} '{manifest[key]}'; "
-                                   "pick another --run-id or use --new.")
-    if manifest and manifest.get("fingerprint") and manifest["fingerprint"] != adapter.fingerprint():
-        raise HarnessError(f"Target '{info.name}' settings changed since run {run_id} started "
-                           "(model, endpoint or generation settings); use --new to start a fresh run.")
+    with run_lock(run_dir):
+        manifest = previous or mf.read_manifest(run_dir)
+        transcript = run_dir / TRANSCRIPT_FILE
+        if manifest and not resume:
+            for key, mine in (("suite", suite_name), ("target", info.name)):
+                if manifest.get(key) and manifest[key] != mine:
+                    raise HarnessError(f"Run folder {run_dir} belongs to {key} '{manifest[key]}'; "
+                                       "pick another --run-id or use --new.")
+        if manifest and manifest.get("fingerprint") and manifest["fingerprint"] != adapter.fingerprint():
+            raise HarnessError(f"Target '{info.name}' settings changed since run {run_id} started "
+                               "(model, endpoint or generation settings); use --new to start a fresh run.")
 
-    ok, err = scan_transcript(transcript)
-    mode = MODE_RETRY_ERRORS if retry_errors else (MODE_RESUME if ok or err else MODE_FRESH)
-    secrets = info.secrets
-    command = mf.command_line(argv, secrets)
-    estimate = None
-    if suite_obj is not None:
-        with_overrides = getattr(suite_obj, "with_overrides", None)
-        counted = with_overrides(**overrides) if (overrides and with_overrides) else suite_obj
-        estimate = _selected_estimate(counted, sample, limit)
-    if not manifest:
-        manifest = mf.new_manifest(
-            run_id=run_id, suite=suite_name, target=info.name, adapter=adapter.kind,
-            settings=adapter.public_settings(), lang=getattr(suite_obj, "lang", ""),
-            generator=getattr(suite_obj, "generator", ""), fingerprint=adapter.fingerprint(),
-            sample=sample, seed=seed, limit=limit, overrides=overrides, answer_mode=answer_mode,
-            selected=estimate, command=command)
-    manifest["engine"] = asdict(settings)
-    session = mf.begin_session(manifest, command=command, mode=mode)
-    mf.write_manifest(run_dir, manifest)
-
-    if from_transcript:
-        probes = errored_probes(transcript)
-    elif probes is None:
-        probes = select_any(suite_obj, sample=sample, seed=seed, limit=limit, overrides=overrides)
-    counter = {"seen": 0, "skipped": 0, "exhausted": 0}
-    todo = _filtered(probes, ok=ok, err=err, retry_errors=retry_errors, counter=counter)
-
-    cache = ResponseCache(cache_path) if use_cache and answer_mode == ANSWER_GENERATE else None
-    writer = TranscriptWriter(run_dir)
-    total = estimate if estimate is not None else None
-    already = len(ok) + (0 if retry_errors else len(err))
-    if retry_errors:
-        total, already = len(err), 0
-    progress = RunProgress(total, already_done=already, enabled=show_progress, console=console)
-    engine_obj = Engine(adapter, writer, settings=settings, cache=cache, progress=progress, secrets=secrets)
-    status = mf.STATUS_COMPLETE
-    abort_reason: str | None = None
-    try:
-        with progress:
-            if answer_mode == ANSWER_LOGLIK:
-                coro = _run_loglik(todo, adapter, writer, engine_obj)
-            else:
-                coro = engine_obj.run(todo)
-            _, interrupted = run_loop(_with_signals(_closing(coro, adapter if owns_adapter else None)))
-        if interrupted:
-            status = mf.STATUS_INTERRUPTED
-    except _Abort as exc:
-        status, abort_reason = mf.STATUS_FAILED, str(exc)
-    except HarnessError:
-        status = mf.STATUS_FAILED
-        raise
-    except OSError as exc:  # the transcript could not be written (disk full, folder removed...)
-        status = mf.STATUS_INTERRUPTED
-        raise InfrastructureError(f"Cannot write to {run_dir} ({exc.strerror or exc}); everything recorded so far "
-                                  f"is kept: fix that, then rerun with `harness run --resume {run_id}`.") from None
-    except BaseException:
-        status = mf.STATUS_INTERRUPTED
-        raise
-    finally:
-        writer.close()
-        if cache is not None:
-            cache.close()
-        stats = engine_obj.stats
-        stats.skipped = counter["skipped"]
-        final_ok = ok | engine_obj.settled_ok
-        final_err = (err | engine_obj.settled_error) - final_ok
-        whole_selection = counter["exhausted"] and not retry_errors  # retry mode sees only the errored
-        selected = counter["seen"] if whole_selection else manifest.get("probes_selected")
-        if whole_selection:
-            manifest["probes_selected"] = selected
-        run_counts = _run_counts(final_ok, final_err, selected)
-        if status == mf.STATUS_COMPLETE and run_counts.get("pending"):
-            status = mf.STATUS_INCOMPLETE  # e.g. --retry-errors on a run that was never finished
-        session_counts = stats.as_dict()
-        if abort_reason:
-            manifest["abort_reason"] = abort_reason
-        mf.end_session(manifest, session, status=status, session_counts=session_counts, run_counts=run_counts)
+        ok, err = scan_transcript(transcript)
+        mode = MODE_RETRY_ERRORS if retry_errors else (MODE_RESUME if ok or err else MODE_FRESH)
+        secrets = info.secrets
+        command = mf.command_line(argv, secrets)
+        estimate = None
+        if suite_obj is not None:
+            with_overrides = getattr(suite_obj, "with_overrides", None)
+            counted = with_overrides(**overrides) if (overrides and with_overrides) else suite_obj
+            estimate = _selected_estimate(counted, sample, limit)
+        if not manifest:
+            manifest = mf.new_manifest(
+                run_id=run_id, suite=suite_name, target=info.name, adapter=adapter.kind,
+                settings=adapter.public_settings(), lang=getattr(suite_obj, "lang", ""),
+                generator=getattr(suite_obj, "generator", ""), fingerprint=adapter.fingerprint(),
+                sample=sample, seed=seed, limit=limit, overrides=overrides, answer_mode=answer_mode,
+                selected=estimate, command=command)
+        manifest["engine"] = asdict(settings)
+        session = mf.begin_session(manifest, command=command, mode=mode)
         mf.write_manifest(run_dir, manifest)
-    return RunOutcome(run_id=run_id, run_dir=run_dir, status=status, mode=mode, stats=stats,
-                      run_counts=run_counts, abort_reason=abort_reason)
+
+        if from_transcript:
+            probes = errored_probes(transcript)
+        elif probes is None:
+            probes = select_any(suite_obj, sample=sample, seed=seed, limit=limit, overrides=overrides)
+        counter = {"seen": 0, "skipped": 0, "exhausted": 0}
+        todo = _filtered(probes, ok=ok, err=err, retry_errors=retry_errors, counter=counter)
+
+        cache = ResponseCache(cache_path) if use_cache and answer_mode == ANSWER_GENERATE else None
+        writer = TranscriptWriter(run_dir)
+        total = estimate if estimate is not None else None
+        already = len(ok) + (0 if retry_errors else len(err))
+        if retry_errors:
+            total, already = len(err), 0
+        progress = RunProgress(total, already_done=already, enabled=show_progress, console=console)
+        engine_obj = Engine(adapter, writer, settings=settings, cache=cache, progress=progress, secrets=secrets)
+        status = mf.STATUS_COMPLETE
+        abort_reason: str | None = None
+        try:
+            with progress:
+                if answer_mode == ANSWER_LOGLIK:
+                    coro = _run_loglik(todo, adapter, writer, engine_obj)
+                else:
+                    coro = engine_obj.run(todo)
+                _, interrupted = run_loop(_with_signals(_closing(coro, adapter if owns_adapter else None)))
+            if interrupted:
+                status = mf.STATUS_INTERRUPTED
+        except _Abort as exc:
+            status, abort_reason = mf.STATUS_FAILED, str(exc)
+        except HarnessError:
+            status = mf.STATUS_FAILED
+            raise
+        except OSError as exc:  # the transcript could not be written (disk full, folder removed...)
+            status = mf.STATUS_INTERRUPTED
+            raise InfrastructureError(f"Cannot write to {run_dir} ({exc.strerror or exc}); everything recorded so far "
+                                      f"is kept: fix that, then rerun with `harness run --resume {run_id}`.") from None
+        except BaseException:
+            status = mf.STATUS_INTERRUPTED
+            raise
+        finally:
+            writer.close()
+            if cache is not None:
+                cache.close()
+            stats = engine_obj.stats
+            stats.skipped = counter["skipped"]
+            final_ok = ok | engine_obj.settled_ok
+            final_err = (err | engine_obj.settled_error) - final_ok
+            whole_selection = counter["exhausted"] and not retry_errors  # retry mode sees only the errored
+            selected = counter["seen"] if whole_selection else manifest.get("probes_selected")
+            if whole_selection:
+                manifest["probes_selected"] = selected
+            run_counts = _run_counts(final_ok, final_err, selected)
+            if status == mf.STATUS_COMPLETE and run_counts.get("pending"):
+                status = mf.STATUS_INCOMPLETE  # e.g. --retry-errors on a run that was never finished
+            session_counts = stats.as_dict()
+            if abort_reason:
+                manifest["abort_reason"] = abort_reason
+            mf.end_session(manifest, session, status=status, session_counts=session_counts, run_counts=run_counts)
+            mf.write_manifest(run_dir, manifest)
+        return RunOutcome(run_id=run_id, run_dir=run_dir, status=status, mode=mode, stats=stats,
+                          run_counts=run_counts, abort_reason=abort_reason)
+
+
+@contextlib.contextmanager
+def run_lock(run_dir: Path) -> Iterator[None]:
+    """Hold an exclusive lock on a run folder, so two processes never ask the same run at once.
+
+    flock() locks die with their process, so a run killed with -9 never leaves a stale lock behind.
+    """
+    import fcntl
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with (run_dir / ".lock").open("a+") as fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise HarnessError(f"Run {run_dir.name} is being asked by another harness process right now; "
+                               "wait for it to finish, or start a separate run with --new.") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 async def _closing(coro: Any, adapter: Adapter | None) -> Any:

@@ -299,3 +299,32 @@ def test_usage_mistakes_are_one_sentence(run_env: Path, capsys: pytest.CaptureFi
     assert "No run 'no-such-run'" in capsys.readouterr().err
     assert main(["run", "--suite", "builtin-en", "--target", "nope"]) == 2
     assert "Unknown target 'nope'" in capsys.readouterr().err
+
+
+def test_a_run_folder_is_asked_by_one_process_at_a_time(run_env: Path) -> None:
+    import multiprocessing
+
+    from harness.runner import run_lock
+
+    ps = probes(3)
+    first = run_suite("unit-suite", ScriptedAdapter(), probes=ps[:1], engine=FAST, show_progress=False,
+                      use_cache=False)
+    ready, release = multiprocessing.Event(), multiprocessing.Event()
+
+    def hold() -> None:  # another process holding the run, as a second `harness run` would
+        with run_lock(first.run_dir):
+            ready.set()
+            release.wait(30)
+
+    other = multiprocessing.get_context("fork").Process(target=hold)
+    other.start()
+    try:
+        assert ready.wait(30)
+        with pytest.raises(HarnessError, match="another harness process"):
+            run_suite("unit-suite", ScriptedAdapter(), probes=ps, engine=FAST, show_progress=False)
+    finally:
+        release.set()
+        other.join(30)
+    again = run_suite("unit-suite", ScriptedAdapter(), probes=ps, engine=FAST, show_progress=False,
+                      use_cache=False)
+    assert again.stats.asked == 2  # the lock died with its holder; the run resumed normally
