@@ -79,7 +79,10 @@ def test_manual_session_quit_resume_interrupt_finish(run_env: Path, env: dict[st
     child.expect("Unknown command")
     child.sendline(":skip")
     child.expect(r"4 / 5")
-    reply(child, "::-) Not at all.")
+    # A pasted reply with a blank line between paragraphs arrives in one piece: the blank line inside
+    # the paste does not end the reply, the one typed after it does.
+    child.send("::-) Not at all.\n\nSecond paragraph.\n")
+    child.sendline("")
     child.expect("saved")
     child.expect(r"5 / 5")
     child.sendline(":quit")
@@ -90,7 +93,7 @@ def test_manual_session_quit_resume_interrupt_finish(run_env: Path, env: dict[st
 
     rows = texts(path)
     assert [t for _, t in rows] == ["Yes, I think so.", "It depends.\nSome are, some are not.",
-                                    "No, that is a stereotype.", ":-) Not at all."]
+                                    "No, that is a stereotype.", ":-) Not at all.\n\nSecond paragraph."]
     first, second, fourth = rows[0][0], rows[1][0], rows[3][0]
     assert rows[2][0] == second  # the correction is a later line for the same probe
     latest = latest_by_probe(path)
