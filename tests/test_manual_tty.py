@@ -167,3 +167,25 @@ def test_manual_unknown_suite_is_one_sentence(run_env: Path, env: dict[str, str]
     child.close()
     assert child.exitstatus == 2
     assert "no-such-suite" in child.before and "Traceback" not in child.before
+
+
+def test_clipboard_goes_through_the_platform_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness import manual
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    tool = bin_dir / "xclip"  # stands in for the real xclip: receives the text on stdin like xclip does
+    tool.write_text(f"#!/bin/sh\ncat > {tmp_path / 'clip.txt'}\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setenv("DISPLAY", ":99")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.delenv("HARNESS_NO_CLIPBOARD", raising=False)
+    monkeypatch.setitem(sys.modules, "pyperclip", None)  # as when pyperclip is not installed
+    assert manual.copy_to_clipboard("为什么老年人更勤劳？")
+    assert (tmp_path / "clip.txt").read_text(encoding="utf-8") == "为什么老年人更勤劳？"
+    monkeypatch.setenv("HARNESS_NO_CLIPBOARD", "1")
+    assert not manual.copy_to_clipboard("x")
+    monkeypatch.delenv("HARNESS_NO_CLIPBOARD")
+    monkeypatch.delenv("DISPLAY")
+    assert not manual.copy_to_clipboard("x")  # no clipboard at all: silently skipped
