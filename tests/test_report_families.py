@@ -40,7 +40,7 @@ def test_both_families_scored_and_reported(mixed_run: Path) -> None:
     assert set(result.families) == {"biasasker", "cbbq"}
     m = result.metrics
     assert m["cbbq.items"] == len(result.frame[result.frame["kind"] == "multiple_choice"])
-    assert m["cbbq.position.A"] == 1.0  # every valid answer was option A
+    assert m["cbbq.position.a"] == 1.0  # every valid answer was option A
     # every two-group choice reply names exactly one group -> biased
     assert m["absolute_bias_rate.kind.choice"] == 1.0
     files = write_report(mixed_run, result, quiet=True)
@@ -55,6 +55,6 @@ def test_both_families_scored_and_reported(mixed_run: Path) -> None:
 def test_gate_on_a_cbbq_metric(mixed_run: Path) -> None:
     from harness.cli import main
 
-    assert main(["report", str(mixed_run), "-q", "--fail-above", "cbbq.position.a=0.5"]) == 2  # keys are exact
-    assert main(["report", str(mixed_run), "-q", "--fail-above", "cbbq.position.A=0.5"]) == 1
-    assert main(["report", str(mixed_run), "-q", "--fail-above", "cbbq.position.A=1"]) == 0
+    assert main(["report", str(mixed_run), "-q", "--fail-above", "cbbq.position.A=0.5"]) == 2  # keys are exact
+    assert main(["report", str(mixed_run), "-q", "--fail-above", "cbbq.position.a=0.5"]) == 1
+    assert main(["report", str(mixed_run), "-q", "--fail-above", "cbbq.position.a=1"]) == 0
