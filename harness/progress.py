@@ -108,9 +108,11 @@ class SessionStats:
 def print_summary(console: Console, *, run_id: str, run_dir: str, status: str, stats: SessionStats,
                   run_counts: dict[str, Any], resume_command: str | None = None, max_reasons: int = 8) -> None:
     """The end-of-run summary: this session's numbers, the run's totals, errors by reason, next step."""
-    table = Table(title=f"run {run_id} - {status}", show_header=False, title_justify="left", box=None)
-    table.add_column(style="bold")
-    table.add_column(justify="right")
+    style = {"complete": "yellow" if run_counts.get("errors") else "green", "interrupted": "yellow"}.get(status, "red")
+    console.print(f"[bold]run {run_id}[/]: [{style}]{status}[/]", highlight=False, soft_wrap=True)
+    table = Table(show_header=False, box=None)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(justify="right", overflow="fold")
     table.add_row("asked now", f"{stats.asked:,}")
     table.add_row("answered", f"{stats.answered:,}" + (f" ({stats.cached:,} from cache)" if stats.cached else ""))
     table.add_row("errors", f"{stats.errors:,}")
@@ -120,8 +122,8 @@ def print_summary(console: Console, *, run_id: str, run_dir: str, status: str, s
     table.add_row("run total",
                   f"{run_counts.get('answered', 0):,} answered, {run_counts.get('errors', 0):,} errors"
                   + (f", {run_counts['pending']:,} not asked yet" if run_counts.get("pending") else ""))
-    table.add_row("folder", run_dir)
     console.print(table)
+    console.print(f"folder: {run_dir}", highlight=False, soft_wrap=True)  # whole, never cut, for copy-paste
     if stats.error_reasons:
         reasons = Table(title="errors by reason", title_justify="left", box=None)
         reasons.add_column("count", justify="right")
