@@ -174,6 +174,8 @@ def run_command(
         raise typer.Exit(_dry_run(console, suite=suite, target=target, resume=resume, sample=sample, seed=seed,
                                   limit=limit, params=params, retry_errors=retry_errors))
     gates = _parse_gates(fail_above)
+    if gates and no_report:
+        raise HarnessError("--fail-above needs the scores; drop --no-report.")
     outcome = run_suite(
         suite, target, sample=sample, seed=seed, limit=limit, overrides=params, run_id=run_id, new=new,
         resume=resume, retry_errors=retry_errors, use_cache=not no_cache, show_progress=progress,
@@ -209,7 +211,8 @@ def run_command(
             f"{outcome.error_rate:.1%} of probes ended in errors (limit {max_error_rate:.0%}); results are not "
             f"trustworthy. Rerun with {retry_hint}.", exit_code=EXIT_INFRA)
     if gates:
-        raise HarnessError("--fail-above needs scoring; drop --no-report.")
+        raise HarnessError("--fail-above needs scoring, which is not available in this installation.",
+                           exit_code=EXIT_INFRA)
 
 
 def register(app: typer.Typer) -> None:
