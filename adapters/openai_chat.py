@@ -33,6 +33,7 @@ from adapters.transport import (
     redact,
     settings_fingerprint,
 )
+from harness.errors import ConfigError
 
 DEFAULT_TIMEOUT_S = 60.0
 #: Sent when the target names no key: local servers ignore it, the SDK refuses to start without one.
@@ -49,8 +50,6 @@ class OpenAIChatAdapter(Adapter):
                  secrets: Mapping[str, str] | None = None) -> None:
         super().__init__(name, settings)
         if not self.settings.get("model"):
-            from harness.errors import ConfigError
-
             raise ConfigError(f"Target '{name}' (openai adapter) needs a model setting, e.g. model = \"gpt-4o-mini\".")
         self.settings.setdefault("temperature", 0.0)
         self.settings.setdefault("max_tokens", 256)
