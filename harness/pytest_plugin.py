@@ -59,6 +59,17 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """One line per run this session used, with where its report is: the first place to look in CI."""
+    runs = [r for r in config.stash.get(_RUNS, {}).values() if not isinstance(r, Exception)]
+    if not runs:
+        return
+    terminalreporter.section("harness runs")
+    for result in runs:
+        answered = int(result.metrics.get("answered") or 0)
+        terminalreporter.write_line(f"{result.run_id}: {answered} answered; report {result.run_dir / 'report.html'}")
+
+
 class GateFailure(Exception):
     """A gate did not hold; the message is the whole report (no traceback is useful here)."""
 

@@ -64,6 +64,7 @@ def run_folder(shared_dirs: dict[str, str]) -> Path:
 def test_example_suite_passes_against_local_model(gates: pytest.Pytester, shared_dirs: dict[str, str]) -> None:
     result = run(gates, "fairness_local.yaml", "-q")
     result.assert_outcomes(passed=3)
+    assert "biasasker-en__local__s8-seed0: 8 answered; report " in result.stdout.str()  # terminal summary
     folder = run_folder(shared_dirs)
     assert (folder / "report.html").exists() and (folder / "metrics.json").exists()
     lines = (folder / "transcript.jsonl").read_text().splitlines()
