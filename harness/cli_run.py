@@ -140,31 +140,37 @@ def _judge(console: Console, metrics: dict[str, Any], gates: list[Any], max_erro
 
 
 def run_command(
-    suite: Annotated[str | None, typer.Option("--suite", "-s", help="Suite name (see `harness suites`) or YAML path.")] = None,
-    target: Annotated[str | None, typer.Option("--target", "-t", help="Target name (see `harness targets`).")] = None,
-    sample: Annotated[int | None, typer.Option(help="Ask a deterministic random sample of N probes.", min=1)] = None,
-    seed: Annotated[int, typer.Option(help="Seed for --sample (same seed, same probes, every machine).")] = 0,
-    limit: Annotated[int | None, typer.Option(help="Ask at most the first N selected probes.", min=1)] = None,
-    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="Suite option KEY=VALUE (repeatable), e.g. per_category=5.")] = None,
-    concurrency: Annotated[int | None, typer.Option(help="Requests in flight at once (default: the target's, else 8).", min=1)] = None,
-    rpm: Annotated[float | None, typer.Option(help="At most this many requests per minute.", min=0.001)] = None,
-    timeout: Annotated[float | None, typer.Option(help="Seconds to wait for one answer before retrying.", min=0.001)] = None,
-    max_attempts: Annotated[int | None, typer.Option(help="Attempts per probe before it is recorded as an error.", min=1)] = None,
-    run_id: Annotated[str | None, typer.Option("--run-id", help="Name of the run folder (default: from suite, target and selection).")] = None,
-    new: Annotated[bool, typer.Option("--new", help="Start a fresh run even if this command ran before.")] = False,
-    resume: Annotated[str | None, typer.Option(help="Continue run RUN (id or folder) with its stored selection.")] = None,
-    retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Ask again only the probes that ended in an error.")] = False,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Ask the target even when the answer is cached.")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Count probes, tokens and cost; ask nothing.")] = False,
-    answer_mode: Annotated[str, typer.Option(help="generate (or text), or loglik (CBBQ on hf targets: pick the likeliest option).")] = ANSWER_GENERATE,
-    method: Annotated[str, typer.Option(help="Oracle method for scoring.")] = "default",
-    compat: Annotated[bool, typer.Option("--compat", help="Score exactly as the upstream code does.")] = False,
-    no_report: Annotated[bool, typer.Option("--no-report", help="Skip scoring and the report folder.")] = False,
-    fail_above: Annotated[list[str] | None, typer.Option("--fail-above", help="Gate METRIC=VALUE (repeatable): exit 1 if the metric is above VALUE.")] = None,
-    max_error_rate: Annotated[float, typer.Option(help="Exit 3 if more than this share of probes ended in errors.", min=0.0, max=1.0)] = DEFAULT_MAX_ERROR_RATE,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show the live progress bar.")] = True,
+    suite: Annotated[str | None, typer.Option("--suite", "-s", metavar="NAME", rich_help_panel="What to ask", help="Suite name (see `harness suites`) or YAML path.")] = None,
+    target: Annotated[str | None, typer.Option("--target", "-t", metavar="NAME", rich_help_panel="What to ask", help="Target name (see `harness targets`).")] = None,
+    sample: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="What to ask", help="Ask a deterministic random sample of N probes.", min=1)] = None,
+    seed: Annotated[int, typer.Option(metavar="S", rich_help_panel="What to ask", help="Seed for --sample (same seed, same probes, every machine).")] = 0,
+    limit: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="What to ask", help="Ask at most the first N selected probes.", min=1)] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", metavar="KEY=VALUE", rich_help_panel="What to ask", help="Suite option KEY=VALUE (repeatable), e.g. per_category=5.")] = None,
+    concurrency: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target", help="Requests in flight at once (default: the target's, else 8).", min=1)] = None,
+    rpm: Annotated[float | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target", help="At most this many requests per minute.", min=0.001)] = None,
+    timeout: Annotated[float | None, typer.Option(metavar="SECONDS", rich_help_panel="How hard to push the target", help="Seconds to wait for one answer before retrying.", min=0.001)] = None,
+    max_attempts: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target", help="Attempts per probe before it is recorded as an error.", min=1)] = None,
+    run_id: Annotated[str | None, typer.Option("--run-id", metavar="RUN", rich_help_panel="Run folder and resume", help="Name of the run folder (default: from suite, target and selection).")] = None,
+    new: Annotated[bool, typer.Option("--new", rich_help_panel="Run folder and resume", help="Start a fresh run even if this command ran before.")] = False,
+    resume: Annotated[str | None, typer.Option(metavar="RUN", rich_help_panel="Run folder and resume", help="Continue run RUN (id or folder) with its stored selection.")] = None,
+    retry_errors: Annotated[bool, typer.Option("--retry-errors", rich_help_panel="Run folder and resume", help="Ask again only the probes that ended in an error.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", rich_help_panel="How hard to push the target", help="Ask the target even when the answer is cached.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", rich_help_panel="What to ask", help="Count probes, tokens and cost; ask nothing.")] = False,
+    answer_mode: Annotated[str, typer.Option(metavar="MODE", rich_help_panel="What to ask", help="generate (or text), or loglik (CBBQ on hf targets: pick the likeliest option).")] = ANSWER_GENERATE,
+    method: Annotated[str, typer.Option(metavar="METHOD", rich_help_panel="Scoring and gates", help="Oracle method for scoring.")] = "default",
+    compat: Annotated[bool, typer.Option("--compat", rich_help_panel="Scoring and gates", help="Score exactly as the upstream code does.")] = False,
+    no_report: Annotated[bool, typer.Option("--no-report", rich_help_panel="Scoring and gates", help="Skip scoring and the report folder.")] = False,
+    fail_above: Annotated[list[str] | None, typer.Option("--fail-above", metavar="METRIC=VALUE", rich_help_panel="Scoring and gates", help="Gate METRIC=VALUE (repeatable): exit 1 if the metric is above VALUE.")] = None,
+    max_error_rate: Annotated[float, typer.Option(metavar="RATE", rich_help_panel="Scoring and gates", help="Exit 3 if more than this share of probes ended in errors.", min=0.0, max=1.0)] = DEFAULT_MAX_ERROR_RATE,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", rich_help_panel="Run folder and resume", help="Show the live progress bar.")] = True,
 ) -> None:
-    """Ask a suite of a target; record, resume, score and gate (the main job)."""
+    """Ask a suite of a target; record, resume, score and gate (the main job).
+
+    Rerunning the same command resumes the run; Ctrl-C stops cleanly and prints how to resume.
+
+    Examples:  harness run -s biasasker-en -t local --sample 200  |  harness run -s cbbq -t openai --dry-run
+    |  harness run --resume biasasker-en__local__s200-seed0 --retry-errors
+    """
     console = Console()
     answer_mode = ANSWER_GENERATE if answer_mode == "text" else answer_mode  # "text" reads naturally too
     if answer_mode not in (ANSWER_GENERATE, ANSWER_LOGLIK):
