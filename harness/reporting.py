@@ -100,7 +100,9 @@ def write_metrics_json(result: RunResult, path: Path) -> Path:
     return path
 
 
-def _cell(value: Any, *, sig: bool = False) -> dict[str, Any]:
+def _cell(value: Any, *, sig: bool = False, column: str = "") -> dict[str, Any]:
+    if isinstance(value, float) and column.startswith("p_") and not pd.isna(value):
+        return {"text": "<0.001" if value < 0.001 else f"{value:.3f}", "num": True, "sig": sig}
     if isinstance(value, float):
         return {"text": "" if pd.isna(value) else f"{value:.3f}", "num": True, "sig": sig}
     if isinstance(value, bool) or value is None:
@@ -129,7 +131,7 @@ def _table(title: str, df: pd.DataFrame, *, caption: str = "", max_rows: int = 2
     sig_col = "significant" if "significant" in df.columns else None
     for rec in _int_columns(df.head(max_rows)).to_dict(orient="records"):
         sig = bool(rec.get(sig_col)) if sig_col else False
-        rows.append([_cell(rec[c], sig=sig) for c in df.columns])
+        rows.append([_cell(rec[c], sig=sig, column=str(c)) for c in df.columns])
     if len(df) > max_rows:
         caption = (caption + f" (first {max_rows} of {len(df)} rows; all rows in metrics.json)").strip()
     return {"title": title, "caption": caption, "columns": [str(c) for c in df.columns], "rows": rows, "key": key}
