@@ -36,7 +36,8 @@ def _gate_exit(metrics: dict, gates: list, max_error_rate: float) -> int:
 
 def report(
     run: Annotated[str, typer.Argument(help="Run folder, or a run id under the transcripts directory.")],
-    method: Annotated[str, typer.Option(help="Oracle similarity method used to read replies.")] = "default",
+    method: Annotated[str, typer.Option(help="Oracle similarity method used to read replies: default, ngram, "
+                                        "word_cosine, ngram_embedding, rome or sentence.")] = "default",
     compat: Annotated[bool, typer.Option("--compat", help="Reproduce upstream BiasAsker's decisions exactly.")] = False,
     fail_above: Annotated[list[str] | None, typer.Option(
         "--fail-above", metavar="METRIC=VALUE",
