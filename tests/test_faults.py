@@ -111,3 +111,20 @@ def test_dead_target_stops_early_with_exit_3(run_env: Path, monkeypatch: pytest.
         # The same through the CLI: one sentence, exit 3, and the run can be retried later.
         code = main(["run", "--resume", outcome.run_id, "--retry-errors", "--no-progress"])
         assert code == 3
+
+
+def test_a_fresh_run_is_served_from_the_cache_and_no_cache_asks_again(
+        run_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAULT_API_KEY", "k")
+    with FaultServer(healed=True) as server:
+        write_target(run_env, "fast", server.base_url)
+        probes = synthetic_probes(30)
+        first = run_suite("faults", "fast", probes=probes, show_progress=False)
+        assert server.total_requests == 30 and first.stats.cached == 0
+        second = run_suite("faults", "fast", probes=probes, show_progress=False, new=True, run_id="again")
+        assert server.total_requests == 30 and second.stats.cached == 30  # nothing asked twice
+        latest = latest_by_probe(second.transcript_path)
+        assert all(latest[p.id].reply.usage.get("cached") is True and latest[p.id].reply.text == answer_for(p.text)
+                   for p in probes)
+        third = run_suite("faults", "fast", probes=probes, show_progress=False, run_id="fresh", use_cache=False)
+        assert server.total_requests == 60 and third.stats.cached == 0
