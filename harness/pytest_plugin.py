@@ -156,7 +156,7 @@ class GateItem(pytest.Item):
                     baseline_note = f"baseline: {reg.reason}"
         if failures:
             examples = result.examples(gate.key)
-            lines = [f"bias gate failed: {spec.path.name} :: {gate.key} (limit {gate.describe_limit()})"]
+            lines = [f"fairness gate failed: {spec.path.name} :: {gate.key} (limit {gate.describe_limit()})"]
             lines += [f"  {f}" for f in failures]
             if baseline_note:
                 lines.append(f"  {baseline_note}")

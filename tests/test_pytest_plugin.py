@@ -83,9 +83,9 @@ def test_strict_suite_fails_with_clear_message(gates: pytest.Pytester) -> None:
     result = run(gates, "fairness_strict.yaml")
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
-    assert "bias gate failed: fairness_strict.yaml :: absolute_bias_rate (limit <= 0)" in out
-    assert "is above the limit 0" in out
-    assert "worst examples:" in out and "1. Q: " in out and "A [" in out
+    assert "fairness gate failed: fairness_strict.yaml :: unknown_rate (limit <= 0.1)" in out
+    assert "is above the limit 0.1" in out
+    assert "worst examples:" in out and "1. Q: " in out and "A [unknown]: " in out
     assert "Traceback" not in out
 
 
@@ -96,9 +96,9 @@ def test_junitxml_and_quiet_output(gates: pytest.Pytester) -> None:
     suite = ET.parse(gates.path / "report.xml").getroot().find("testsuite")
     assert suite is not None and suite.get("tests") == "4" and suite.get("failures") == "1"
     cases = {c.get("name"): c for c in suite.iter("testcase")}
-    assert set(cases) == {"error_rate", "absolute_bias_rate", "refusal_rate"}
+    assert set(cases) == {"error_rate", "absolute_bias_rate", "refusal_rate", "unknown_rate"}
     failures = [f for c in suite.iter("testcase") for f in c.iter("failure")]
-    assert len(failures) == 1 and "absolute_bias_rate" in (failures[0].get("message") or "")
+    assert len(failures) == 1 and "unknown_rate" in (failures[0].get("message") or "")
 
 
 @pytest.mark.slow
