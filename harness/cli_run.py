@@ -221,6 +221,49 @@ def run_command(
                            exit_code=EXIT_INFRA)
 
 
+def runs_command(
+    limit: Annotated[int, typer.Option(metavar="N", help="Show the N most recent runs.", min=1)] = 30,
+) -> None:
+    """List the run folders (newest first) with status and counts, to find what to resume."""
+    from rich import box
+    from rich.table import Table
+
+    from harness.paths import transcripts_dir
+
+    root = transcripts_dir()
+    manifests = []
+    for path in root.glob(f"*/{mf.MANIFEST_FILE}") if root.is_dir() else []:
+        try:
+            manifests.append((path.parent, mf.read_manifest(path.parent)))
+        except HarnessError:
+            manifests.append((path.parent, {"status": "unreadable manifest"}))
+    console = Console()
+    if not manifests:
+        console.print(f"No runs in {root} yet; start one with `harness run --suite NAME --target NAME`.",
+                      highlight=False)
+        return
+    manifests.sort(key=lambda item: str(item[1].get("started_at") or ""), reverse=True)
+    console.print(f"runs in {root}", highlight=False, soft_wrap=True)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    shown = manifests[:limit]
+    # The id is shown whole (it is what --resume takes); the other columns give way on narrow terminals.
+    table.add_column("run", no_wrap=True, min_width=max(len(d.name) for d, _ in shown))
+    table.add_column("status", no_wrap=True)
+    for column in ("ok", "err", "todo"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("started UTC", no_wrap=True)
+    for run_dir, man in shown:
+        counts = man.get("counts") or {}
+        table.add_row(run_dir.name, str(man.get("status", "?")),  # the id names suite and target already
+                      f"{counts.get('answered', 0):,}", f"{counts.get('errors', 0):,}",
+                      f"{counts['pending']:,}" if counts.get("pending") is not None else "",
+                      str(man.get("started_at") or "")[:16].replace("T", " "))
+    console.print(table)
+    if len(manifests) > limit:
+        console.print(f"... and {len(manifests) - limit} older runs (--limit).")
+
+
 def register(app: typer.Typer) -> None:
-    """Attach `harness run` to the main app."""
+    """Attach `harness run` and `harness runs` to the main app."""
     app.command("run", no_args_is_help=False)(run_command)
+    app.command("runs")(runs_command)

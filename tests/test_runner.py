@@ -328,3 +328,18 @@ def test_a_run_folder_is_asked_by_one_process_at_a_time(run_env: Path) -> None:
     again = run_suite("unit-suite", ScriptedAdapter(), probes=ps, engine=FAST, show_progress=False,
                       use_cache=False)
     assert again.stats.asked == 2  # the lock died with its holder; the run resumed normally
+
+
+def test_runs_lists_run_folders_newest_first(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.cli import main
+
+    assert main(["runs"]) == 0
+    assert "No runs" in capsys.readouterr().out
+    ps = probes(4)
+    run_suite("older-suite", ScriptedAdapter(), probes=ps, engine=FAST, show_progress=False, use_cache=False)
+    run_suite("newer-suite", ScriptedAdapter({ps[0].text: [PermanentError("HTTP 400")]}), probes=ps,
+              engine=FAST, show_progress=False, use_cache=False)
+    assert main(["runs"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("newer-suite__scripted__all") < out.index("older-suite__scripted__all")
+    assert "complete" in out
