@@ -221,6 +221,22 @@ def run_command(
                            exit_code=EXIT_INFRA)
 
 
+def _is_locked(run_dir: Any) -> bool:
+    """True while a harness process holds the run folder (harness.runner.run_lock)."""
+    import fcntl
+
+    lock = run_dir / ".lock"
+    if not lock.exists():
+        return False
+    with lock.open("a+") as fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+        return False
+
+
 def runs_command(
     limit: Annotated[int, typer.Option(metavar="N", help="Show the N most recent runs.", min=1)] = 30,
 ) -> None:
@@ -254,7 +270,10 @@ def runs_command(
     table.add_column("started UTC", no_wrap=True)
     for run_dir, man in shown:
         counts = man.get("counts") or {}
-        table.add_row(run_dir.name, str(man.get("status", "?")),  # the id names suite and target already
+        status = str(man.get("status", "?"))
+        if status == mf.STATUS_RUNNING and not _is_locked(run_dir):
+            status = "stopped"  # says running, but no process holds it: killed or crashed; resume it
+        table.add_row(run_dir.name, status,  # the id names suite and target already
                       f"{counts.get('answered', 0):,}", f"{counts.get('errors', 0):,}",
                       f"{counts['pending']:,}" if counts.get("pending") is not None else "",
                       str(man.get("started_at") or "")[:16].replace("T", " "))

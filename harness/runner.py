@@ -671,6 +671,15 @@ def run_suite(suite: Any = None, target: str | Adapter | None = None, *, probes:
                     coro = _run_loglik(todo, adapter, writer, engine_obj)
                 else:
                     coro = engine_obj.run(todo)
+
+                def checkpoint() -> None:
+                    """Keep the manifest's counts current, so `harness runs` shows a live or killed run truly."""
+                    answered = ok | engine_obj.settled_ok
+                    manifest["counts"] = _run_counts(answered, (err | engine_obj.settled_error) - answered,
+                                                     manifest.get("probes_selected"))
+                    mf.write_manifest(run_dir, manifest)
+
+                coro = _with_heartbeat(coro, checkpoint)
                 _, interrupted = run_loop(_with_signals(_closing(coro, adapter if owns_adapter else None)))
             if interrupted:
                 status = mf.STATUS_INTERRUPTED
@@ -729,6 +738,27 @@ def run_lock(run_dir: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+HEARTBEAT_S = 5.0
+
+
+async def _with_heartbeat(coro: Any, beat: Callable[[], None], every_s: float = HEARTBEAT_S) -> Any:
+    """Await `coro`, calling `beat()` every `every_s` seconds meanwhile (a failing beat is not fatal)."""
+
+    async def loop() -> None:
+        while True:
+            await asyncio.sleep(every_s)
+            with contextlib.suppress(OSError):
+                beat()
+
+    ticker = asyncio.ensure_future(loop())
+    try:
+        return await coro
+    finally:
+        ticker.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await ticker
 
 
 async def _closing(coro: Any, adapter: Adapter | None) -> Any:

@@ -18,7 +18,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from fault_server import FaultServer, answer_for
+
+from harness.cli import main
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
 SUITE = "biasasker-en"
@@ -32,7 +35,8 @@ def complete_lines(path: Path) -> list[bytes]:
     return data[: data.rfind(b"\n") + 1].splitlines(keepends=True)
 
 
-def test_kill9_mid_run_then_resume_loses_nothing_and_repeats_nothing(run_env: Path) -> None:
+def test_kill9_mid_run_then_resume_loses_nothing_and_repeats_nothing(
+        run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with FaultServer(healed=True, delay_s=0.002) as server:
         (run_env / "targets.toml").write_text(
             f'[targets.fast]\nadapter = "openai"\nmodel = "fast"\nbase_url = "{server.base_url}"\n'
@@ -62,6 +66,9 @@ def test_kill9_mid_run_then_resume_loses_nothing_and_repeats_nothing(run_env: Pa
         with transcript.open("ab") as fh:
             fh.write(b'{"probe": {"id": "torn-by-the-test", "suite": "biasa')
         asked_before = Counter(server.requests_by_prompt)
+        # The killed run still says "running" in its manifest; `harness runs` sees nobody holds it.
+        assert main(["runs"]) == 0
+        assert "stopped" in capsys.readouterr().out
 
         second = subprocess.run(cmd, cwd=run_env, capture_output=True, text=True, timeout=600)
         assert second.returncode == 0, second.stdout + second.stderr
