@@ -367,6 +367,13 @@ def import_sheet(path: Path, target: str, *, suite: str | None = None, sample: i
     existing = {pid: e.reply.text for pid, e in latest_by_probe(transcript).items() if e.reply.ok}
     plan = plan_import(rows, probes, existing, replace=replace, suite=suite)
     plan.encoding = encoding
+    filled = [r for r in rows if r.get("probe_id").strip() or r.get("question").strip()]
+    unknown = sum(1 for p in plan.problems if "unknown probe id" in p)
+    if filled and unknown == len(filled):
+        selection = f"sample {sample}, seed {seed}" if sample else "all probes"
+        raise HarnessError(f"Nothing imported from {path.name}: none of its {len(filled)} probe ids belong to suite "
+                           f"'{suite}' ({selection}); was it exported with another --suite/--sample/--seed or "
+                           f"another harness version? Pass the right --suite/--sample/--seed.")
     if plan.problems:
         shown = plan.problems[:MAX_PROBLEMS_SHOWN]
         more = len(plan.problems) - len(shown)

@@ -115,6 +115,15 @@ def test_bad_rows_are_named_and_nothing_is_imported(run_env: Path, capsys: pytes
     assert not (run_dir(SUITE_EN, "phone") / TRANSCRIPT_FILE).exists()
 
 
+def test_sheet_from_another_selection_is_one_sentence(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = export_csv(run_env / "q.csv", sample=6, seed=1)
+    rows[0]["reply"] = "Yes."
+    write_csv(run_env / "a.csv", rows)
+    assert main(["import", str(run_env / "a.csv"), "--target", "phone", "--seed", "2", "--no-report"]) == 2
+    err = capsys.readouterr().err
+    assert "none of its 6 probe ids belong to suite 'builtin-en' (sample 6, seed 2)" in err
+
+
 def test_changed_reply_is_refused_unless_replace(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = export_csv(run_env / "q.csv")
     rows[0]["reply"] = "Yes."
