@@ -92,35 +92,41 @@ def write_sheet(probes: Iterable[Probe], out: Path, *, sample: int | None, seed:
 
 
 def _write_xlsx(rows: Sequence[dict[str, str]], out: Path) -> None:
+    """Write-only mode streams rows to disk: a 30,000-question sheet needs neither minutes nor gigabytes."""
     from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
     from openpyxl.styles import Alignment, Font
     from openpyxl.utils import get_column_letter
 
-    wb = Workbook()
-    ws = wb.active
-    ws.title = "questions"
-    ws.append(list(COLUMNS))
-    for row in rows:
-        ws.append([row[c] for c in COLUMNS])
-    for cell in ws[1]:
-        cell.font = Font(bold=True)
-    for row in ws.iter_rows(min_row=2):
-        for cell in row:
-            cell.data_type = "s"  # ids like "12e45" and text starting with '=' stay text, never numbers/formulas
-            cell.alignment = Alignment(wrap_text=True, vertical="top")
+    wb = Workbook(write_only=True)
+    ws = wb.create_sheet("questions")
     widths = {"probe_id": 18, "suite": 14, "lang": 6, "question": 70, "reply": 70}
     for i, name in enumerate(COLUMNS, 1):
         dim = ws.column_dimensions[get_column_letter(i)]
         dim.width = widths.get(name, 12)
         dim.hidden = name in EXTRA  # kept for import, out of the person's way
     ws.freeze_panes = "A2"
+    bold, wrap = Font(bold=True), Alignment(wrap_text=True, vertical="top")
+
+    def cell(value: str, *, header: bool = False) -> WriteOnlyCell:
+        c = WriteOnlyCell(ws, value=value)
+        c.data_type = "s"  # ids like "12e45" and text starting with '=' stay text, never numbers/formulas
+        if header:
+            c.font = bold
+        else:
+            c.alignment = wrap
+        return c
+
+    ws.append([cell(name, header=True) for name in COLUMNS])
+    for row in rows:
+        ws.append([cell(row[c]) for c in COLUMNS])
     about = wb.create_sheet("about")
+    about.column_dimensions["A"].width = 100
     for line in ("Fill in the 'reply' column with what the chatbot answered, one row per question.",
                  "Leave a reply empty if the question was not asked yet; it is simply not imported.",
                  "Do not edit probe_id or question; rows may be re-ordered or deleted.",
                  "Import with: harness import THIS_FILE --target LABEL"):
         about.append([line])
-    about.column_dimensions["A"].width = 100
     wb.save(out)
 
 
