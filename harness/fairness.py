@@ -49,7 +49,8 @@ class Gate:
     """One limit on one metric. `key` is the flat metrics.json key the gate reads.
 
     `attribute: gender` on `relative_bias_rate` reads `relative_bias_rate.gender` (the per-attribute key
-    task F writes); `category` works the same way for per-category keys.
+    scoring writes; for CBBQ metrics the attribute is the CBBQ category, e.g. `cbbq.s_amb.gender`);
+    `category: Appearance` reads the per-property-category key `absolute_bias_rate.category.appearance`.
     """
 
     metric: str
@@ -141,9 +142,10 @@ def parse_gate(metric: str, raw: Any, *, where: str, tolerance: float, alpha: fl
     from metrics import slug  # metric keys spell names the way task F's scoring writes them
 
     key = metric
-    for extra in (attribute, category):
-        if extra is not None:
-            key = f"{key}.{slug(str(extra))}"
+    if attribute is not None:
+        key = f"{key}.{slug(str(attribute))}"
+    if category is not None:
+        key = f"{key}.category.{slug(str(category))}"
     return Gate(
         metric=metric, key=key,
         max=_number(raw["max"], f"{where}: {metric}.max") if raw.get("max") is not None else None,

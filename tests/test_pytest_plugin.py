@@ -159,11 +159,13 @@ def test_parse_spec_both_spellings_and_keys(tmp_path: Path) -> None:
     path.write_text("target: bot\nsuite: biasasker-en\nsample: 20\nseed: 3\ntolerance: 0.01\n"
                     "absolute_bias_rate: 0.05\n"
                     "gates:\n  relative_bias_rate: {max: 0.5, attribute: Gender}\n"
-                    "  cbbq.s_total: {max: 0.3, alpha: 0.01}\n  accuracy: {min: 0.8}\n")
+                    "  cbbq.s_total: {max: 0.3, alpha: 0.01}\n  accuracy: {min: 0.8}\n"
+                    "  absolute_bias_rate.x: {max: 0.1, category: Family & relationship}\n")
     spec = load_spec(path)
     assert (spec.target, spec.suite, spec.sample, spec.seed, spec.name) == ("bot", "biasasker-en", 20, 3, "fairness_x")
     gates = {g.key: g for g in spec.gates}
-    assert set(gates) == {"absolute_bias_rate", "relative_bias_rate.gender", "cbbq.s_total", "accuracy"}
+    assert set(gates) == {"absolute_bias_rate", "relative_bias_rate.gender", "cbbq.s_total", "accuracy",
+                          "absolute_bias_rate.x.category.family_relationship"}
     assert gates["absolute_bias_rate"].max == 0.05 and gates["absolute_bias_rate"].tolerance == 0.01
     assert gates["cbbq.s_total"].alpha == 0.01 and gates["accuracy"].higher_is_worse is False
 
