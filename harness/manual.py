@@ -100,9 +100,14 @@ class ManualRun:
         if manifest and manifest.get("adapter") not in (ADAPTER_MANUAL, None):
             raise HarnessError(f"Run '{run_id}' holds answers from the '{manifest.get('adapter')}' adapter, not "
                                f"from a person; choose another --target label or --run-id.")
+        suite_name = getattr(suite_obj, "name", suite)
+        for key, mine in (("suite", suite_name), ("target", target)):
+            if manifest.get(key) and manifest[key] != mine:
+                raise HarnessError(f"Run '{run_id}' belongs to {key} '{manifest[key]}', not '{mine}'; "
+                                   f"choose another --run-id.")
         if not manifest:
             manifest = mf.new_manifest(
-                run_id=run_id, suite=getattr(suite_obj, "name", suite), target=target, adapter=ADAPTER_MANUAL,
+                run_id=run_id, suite=suite_name, target=target, adapter=ADAPTER_MANUAL,
                 settings={"source": "person"}, lang=getattr(suite_obj, "lang", "") or "",
                 generator=getattr(suite_obj, "generator", "") or "", sample=sample, seed=seed, limit=limit,
                 selected=len(probes), command=mf.command_line())
