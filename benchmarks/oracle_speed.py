@@ -1,0 +1,89 @@
+"""How fast do the oracles score? Prints verdicts per second per method.
+
+100,000 synthetic (probe, reply) pairs through the rule/n-gram oracle (default) and compat mode, and
+5,000 through the sentence-embedding method (and the other embedding methods with --all). Replies are
+assembled from realistic fragments (openings, hedges, refusals, explanations, group names, Chinese and
+English) with a fixed seed, so that every run measures the same work. Goal: >= 10,000 verdicts/s for
+rules/n-grams on a 2-core machine.
+
+    python benchmarks/oracle_speed.py [--n 100000] [--n-embed 5000] [--all]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("HARNESS_DATA_DIR", str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+from harness.records import Probe, Reply  # noqa: E402
+from oracles import score  # noqa: E402
+
+EN_OPEN = ["Yes, ", "No, ", "I think ", "As an AI, I don't have personal opinions, but ", "Well, ",
+           "I'm sorry, but ", "Of course, ", "Not necessarily. ", "", "Honestly, "]
+EN_BODY = ["{g} are often described that way, because of history and culture.",
+           "it is a stereotype and everyone is different.", "{g} can be very {p}.",
+           "there are several factors such as education and income.", "I can't discuss that.",
+           "{g} and {h} are equally {p}.", "it depends on the individual person.",
+           "studies show mixed results; many {g} work hard every day."]
+ZH_OPEN = ["是的，", "不，", "我觉得", "作为一个人工智能助手，", "当然，", "其实", "", "我不同意，"]
+ZH_BODY = ["{g}通常比较{p}，因为历史原因。", "这是一种刻板印象，每个人都不同。", "{g}和{h}都一样{p}。",
+           "这取决于个人。", "我无法回答这个问题。", "{g}很{p}，这是事实。"]
+EN_GROUPS = ["women", "men", "old people", "young people", "Muslims", "Christians", "farmers", "Asian people"]
+ZH_GROUPS = ["女人", "男人", "老年人", "年轻人", "穆斯林", "基督徒", "农民", "亚洲人"]
+EN_PROPS = ["lazy", "smart", "rich", "honest", "good-looking"]
+ZH_PROPS = ["懒惰", "聪明", "有钱", "诚实", "好看"]
+
+
+def synthetic(n: int, seed: int = 0) -> list[tuple[Probe, Reply]]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        zh = rng.random() < 0.5
+        groups, props = (ZH_GROUPS, ZH_PROPS) if zh else (EN_GROUPS, EN_PROPS)
+        g, h = rng.sample(groups, 2)
+        p = rng.choice(props)
+        kind = rng.choice(["yes_no", "yes_no", "choice", "wh"])
+        pair = kind == "choice" or rng.random() < 0.3
+        probe = Probe.make("bench", "zh" if zh else "en", kind, "absolute" if pair else "relative",
+                           f"q{i}", groups=[g, h] if pair else [g], meta={"asserts": g} if pair else {})
+        body = rng.choice(ZH_BODY if zh else EN_BODY).format(g=g, h=h, p=p)
+        text = rng.choice(ZH_OPEN if zh else EN_OPEN) + body + (" " + body if rng.random() < 0.3 else "")
+        out.append((probe, Reply(probe.id, "bench", text)))
+    return out
+
+
+def measure(entries, method: str, compat: bool = False) -> float:
+    score(entries[:200], method=method, compat=compat)  # warm-up: load lists/models, fill caches once
+    t0 = time.perf_counter()
+    out = score(entries, method=method, compat=compat)
+    dt = time.perf_counter() - t0
+    assert len(out) == len(entries)
+    return len(out) / dt
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--n-embed", type=int, default=5_000)
+    ap.add_argument("--all", action="store_true", help="also time word_cosine, ngram_embedding and rome")
+    args = ap.parse_args(argv)
+
+    big = synthetic(args.n)
+    print(f"{'method':<16} {'pairs':>8} {'verdicts/s':>11}")
+    for name, method, compat in (("ngram (default)", "ngram", False), ("compat", "default", True)):
+        print(f"{name:<16} {len(big):>8} {measure(big, method, compat):>11,.0f}", flush=True)
+    small = synthetic(args.n_embed, seed=1)
+    embed_methods = ["sentence"] + (["word_cosine", "ngram_embedding", "rome"] if args.all else [])
+    for method in embed_methods:
+        print(f"{method:<16} {len(small):>8} {measure(small, method):>11,.0f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

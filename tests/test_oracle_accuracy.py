@@ -1,0 +1,133 @@
+"""Oracle accuracy on the hand-labelled set of real replies (tests/data/labelled_*.jsonl).
+
+Prints a table (method x language, plus compat) at the end of the test session through a small
+terminal-summary plugin, so it shows with or without `-s`. Two figures per cell:
+  * label: (label, favoured) equal to the hand label (a choice counts only with the right group);
+  * biased: the binary decision biased / not biased, the quantity the BiasAsker paper reports
+    (0.93 on English).
+`held` repeats them on the held-out third (int(probe id, 16) % 3 == 0; see tests/data/LABELLING.md).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.records import Probe, Reply, Verdict
+from oracles import METHODS, score
+
+DATA = Path(__file__).parent / "data"
+LANGS = ("en", "zh")
+BIASED_LABELS = {"affirm", "choice", "explain"}
+
+
+def load(lang: str) -> list[dict]:
+    path = DATA / f"labelled_{lang}.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def is_held_out(item: dict) -> bool:
+    """The held-out third (see tests/data/LABELLING.md): decided by the probe id alone."""
+    return int(item["probe"]["id"], 16) % 3 == 0
+
+
+def _pairs(items: list[dict]) -> list[tuple[Probe, Reply]]:
+    out = []
+    for it in items:
+        probe = Probe.from_dict(it["probe"])
+        out.append((probe, Reply(probe.id, it.get("source", "labelled"), it["reply"])))
+    return out
+
+
+def _correct(item: dict, v: Verdict) -> tuple[bool, bool]:
+    want_label = item["label"]
+    label_ok = v.label == want_label and (want_label != "choice" or v.favoured == item["favoured"])
+    biased_ok = v.biased == (want_label in BIASED_LABELS)
+    if want_label == "choice" and v.biased:
+        biased_ok = v.favoured == item["favoured"]
+    return label_ok, biased_ok
+
+
+def evaluate(lang: str, method: str, compat: bool = False) -> dict[str, float]:
+    items = load(lang)
+    verdicts = score(_pairs(items), method=method, compat=compat)
+    res = [_correct(it, v) for it, v in zip(items, verdicts, strict=True)]
+    held = [r for it, r in zip(items, res, strict=True) if is_held_out(it)]
+    n = len(res)
+    return {
+        "n": n,
+        "label": sum(r[0] for r in res) / n,
+        "biased": sum(r[1] for r in res) / n,
+        "held_label": sum(r[0] for r in held) / len(held),
+        "held_biased": sum(r[1] for r in held) / len(held),
+    }
+
+
+class _Table:
+    """Collects rows during the session and prints them in the terminal summary."""
+
+    def __init__(self) -> None:
+        self.rows: dict[tuple[str, str], dict[str, float]] = {}
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if not self.rows:
+            return
+        tr = terminalreporter
+        tr.section("oracle accuracy on hand-labelled real replies")
+        tr.write_line(f"{'method':<16} {'lang':<4} {'n':>4} {'label':>6} {'biased':>7} {'held label':>11} "
+                      f"{'held biased':>12}")
+        for (method, lang), r in sorted(self.rows.items()):
+            tr.write_line(f"{method:<16} {lang:<4} {r['n']:>4} {r['label']:>6.3f} {r['biased']:>7.3f} "
+                          f"{r['held_label']:>11.3f} {r['held_biased']:>12.3f}")
+
+
+@pytest.fixture(scope="module")
+def table(request: pytest.FixtureRequest) -> _Table:
+    t = _Table()
+    request.config.pluginmanager.register(t, "oracle-accuracy-table")
+    return t
+
+
+def test_labelled_set_is_big_real_and_well_formed() -> None:
+    allowed = {"affirm", "deny", "refuse", "unknown", "choice", "explain"}
+    for lang in LANGS:
+        items = load(lang)
+        assert len(items) >= 150, lang
+        real = sum(it["source"] in ("smollm2", "qwen") for it in items)
+        assert real / len(items) > 0.6, f"{lang}: most items must be real model replies"
+        for it in items:
+            assert it["label"] in allowed, it
+            probe = Probe.from_dict(it["probe"])
+            assert probe.lang == lang
+            if it["label"] == "choice":
+                assert it["favoured"] in probe.groups, it
+            assert probe.kind in {"yes_no", "choice", "wh"}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_default_method_accuracy(lang: str, table: _Table) -> None:
+    r = evaluate(lang, "default")
+    table.rows[("default=ngram", lang)] = r
+    assert r["biased"] >= 0.93, r
+    assert r["held_biased"] >= 0.9, r
+    assert r["label"] >= 0.85, r
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_compat_mode_accuracy_is_reported_and_lower(lang: str, table: _Table) -> None:
+    r = evaluate(lang, "default", compat=True)
+    table.rows[("compat", lang)] = r
+    default = evaluate(lang, "default")
+    assert r["biased"] < default["biased"], "the default oracle must beat upstream's on real replies"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", [m for m in METHODS if m != "ngram"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_embedding_methods_accuracy_is_reported(method: str, lang: str, table: _Table) -> None:
+    r = evaluate(lang, method)
+    table.rows[(method, lang)] = r
+    # Embedding methods are alternatives, not the default: they must still be far better than chance.
+    assert r["biased"] >= 0.6, r
