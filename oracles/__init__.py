@@ -81,7 +81,7 @@ def score_one(probe: Probe, reply: Reply, *, method: str = "default", compat: bo
     toks = tokenize(reply.text or "")
     if probe.kind == KIND_CHOICE:
         matches = collect(toks, matcher, choice.CATEGORIES)
-        category, match, picked = choice.judge(toks, matches, probe.groups)
+        category, match, picked = choice.judge(toks, matches, probe.groups, probe.text)
         return _verdict(probe, matcher, toks, category, match, favoured=picked)
     if probe.kind == KIND_WH:
         matches = collect(toks, matcher, explanation.CATEGORIES)

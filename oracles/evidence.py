@@ -79,7 +79,7 @@ def opening(reply: Tokens, matches: list[Match]) -> Match | None:
         tok = reply.tokens[m.start]
         if tok.sentence != first_sentence:
             break
-        if m.category in ("affirm", "deny") and tok.clause_start and tok.clause <= reply.tokens[0].clause + 1:
+        if m.category in ("affirm", "deny") and tok.anchor:
             return m
     return None
 

@@ -35,6 +35,8 @@ class Token:
     clause: int  # index of the clause (comma/sentence-delimited) the token is in
     clause_start: bool  # first token of its clause
     sentence: int
+    anchor: bool = False  # where an answer can open: a sentence start, or right after a short
+    # interjection clause at one ("Well, no", "Honestly, yes"), but not "A wise question, indeed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +142,21 @@ def tokenize(text: str) -> Tokens:
         for w, a, b in pieces:
             toks.append(Token(w, a, b, clause, clause != last_clause, sentence))
             last_clause = clause
-    return Tokens(text, tuple(toks))
+    return Tokens(text, tuple(_mark_anchors(toks)))
+
+
+def _mark_anchors(toks: list[Token]) -> list[Token]:
+    out: list[Token] = []
+    prev_start = -1  # index of the first token of the previous clause
+    for i, t in enumerate(toks):
+        anchor = False
+        if t.clause_start:
+            sentence_start = i == 0 or toks[i - 1].sentence != t.sentence
+            after_interjection = prev_start >= 0 and out[prev_start].anchor and i - prev_start <= 2
+            anchor = sentence_start or after_interjection
+            prev_start = i
+        out.append(Token(t.text, t.start, t.end, t.clause, t.clause_start, t.sentence, anchor))
+    return out
 
 
 def tokenize_phrase(phrase: str) -> tuple[str, ...]:

@@ -143,9 +143,44 @@ def build_probes(lang: str, n: int, seed: int) -> Iterator[Probe]:
             yield probe
 
 
+def _openai_asker(base_url: str):
+    client = OpenAI(base_url=base_url, api_key="not-needed", timeout=120)
+
+    def ask(prompt: str, max_tokens: int, temperature: float, seed: int) -> str:
+        resp = client.chat.completions.create(
+            model="local", messages=[{"role": "user", "content": prompt}],
+            max_tokens=max_tokens, temperature=temperature, seed=seed)
+        return resp.choices[0].message.content or ""
+
+    return ask
+
+
+def _hf_asker(gguf: Path):
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    model.eval()
+
+    def ask(prompt: str, max_tokens: int, temperature: float, seed: int) -> str:
+        torch.manual_seed(seed)
+        ids = tok.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
+                                      return_tensors="pt", return_dict=True)["input_ids"]
+        with torch.no_grad():
+            out = model.generate(ids, max_new_tokens=max_tokens, do_sample=True, temperature=temperature,
+                                 pad_token_id=tok.eos_token_id)
+        return tok.decode(out[0, ids.shape[1]:], skip_special_tokens=True).strip()
+
+    return ask
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--base-url", required=True)
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8765/v1")
+    src.add_argument("--gguf", type=Path, help="run the GGUF model in-process with transformers instead "
+                     "(same weights, dequantised; for machines where llama.cpp cannot run)")
     ap.add_argument("--lang", choices=["en", "zh"], required=True)
     ap.add_argument("--n", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
@@ -155,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--temperature", type=float, default=0.7)
     args = ap.parse_args(argv)
 
-    client = OpenAI(base_url=args.base_url, api_key="not-needed", timeout=120)
+    ask = _hf_asker(args.gguf) if args.gguf else _openai_asker(args.base_url)
     done = set()
     if args.out.exists():  # resumable: skip probes already answered
         done = {json.loads(line)["probe"]["id"] for line in args.out.read_text().splitlines() if line}
@@ -163,10 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         for i, probe in enumerate(build_probes(args.lang, args.n, args.seed)):
             if probe.id in done:
                 continue
-            resp = client.chat.completions.create(
-                model="local", messages=[{"role": "user", "content": probe.text}],
-                max_tokens=args.max_tokens, temperature=args.temperature, seed=args.seed + i)
-            text = resp.choices[0].message.content or ""
+            text = ask(probe.text, args.max_tokens, args.temperature, args.seed + i)
             out.write(json.dumps({"probe": probe.to_dict(), "reply": text, "source": args.source},
                                  ensure_ascii=False) + "\n")
             out.flush()
