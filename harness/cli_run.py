@@ -264,15 +264,18 @@ def runs_command(
     shown = manifests[:limit]
     # The id is shown whole (it is what --resume takes); the other columns give way on narrow terminals.
     table.add_column("run", no_wrap=True, min_width=max(len(d.name) for d, _ in shown))
-    table.add_column("status", no_wrap=True)
-    for column in ("ok", "err", "todo"):
-        table.add_column(column, justify="right", no_wrap=True)
-    table.add_column("started UTC", no_wrap=True)
+    statuses = []
     for run_dir, man in shown:
-        counts = man.get("counts") or {}
         status = str(man.get("status", "?"))
         if status == mf.STATUS_RUNNING and not _is_locked(run_dir):
             status = "stopped"  # says running, but no process holds it: killed or crashed; resume it
+        statuses.append(status)
+    table.add_column("status", no_wrap=True, min_width=max(len(s) for s in statuses))
+    for column in ("ok", "err", "todo"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("started UTC", no_wrap=True)
+    for (run_dir, man), status in zip(shown, statuses, strict=True):
+        counts = man.get("counts") or {}
         table.add_row(run_dir.name, status,  # the id names suite and target already
                       f"{counts.get('answered', 0):,}", f"{counts.get('errors', 0):,}",
                       f"{counts['pending']:,}" if counts.get("pending") is not None else "",
