@@ -43,6 +43,7 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "tencent": "adapters.tencent:TencentHunyuanAdapter",
     "http": "adapters.http_json:HttpJsonAdapter",
     "hf": "adapters.hf_local:HFLocalAdapter",
+    "llamacpp": "adapters.llamacpp_local:LlamaCppAdapter",
 }
 
 #: Keys of a [targets.NAME] table that configure the harness rather than the adapter.

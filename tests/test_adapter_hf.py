@@ -152,7 +152,7 @@ def test_missing_model_is_one_sentence(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def smollm2() -> HFLocalAdapter:
     # one torch thread: this suite shares two cores with other jobs (see HFLocalAdapter's `threads`)
-    adapter = create_adapter("local", max_new_tokens=24, batch_size=4, threads=1)
+    adapter = create_adapter("local-hf", max_new_tokens=24, batch_size=4, threads=1)
     _ = adapter.loaded  # ~17 s: dequantise the GGUF once for this module
     return adapter
 

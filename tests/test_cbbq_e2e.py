@@ -75,7 +75,7 @@ def test_loglik_run_with_in_process_qwen(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("HARNESS_TRANSCRIPTS_DIR", str(tmp_path / "transcripts"))
     monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)
-    code = main(["run", "--suite", "cbbq", "--target", "local-zh", "--answer-mode", "loglik",
+    code = main(["run", "--suite", "cbbq", "--target", "local-zh-hf", "--answer-mode", "loglik",
                  "--param", "per_category=1", "--param", "prompt=instruction", "--limit", "8",
                  "--run-id", "cbbq-loglik", "--no-progress"])
     assert code == 0

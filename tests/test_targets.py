@@ -42,11 +42,12 @@ def test_presets_name_the_builtin_targets(run_env: Path) -> None:
     assert targets["openai"].secret_env == {"api_key": "OPENAI_API_KEY"}
     assert targets["tencent"].secret_env == {"secret_id": "TENCENTCLOUD_SECRET_ID",
                                              "secret_key": "TENCENTCLOUD_SECRET_KEY"}
-    assert targets["local"].adapter == "hf" and targets["local"].secret_env == {}
+    assert targets["local"].adapter == "llamacpp" and targets["local"].secret_env == {}
+    assert targets["local-hf"].adapter == "hf" and targets["local-zh-hf"].adapter == "hf"
     assert targets["local-server"].endpoint == "http://127.0.0.1:8080/v1"
     assert targets["openai"].price and targets["openai"].price["input_per_1k"] > 0
     # presets hold no absolute paths: model files are references resolved at create time
-    for name in ("local", "local-zh"):
+    for name in ("local", "local-zh", "local-hf", "local-zh-hf"):
         assert not targets[name].model.startswith("/")
 
 
