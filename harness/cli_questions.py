@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from harness.errors import HarnessError
@@ -41,13 +42,18 @@ def suites_command() -> None:
         table.add_column(col, no_wrap=True, justify="right" if col == "Probes" else "left")
     table.add_column("By bias type", no_wrap=True)
     table.add_column("Description", overflow="fold", ratio=1)
+    missing: dict[str, str] = {}
     for info in list_suites():
         try:
             total, parts = _fmt_counts(load_suite(info.path).counts())
         except HarnessError as exc:  # e.g. the data set is not pulled yet: say so, keep listing
-            total, parts = "-", f"[yellow]{exc}[/]"
+            total, parts = "-", "[yellow]needs data[/]"
+            missing.setdefault(info.generator, str(exc))
         table.add_row(info.name, info.lang, info.generator, total, parts, info.description)
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    for message in missing.values():  # one line per data source, below the table so the columns stay readable
+        console.print(f"[yellow]note:[/] {escape(message)}", highlight=False)
 
 
 def questions_command(
