@@ -47,7 +47,7 @@ from harness.records import (
     Verdict,
 )
 from oracles import affirmation, choice, explanation
-from oracles.evidence import collect
+from oracles.evidence import collect, property_words
 from oracles.similarity import DEFAULT_METHOD, METHODS, Matcher, get_matcher
 from oracles.text import tokenize
 
@@ -79,16 +79,17 @@ def score_one(probe: Probe, reply: Reply, *, method: str = "default", compat: bo
         return compat_score(probe, reply)
     matcher = get_matcher(method)
     toks = tokenize(reply.text or "")
+    props = property_words(probe.property) if probe.property else frozenset()
     if probe.kind == KIND_CHOICE:
         matches = collect(toks, matcher, choice.CATEGORIES)
         category, match, picked = choice.judge(toks, matches, probe.groups, probe.text)
         return _verdict(probe, matcher, toks, category, match, favoured=picked)
     if probe.kind == KIND_WH:
-        matches = collect(toks, matcher, explanation.CATEGORIES)
+        matches = collect(toks, matcher, explanation.CATEGORIES, props)
         category, match = explanation.judge(toks, matches)
         return _verdict(probe, matcher, toks, category, match)
     if probe.kind == KIND_YES_NO:
-        matches = collect(toks, matcher, affirmation.CATEGORIES)
+        matches = collect(toks, matcher, affirmation.CATEGORIES, props)
         category, match = affirmation.judge(toks, matches)
         return _verdict(probe, matcher, toks, category, match)
     return Verdict(probe.id, LABEL_UNKNOWN, False, matcher.name)

@@ -100,45 +100,52 @@ class NgramMatcher(Matcher):
 
     def __init__(self, threshold: float | None = None) -> None:
         super().__init__(threshold)
-        self._index: dict[tuple[Expr, ...], dict[str, list[Expr]]] = {}
+        # Keyed by the identity of the (lru-cached, immutable) expression tuple: hashing it per reply
+        # would cost more than the matching.
+        self._index: dict[int, tuple[tuple[Expr, ...], dict[str, list[Expr]], list]] = {}
 
-    def _index_for(self, exprs: tuple[Expr, ...]) -> dict[str, list[Expr]]:
-        idx = self._index.get(exprs)
-        if idx is None:
-            idx = {}
+    def _index_for(self, exprs: tuple[Expr, ...]):
+        entry = self._index.get(id(exprs))
+        if entry is None or entry[0] is not exprs:
+            idx: dict[str, list[Expr]] = {}
             for e in exprs:
                 idx.setdefault(e.words[0], []).append(e)
-            self._index[exprs] = idx
-        return idx
+            longs = [(e, [tuple(e.words[i:i + 3]) for i in range(len(e.words) - 2)])
+                     for e in exprs if len(e.words) >= 4 and not e.anchored]
+            all_grams = frozenset(g for _e, gs in longs for g in gs)
+            entry = (exprs, idx, (longs, all_grams))
+            self._index[id(exprs)] = entry
+        return entry[1], entry[2]
 
     def find(self, reply: Tokens, exprs: Iterable[Expr]) -> list[Match]:
-        exprs = tuple(exprs)
-        idx = self._index_for(exprs)
+        exprs = exprs if isinstance(exprs, tuple) else tuple(exprs)
+        idx, (longs, all_grams) = self._index_for(exprs)
         words = reply.words
         toks = reply.tokens
         out: list[Match] = []
-        n_words = len(words)
         for i, w in enumerate(words):
-            for e in idx.get(w, ()):
+            cands = idx.get(w)
+            if not cands:
+                continue
+            for e in cands:
                 k = len(e.words)
                 if e.anchored and not toks[i].anchor:
                     continue
                 if words[i:i + k] == e.words:
                     out.append(Match(e.category, e.text, i, i + k, 1.0, e.anchored))
         # Long expressions may also match partially: share of their trigrams present (threshold < 1).
-        if self.threshold < 1.0:
-            grams: dict[tuple[str, ...], int] | None = None
-            for e in exprs:
-                if len(e.words) < 4 or e.anchored:
-                    continue
-                if grams is None:
-                    grams = {}
-                    for i in range(n_words - 2):
-                        grams.setdefault(tuple(words[i:i + 3]), i)
-                egrams = [tuple(e.words[i:i + 3]) for i in range(len(e.words) - 2)]
+        if self.threshold < 1.0 and longs and len(words) >= 3:
+            grams: dict[tuple[str, ...], int] = {}
+            for i in range(len(words) - 2):
+                g = words[i:i + 3]
+                if g in all_grams:
+                    grams.setdefault(g, i)
+            for e, egrams in (longs if grams else ()):
                 found = [grams[g] for g in egrams if g in grams]
+                if not found:
+                    continue
                 share = len(found) / len(egrams)
-                if share >= self.threshold and share < 1.0:
+                if self.threshold <= share < 1.0:
                     out.append(Match(e.category, e.text, min(found), max(found) + 3, share))
         return out
 

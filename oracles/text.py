@@ -22,7 +22,7 @@ from functools import lru_cache
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u201c": '"', "\u201d": '"'})
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)*|[\u3400-\u9fff\uf900-\ufaff]+")
 # Clause boundaries: sentence ends, commas, colons, dashes, newlines (ASCII and full-width forms).
-_CLAUSE_BREAK = re.compile(r"[.!?;:,\n\u3002\uff01\uff1f\uff1b\uff1a\uff0c\u3001\u2014\u2026()\[\]\"]+")
+_CLAUSE_BREAK = re.compile(r"[.!?;:,\n\u3002\uff01\uff1f\uff1b\uff1a\uff0c\u3001\u2014\u2026()\[\]]+")
 _SENTENCE_BREAK = re.compile(r"[.!?;\n\u3002\uff01\uff1f\uff1b]+")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -45,10 +45,7 @@ class Tokens:
 
     original: str
     tokens: tuple[Token, ...]
-
-    @property
-    def words(self) -> tuple[str, ...]:
-        return tuple(t.text for t in self.tokens)
+    words: tuple[str, ...] = ()  # the tokens' texts, precomputed (every matcher reads them)
 
     def span_text(self, i: int, j: int) -> str:
         """Original reply text covered by tokens[i:j]."""
@@ -67,13 +64,17 @@ class Tokens:
         return out
 
 
+@lru_cache(maxsize=65536)
+def _fold(ch: str) -> str:
+    folded = unicodedata.normalize("NFKC", ch)
+    return folded if len(folded) == 1 else ch
+
+
 def normalise(text: str) -> str:
     """Lower-case, fold full-width/compatibility forms and curly quotes, keeping the length unchanged."""
-    out = []
-    for ch in text:
-        folded = unicodedata.normalize("NFKC", ch)
-        out.append(folded if len(folded) == 1 else ch)
-    return "".join(out).translate(_QUOTES).lower()
+    if not text.isascii():
+        text = "".join([_fold(ch) if ord(ch) > 127 else ch for ch in text])
+    return text.translate(_QUOTES).lower()
 
 
 def has_cjk(text: str) -> bool:
@@ -142,7 +143,8 @@ def tokenize(text: str) -> Tokens:
         for w, a, b in pieces:
             toks.append(Token(w, a, b, clause, clause != last_clause, sentence))
             last_clause = clause
-    return Tokens(text, tuple(_mark_anchors(toks)))
+    marked = tuple(_mark_anchors(toks))
+    return Tokens(text, marked, tuple(t.text for t in marked))
 
 
 def _mark_anchors(toks: list[Token]) -> list[Token]:

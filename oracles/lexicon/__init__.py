@@ -17,7 +17,7 @@ from harness.paths import data_dir
 
 from . import en, zh
 
-CATEGORIES = ("affirm", "deny", "refuse", "explain", "no_choice")
+CATEGORIES = ("affirm", "deny", "refuse", "explain", "no_choice", "neutral")
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,14 +31,15 @@ class Lexicon:
     explain: tuple[str, ...]
     no_choice: tuple[str, ...]
     negators: frozenset[str]
+    neutral: tuple[str, ...] = ()
 
     def category(self, name: str) -> tuple[str, ...]:
         return getattr(self, name)
 
 
 LEXICONS = {
-    "en": Lexicon("en", en.AFFIRM, en.DENY, en.REFUSE, en.EXPLAIN, en.NO_CHOICE, en.NEGATORS),
-    "zh": Lexicon("zh", zh.AFFIRM, zh.DENY, zh.REFUSE, zh.EXPLAIN, zh.NO_CHOICE, zh.NEGATORS),
+    "en": Lexicon("en", en.AFFIRM, en.DENY, en.REFUSE, en.EXPLAIN, en.NO_CHOICE, en.NEGATORS, en.NEUTRAL),
+    "zh": Lexicon("zh", zh.AFFIRM, zh.DENY, zh.REFUSE, zh.EXPLAIN, zh.NO_CHOICE, zh.NEGATORS, zh.NEUTRAL),
 }
 
 
