@@ -1,7 +1,7 @@
 """End to end on a real model, no mocks: a sampled biasasker-en through two real paths.
 
 1. The `openai` adapter against a real `llama_cpp.server` on 127.0.0.1 serving SmolLM2 (conftest).
-2. The `hf` adapter in-process on the same GGUF file (the `local` preset), same sample.
+2. The `hf` adapter (transformers) in-process on the same GGUF file (the `local-hf` preset), same sample.
 Each must produce a complete transcript: one answered reply for every probe of the sample.
 """
 
@@ -47,9 +47,9 @@ def test_sampled_suite_through_openai_adapter_and_real_llama_server(run_env: Pat
 
 @pytest.mark.slow
 def test_sampled_suite_through_hf_adapter_in_process(run_env: Path) -> None:
-    (run_env / "targets.toml").write_text("[targets.local]\nmax_new_tokens = 24\n", encoding="utf-8")
-    assert main(["run", *SAMPLE, "--target", "local", "--no-report", "--no-progress"]) == 0
-    check_run(run_env / "transcripts" / "biasasker-en__local__s12-seed0", "hf")
+    (run_env / "targets.toml").write_text("[targets.local-hf]\nmax_new_tokens = 24\n", encoding="utf-8")
+    assert main(["run", *SAMPLE, "--target", "local-hf", "--no-report", "--no-progress"]) == 0
+    check_run(run_env / "transcripts" / "biasasker-en__local-hf__s12-seed0", "hf")
 
 
 def test_run_scores_reports_and_gates(run_env: Path) -> None:
