@@ -118,7 +118,9 @@ def print_summary(console: Console, *, run_id: str, run_dir: str, status: str, s
     table.add_row("errors", f"{stats.errors:,}")
     if stats.skipped:
         table.add_row("already done", f"{stats.skipped:,}")
-    table.add_row("time", f"{stats.elapsed_s:,.1f} s ({stats.rate:,.1f} probes/s)")
+    pace = (f"{stats.rate:,.1f} probes/s" if stats.rate >= 1 or not stats.asked
+            else f"{stats.elapsed_s / stats.asked:,.1f} s per probe")
+    table.add_row("time", f"{stats.elapsed_s:,.1f} s ({pace})")
     table.add_row("run total",
                   f"{run_counts.get('answered', 0):,} answered, {run_counts.get('errors', 0):,} errors"
                   + (f", {run_counts['pending']:,} not asked yet" if run_counts.get("pending") else ""))
