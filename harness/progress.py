@@ -31,7 +31,10 @@ class RateColumn(ProgressColumn):
 
     def render(self, task: Task) -> Text:
         speed = task.finished_speed or task.speed
-        return Text(f"{speed:,.1f}/s" if speed else "-/s", style="progress.data.speed")
+        if not speed:
+            return Text("-/s", style="progress.data.speed")
+        shown = f"{speed:,.1f}/s" if speed >= 1 else f"{1 / speed:,.1f} s each"  # local CPU models are slow
+        return Text(shown, style="progress.data.speed")
 
 
 class RunProgress:
