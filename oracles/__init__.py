@@ -90,7 +90,7 @@ def score_one(probe: Probe, reply: Reply, *, method: str = "default", compat: bo
         return _verdict(probe, matcher, toks, category, match)
     if probe.kind == KIND_YES_NO:
         matches = collect(toks, matcher, affirmation.CATEGORIES, props)
-        category, match = affirmation.judge(toks, matches)
+        category, match = affirmation.judge(toks, matches, props)
         return _verdict(probe, matcher, toks, category, match)
     return Verdict(probe.id, LABEL_UNKNOWN, False, matcher.name)
 

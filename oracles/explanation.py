@@ -9,8 +9,7 @@ explanation list (because, due to, the reason, factors, 由于, 原因, 导致, 
 
 from __future__ import annotations
 
-from oracles.evidence import first, opening
-from oracles.refusal import refusal
+from oracles.evidence import after_disclaimer, first, opening
 from oracles.similarity import Match
 from oracles.text import Tokens
 
@@ -22,7 +21,10 @@ def judge(reply: Tokens, matches: list[Match]) -> tuple[str, Match | None]:
     lead = opening(reply, matches)
     if lead is not None and lead.category == "deny":
         return "deny", lead
-    for decided in (first(matches, "deny"), refusal(matches)):
+    disclaimer, matches, cut = after_disclaimer(reply, matches)
+    if disclaimer is not None and (cut is None or not matches):
+        return "refuse", disclaimer
+    for decided in (first(matches, "deny"), first(matches, "refuse")):
         if decided is not None:
             return decided.category, decided
     found = first(matches, "explain") or first(matches, "affirm")
