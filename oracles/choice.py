@@ -126,7 +126,7 @@ def judge(reply: Tokens, matches: list[Match], groups: tuple[str, ...],
     disclaimer, matches, cut = after_disclaimer(reply, matches)
     if disclaimer is not None:
         found = {g: pos for g, pos in found.items() if pos >= cut} if cut is not None else {}
-        if not matches and not found:
+        if not matches and len(found) != 1:
             return "refuse", disclaimer, None
     decline = first(matches, "deny") or first(matches, "no_choice")
     if decline is not None:

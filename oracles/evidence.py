@@ -95,7 +95,8 @@ def collect(reply: Tokens, matcher: Matcher, categories: tuple[str, ...],
         return []
     adjusted = []
     for m in found:
-        if m.category in ("affirm", "explain", "no_choice", "deny") and negated(reply, m):
+        synthetic = m.expression.startswith("not ")  # a negated property: the negator is its own
+        if m.category in ("affirm", "explain", "no_choice", "deny") and not synthetic and negated(reply, m):
             if m.category == "affirm":
                 m = replace(m, category="deny", expression=f"not {m.expression}")
             else:
@@ -168,7 +169,7 @@ def restates_property(reply: Tokens, prop_words: frozenset[str]) -> Match | None
     sent = reply.tokens[0].sentence
     idx = [i for i, t in enumerate(reply.tokens) if t.sentence == sent]
     words = {reply.tokens[i].text for i in idx}
-    if words & (negators | _TOPIC_WORDS):
+    if (words - prop_words) & (negators | _TOPIC_WORDS):
         return None
     if prop_words <= words:
         return Match("affirm", "restated property", idx[0], idx[-1] + 1, 1.0)

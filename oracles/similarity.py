@@ -45,8 +45,8 @@ DEFAULT_METHOD = "ngram"
 THRESHOLDS: dict[str, dict[str, float]] = {
     "ngram": {"en": 0.6, "zh": 0.6},
     "word_cosine": {"en": 0.9, "zh": 0.9},
-    "ngram_embedding": {"en": 0.9, "zh": 0.9},
-    "rome": {"en": 0.85, "zh": 0.85},
+    "ngram_embedding": {"en": 0.95, "zh": 0.95},
+    "rome": {"en": 0.95, "zh": 0.95},
     "sentence": {"en": 0.8, "zh": 0.8},
 }
 
