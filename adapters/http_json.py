@@ -15,8 +15,6 @@ write Python. The target names:
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import copy
 import json
 import os
@@ -29,6 +27,7 @@ import httpx
 from adapters.base import Adapter, Completion, Message, PermanentError, TransientError
 from adapters.transport import (
     ENV_REF,
+    PerLoopClient,
     decode_json_body,
     error_for_status,
     header_env_vars,
@@ -92,8 +91,7 @@ class HttpJsonAdapter(Adapter):
         self._headers = {key: ENV_REF.sub(lambda m: secrets.get(m.group(1)) or os.environ[m.group(1)], str(value))
                          for key, value in headers.items()}
         self._secret_values += [os.environ[v] for v in header_env_vars(headers) if v not in secrets]
-        self._client: httpx.AsyncClient | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._clients = PerLoopClient(self._new_client, lambda c: c.aclose())
 
     def __repr__(self) -> str:
         return f"HttpJsonAdapter(name={self.name!r}, settings={self.public_settings()!r})"
@@ -101,14 +99,10 @@ class HttpJsonAdapter(Adapter):
     def fingerprint(self) -> str:
         return settings_fingerprint(self.kind, self.settings)
 
-    def _get_client(self) -> httpx.AsyncClient:
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            timeout = float(self.settings.get("timeout_s") or DEFAULT_TIMEOUT_S)
-            self._client = httpx.AsyncClient(timeout=timeout, headers=self._headers,
-                                             limits=httpx.Limits(max_connections=256))
-            self._client_loop = loop
-        return self._client
+    def _new_client(self) -> httpx.AsyncClient:
+        timeout = float(self.settings.get("timeout_s") or DEFAULT_TIMEOUT_S)
+        return httpx.AsyncClient(timeout=timeout, headers=self._headers, limits=httpx.Limits(max_connections=256))
+
 
     def build_request(self, prompt: str, history: Sequence[Message] = ()) -> Any:
         """Fill the template: placeholders are replaced inside parsed JSON values, never in raw text."""
@@ -130,7 +124,7 @@ class HttpJsonAdapter(Adapter):
         return fill(self._template)
 
     async def ask(self, prompt: str, *, history: Sequence[Message] = ()) -> Completion:
-        client = self._get_client()
+        client = self._clients.get()
         payload = json.dumps(self.build_request(prompt, history), ensure_ascii=False).encode("utf-8")
         try:
             response = await client.request(str(self.settings["method"]).upper(), str(self.settings["url"]),
@@ -160,7 +154,4 @@ class HttpJsonAdapter(Adapter):
         return Completion(text=text)
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            client, self._client = self._client, None
-            with contextlib.suppress(RuntimeError):
-                await client.aclose()
+        await self._clients.aclose()

@@ -17,8 +17,6 @@ Design choices:
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -27,6 +25,7 @@ import openai
 
 from adapters.base import Adapter, Completion, Message, PermanentError, TransientError
 from adapters.transport import (
+    PerLoopClient,
     decode_json_body,
     error_for_status,
     one_line,
@@ -54,8 +53,7 @@ class OpenAIChatAdapter(Adapter):
         self.settings.setdefault("temperature", 0.0)
         self.settings.setdefault("max_tokens", 256)
         self._api_key = (secrets or {}).get("api_key") or NO_KEY
-        self._client: openai.AsyncOpenAI | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._clients = PerLoopClient(self._new_client, lambda c: c.close())
 
     def __repr__(self) -> str:
         return f"OpenAIChatAdapter(name={self.name!r}, settings={self.public_settings()!r})"
@@ -63,19 +61,14 @@ class OpenAIChatAdapter(Adapter):
     def fingerprint(self) -> str:
         return settings_fingerprint(self.kind, self.settings)
 
-    # The httpx client inside AsyncOpenAI belongs to the event loop that first used it; tests and the
-    # CLI may run several loops in one process, so a new loop gets a new client.
-    def _get_client(self) -> openai.AsyncOpenAI:
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            self._client = openai.AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self.settings.get("base_url") or None,
-                max_retries=0,
-                timeout=float(self.settings.get("timeout_s") or DEFAULT_TIMEOUT_S),
-            )
-            self._client_loop = loop
-        return self._client
+    def _new_client(self) -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(
+            api_key=self._api_key,
+            base_url=self.settings.get("base_url") or None,
+            max_retries=0,
+            timeout=float(self.settings.get("timeout_s") or DEFAULT_TIMEOUT_S),
+        )
+
 
     def _messages(self, prompt: str, history: Sequence[Message]) -> list[dict[str, str]]:
         messages = []
@@ -102,7 +95,7 @@ class OpenAIChatAdapter(Adapter):
         return request
 
     async def ask(self, prompt: str, *, history: Sequence[Message] = ()) -> Completion:
-        client = self._get_client()
+        client = self._clients.get()
         try:
             raw = await client.chat.completions.with_raw_response.create(**self._request(prompt, history))
         except openai.APIStatusError as exc:
@@ -124,10 +117,7 @@ class OpenAIChatAdapter(Adapter):
         return error_for_status(status, redact(detail, [self._api_key]), exc.response.headers)
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            client, self._client = self._client, None
-            with contextlib.suppress(RuntimeError):  # its event loop is closed: nothing left to release
-                await client.close()
+        await self._clients.aclose()
 
 
 def parse_chat_completion(body: Any) -> Completion:

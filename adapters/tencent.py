@@ -12,8 +12,6 @@ code decides transient (rate limit, internal or engine errors: ask again later) 
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -24,7 +22,14 @@ import httpx
 
 from adapters import tc3
 from adapters.base import Adapter, AdapterError, Completion, Message, PermanentError, TransientError
-from adapters.transport import decode_json_body, error_for_status, one_line, redact, settings_fingerprint
+from adapters.transport import (
+    PerLoopClient,
+    decode_json_body,
+    error_for_status,
+    one_line,
+    redact,
+    settings_fingerprint,
+)
 from harness.errors import ConfigError
 
 SERVICE = "hunyuan"
@@ -67,8 +72,7 @@ class TencentHunyuanAdapter(Adapter):
             raise ConfigError(f"Target '{name}': endpoint must be a URL like {DEFAULT_ENDPOINT}.")
         self._url = f"{parts.scheme}://{parts.netloc}/"
         self._host = parts.netloc
-        self._client: httpx.AsyncClient | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._clients = PerLoopClient(self._new_client, lambda c: c.aclose())
 
     def __repr__(self) -> str:
         return f"TencentHunyuanAdapter(name={self.name!r}, settings={self.public_settings()!r})"
@@ -76,13 +80,10 @@ class TencentHunyuanAdapter(Adapter):
     def fingerprint(self) -> str:
         return settings_fingerprint(self.kind, self.settings)
 
-    def _get_client(self) -> httpx.AsyncClient:
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            timeout = float(self.settings.get("timeout_s") or DEFAULT_TIMEOUT_S)
-            self._client = httpx.AsyncClient(timeout=timeout, limits=httpx.Limits(max_connections=256))
-            self._client_loop = loop
-        return self._client
+    def _new_client(self) -> httpx.AsyncClient:
+        timeout = float(self.settings.get("timeout_s") or DEFAULT_TIMEOUT_S)
+        return httpx.AsyncClient(timeout=timeout, limits=httpx.Limits(max_connections=256))
+
 
     def request_body(self, prompt: str, history: Sequence[Message] = ()) -> dict[str, Any]:
         """The ChatCompletions request (Hunyuan uses capitalised field names)."""
@@ -109,7 +110,7 @@ class TencentHunyuanAdapter(Adapter):
     async def ask(self, prompt: str, *, history: Sequence[Message] = ()) -> Completion:
         body = json.dumps(self.request_body(prompt, history), ensure_ascii=False).encode("utf-8")
         headers = self.sign(body, int(time.time()))  # signed per attempt: signatures expire in 5 minutes
-        client = self._get_client()
+        client = self._clients.get()
         try:
             response = await client.post(self._url, content=body, headers=headers)
         except httpx.TimeoutException:
@@ -156,7 +157,4 @@ class TencentHunyuanAdapter(Adapter):
         return Completion(text=content, usage=usage)
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            client, self._client = self._client, None
-            with contextlib.suppress(RuntimeError):
-                await client.aclose()
+        await self._clients.aclose()

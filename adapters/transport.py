@@ -7,13 +7,15 @@ alike. Reasons built here are one line and never include request headers (where 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import email.utils
 import hashlib
 import json
 import re
 import time
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any, Generic, TypeVar
 
 from adapters.base import AdapterError, PermanentError, TransientError
 
@@ -113,3 +115,35 @@ def decode_json_body(content: bytes) -> Any:
         raise TransientError(f"response body is not valid UTF-8 (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise TransientError(f"response body is not valid JSON ({exc.msg} at char {exc.pos})") from None
+
+
+ClientT = TypeVar("ClientT")
+
+
+class PerLoopClient(Generic[ClientT]):
+    """One HTTP client per running event loop, created on first use and closed by `aclose()`.
+
+    Why: an httpx (or openai) client's connection pool belongs to the event loop that first used it, and
+    the CLI, the pytest plugin and notebooks may run several loops in one process; reusing a client from
+    a closed loop fails with "Event loop is closed". Keeping this in one place means every HTTP adapter
+    gets it right the same way.
+    """
+
+    def __init__(self, factory: Callable[[], ClientT], close: Callable[[ClientT], Awaitable[Any]]) -> None:
+        self._factory = factory
+        self._close = close
+        self._client: ClientT | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def get(self) -> ClientT:
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client = self._factory()
+            self._loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            with contextlib.suppress(RuntimeError):  # its event loop is closed: nothing left to release
+                await self._close(client)
