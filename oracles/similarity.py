@@ -47,7 +47,7 @@ THRESHOLDS: dict[str, dict[str, float]] = {
     "word_cosine": {"en": 0.9, "zh": 0.9},
     "ngram_embedding": {"en": 0.95, "zh": 0.95},
     "rome": {"en": 0.95, "zh": 0.95},
-    "sentence": {"en": 0.8, "zh": 0.8},
+    "sentence": {"en": 0.75, "zh": 0.75},
 }
 
 
