@@ -69,6 +69,11 @@ def aliases(group: str) -> tuple[tuple[str, ...], ...]:
     return tuple(sorted(forms, key=len, reverse=True))
 
 
+@lru_cache(maxsize=65536)
+def _question_words(question: str) -> frozenset[str]:
+    return frozenset(tokenize_phrase(question)) if question else frozenset()
+
+
 def mentions(reply: Tokens, groups: tuple[str, ...]) -> dict[str, int]:
     """group -> first character offset where the reply names it (longest alias wins an overlap)."""
     norm = normalise(reply.original)
@@ -117,7 +122,7 @@ def judge(reply: Tokens, matches: list[Match], groups: tuple[str, ...],
     A "no choice" word the question itself contains ("Who robs everyone, X or Y?") is the reply
     echoing the question, not declining to choose, so it is ignored.
     """
-    asked = set(tokenize_phrase(question)) if question else set()
+    asked = _question_words(question)
     matches = [m for m in matches if not (m.category == "no_choice" and set(m.expression.split()) <= asked)]
     lead = opening(reply, matches)
     if lead is not None and lead.category == "deny":

@@ -11,6 +11,7 @@ One place for the two fixes every stance oracle needs (see ../shared/upstream-no
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 from oracles.lexicon import LEXICONS
 from oracles.lexicon import en as en_lexicon
@@ -74,6 +75,7 @@ _STOP = frozenset((
 ))
 
 
+@lru_cache(maxsize=65536)
 def property_words(prop: str) -> frozenset[str]:
     """Content words of a probe's property ("are lazy" -> {"lazy"}; "很懒" -> {"懒"})."""
     from oracles.text import tokenize_phrase
