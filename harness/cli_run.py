@@ -146,6 +146,7 @@ def run_command(
     seed: Annotated[int, typer.Option(metavar="S", rich_help_panel="What to ask", help="Seed for --sample (same seed, same probes, every machine).")] = 0,
     limit: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="What to ask", help="Ask at most the first N selected probes.", min=1)] = None,
     param: Annotated[list[str] | None, typer.Option("--param", "-p", metavar="KEY=VALUE", rich_help_panel="What to ask", help="Suite option KEY=VALUE (repeatable), e.g. per_category=5.")] = None,
+    per_category: Annotated[int | None, typer.Option("--per-category", metavar="N", rich_help_panel="What to ask", help="CBBQ: N questions per category and context, drawn with --seed (same as -p per_category=N -p seed=S).", min=1)] = None,
     concurrency: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target", help="Requests in flight at once (default: the target's, else 8).", min=1)] = None,
     rpm: Annotated[float | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target", help="At most this many requests per minute.", min=0.001)] = None,
     timeout: Annotated[float | None, typer.Option(metavar="SECONDS", rich_help_panel="How hard to push the target", help="Seconds to wait for one answer before retrying.", min=0.001)] = None,
@@ -176,6 +177,9 @@ def run_command(
     if answer_mode not in (ANSWER_GENERATE, ANSWER_LOGLIK):
         raise HarnessError(f"--answer-mode must be generate or loglik, not '{answer_mode}'.")
     params = _parse_pairs(param, "--param")
+    if per_category is not None:  # the CBBQ suites' own sampling, seeded by --seed unless -p seed= says otherwise
+        params.setdefault("per_category", per_category)
+        params.setdefault("seed", seed)
     if dry_run:
         raise typer.Exit(_dry_run(console, suite=suite, target=target, resume=resume, sample=sample, seed=seed,
                                   limit=limit, params=params, retry_errors=retry_errors))

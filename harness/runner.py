@@ -416,7 +416,7 @@ def select_any(suite: Any, *, sample: int | None, seed: int, limit: int | None,
                overrides: dict[str, Any]) -> Iterator[Probe]:
     from question_gen.suites import select_probes
 
-    return select_probes(suite, sample=sample, seed=seed, limit=limit, **overrides)
+    return select_probes(suite, sample=sample, seed=seed, limit=limit, overrides=overrides)
 
 
 @dataclass

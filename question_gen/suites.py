@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from itertools import islice
@@ -182,16 +182,18 @@ def sample_positions(total: int, k: int, seed: int) -> list[int]:
 
 
 def select_probes(suite: Suite | str, *, sample: int | None = None, seed: int = 0, limit: int | None = None,
-                  **overrides: Any) -> Iterator[Probe]:
+                  overrides: Mapping[str, Any] | None = None, **more_overrides: Any) -> Iterator[Probe]:
     """The suite's probes, optionally a uniform seeded sample of `sample` of them, at most `limit`.
 
-    `overrides` replace spec keys for this selection (e.g. compat=True, property_side="stereotype",
-    groups_per_attribute=3); None values are ignored. The same suite, overrides, sample and seed give
-    the same probes, in stream order, on every machine.
+    Overrides replace spec keys for this selection (e.g. compat=True, property_side="stereotype",
+    groups_per_attribute=3); None values are ignored. They can come as keywords or as the `overrides`
+    mapping, which is the only way to override a spec key that shares a name with a parameter here
+    (CBBQ's own sampling `seed`). The same suite, overrides, sample and seed give the same probes, in
+    stream order, on every machine.
     """
     if isinstance(suite, str):
         suite = load_suite(suite)
-    suite = suite.with_overrides(**overrides)
+    suite = suite.with_overrides(**{**(overrides or {}), **more_overrides})
     for key, value in (("sample", sample), ("limit", limit)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
             raise ConfigError(f"--{key} must be a non-negative whole number, not {value!r}.")

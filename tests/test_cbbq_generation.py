@@ -209,3 +209,20 @@ def test_csv_category_quirk_kept_for_upstream_rows_only() -> None:
     odd = [i for i in T.iter_instances("race", "ambiguous") if i.upstream_row()[4] != "race"]
     assert odd and {i.upstream_row()[4] for i in odd} == {"religion"}
     assert {i.category for i in odd} == {"race"} and {i.bias_targeted_groups for i in odd} == {"犹太人"}
+
+
+def test_per_category_flag_samples_cbbq_with_the_run_seed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """`harness run --per-category N --seed S` is the issue's spelling of -p per_category=N -p seed=S."""
+    from harness.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--suite", "cbbq", "--target", "local-server", "--per-category", "2", "--seed", "3",
+                 "--dry-run"]) == 0
+    flag = capsys.readouterr().out
+    assert main(["run", "--suite", "cbbq", "--target", "local-server", "-p", "per_category=2", "-p", "seed=3",
+                 "--dry-run"]) == 0
+    params = capsys.readouterr().out
+    # 14 categories x 2 contexts x 2 per category, and both spellings name the same run
+    assert "probes selected: 56" in flag and "probes selected: 56" in params
+    assert "per_category2-seed3" in flag and "per_category2-seed3" in params
