@@ -70,4 +70,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from harness.errors import HarnessError
+
+    try:
+        sys.exit(main())
+    except HarnessError as exc:  # e.g. the data set is not pulled: one sentence, not a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(exc.exit_code)
