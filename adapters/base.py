@@ -12,8 +12,6 @@ Any other exception is treated by the runner as transient.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -71,9 +69,15 @@ class Adapter:
         return [await self.ask(p) for p in prompts]
 
     def fingerprint(self) -> str:
-        """Identifies everything that changes the answer (kind + public settings), for the response cache."""
-        blob = json.dumps({"kind": self.kind, **self.settings}, sort_keys=True, default=str)
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+        """Identifies everything that changes the answer (kind + settings minus transport knobs such as
+        timeouts and batch sizes), for the response cache."""
+        from adapters.transport import settings_fingerprint  # transport imports this module
+
+        return settings_fingerprint(self.kind, self.settings)
+
+    def __repr__(self) -> str:
+        # Secrets are never in `settings` (they are passed to adapters separately), so this is safe to log.
+        return f"{type(self).__name__}(name={self.name!r}, settings={self.public_settings()!r})"
 
     def public_settings(self) -> dict[str, Any]:
         """Settings safe to write to a manifest or report."""

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from adapters.base import Adapter, Completion, Message
-from adapters.transport import settings_fingerprint
 from harness.errors import ConfigError
 
 DEFAULT_MAX_NEW_TOKENS = 128
@@ -127,12 +126,6 @@ class HFLocalAdapter(Adapter):
         # the weights only on first use (listing or dry-running a target must stay instant).
         self._location = model_location(str(self.settings["model"]), self.settings.get("gguf_file"))
         self._loaded: LoadedModel | None = None
-
-    def __repr__(self) -> str:
-        return f"HFLocalAdapter(name={self.name!r}, settings={self.public_settings()!r})"
-
-    def fingerprint(self) -> str:
-        return settings_fingerprint(self.kind, self.settings)
 
     @property
     def loaded(self) -> LoadedModel:

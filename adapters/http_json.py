@@ -33,7 +33,6 @@ from adapters.transport import (
     header_env_vars,
     one_line,
     redact,
-    settings_fingerprint,
 )
 from harness.errors import ConfigError
 
@@ -92,12 +91,6 @@ class HttpJsonAdapter(Adapter):
                          for key, value in headers.items()}
         self._secret_values += [os.environ[v] for v in header_env_vars(headers) if v not in secrets]
         self._clients = PerLoopClient(self._new_client, lambda c: c.aclose())
-
-    def __repr__(self) -> str:
-        return f"HttpJsonAdapter(name={self.name!r}, settings={self.public_settings()!r})"
-
-    def fingerprint(self) -> str:
-        return settings_fingerprint(self.kind, self.settings)
 
     def _new_client(self) -> httpx.AsyncClient:
         timeout = float(self.settings.get("timeout_s") or DEFAULT_TIMEOUT_S)

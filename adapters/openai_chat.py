@@ -30,7 +30,6 @@ from adapters.transport import (
     error_for_status,
     one_line,
     redact,
-    settings_fingerprint,
 )
 from harness.errors import ConfigError
 
@@ -54,12 +53,6 @@ class OpenAIChatAdapter(Adapter):
         self.settings.setdefault("max_tokens", 256)
         self._api_key = (secrets or {}).get("api_key") or NO_KEY
         self._clients = PerLoopClient(self._new_client, lambda c: c.close())
-
-    def __repr__(self) -> str:
-        return f"OpenAIChatAdapter(name={self.name!r}, settings={self.public_settings()!r})"
-
-    def fingerprint(self) -> str:
-        return settings_fingerprint(self.kind, self.settings)
 
     def _new_client(self) -> openai.AsyncOpenAI:
         return openai.AsyncOpenAI(

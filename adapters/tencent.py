@@ -28,7 +28,6 @@ from adapters.transport import (
     error_for_status,
     one_line,
     redact,
-    settings_fingerprint,
 )
 from harness.errors import ConfigError
 
@@ -73,12 +72,6 @@ class TencentHunyuanAdapter(Adapter):
         self._url = f"{parts.scheme}://{parts.netloc}/"
         self._host = parts.netloc
         self._clients = PerLoopClient(self._new_client, lambda c: c.aclose())
-
-    def __repr__(self) -> str:
-        return f"TencentHunyuanAdapter(name={self.name!r}, settings={self.public_settings()!r})"
-
-    def fingerprint(self) -> str:
-        return settings_fingerprint(self.kind, self.settings)
 
     def _new_client(self) -> httpx.AsyncClient:
         timeout = float(self.settings.get("timeout_s") or DEFAULT_TIMEOUT_S)

@@ -157,36 +157,38 @@ def _sample_groups(relpath: str) -> tuple[Group, ...]:
     return tuple(Group(r["group"].strip(), r["category"].strip(), r["translate"].strip()) for r in rows)
 
 
-def load_api_sample() -> Catalog:
-    """The paper's API-scale sample: 35 groups (7 attributes) x 84 properties (7 per category)."""
-    groups = _sample_groups("data_sample/groups_for_auto.csv")
-    path = require_file(DATASET, "data_sample/sample_bias_data_for_auto.csv")
-    rows = _read_rows(path, columns=("cat", "label", "bias_", "translation_", "bias", "translate"))
+#: Where each sample file keeps the stereotype, the positive antonym and their translations: the two files
+#: name their columns differently (and the API sample's unadorned `bias` is the antonym, not the bias).
+_SAMPLE_FILES = {
+    "biasasker-api-sample": ("groups_for_auto.csv", "sample_bias_data_for_auto.csv",
+                             {"text": "bias_", "zh": "translation_", "antonym": "bias", "antonym_zh": "translate"}),
+    "biasasker-manual-sample": ("groups_for_manual.csv", "sample_bias_data_for_manual.csv",
+                                {"text": "bias", "zh": "translation", "antonym": "antonym",
+                                 "antonym_zh": "translate a"}),
+}
+
+
+def _load_sample(name: str) -> Catalog:
+    groups_file, bias_file, columns = _SAMPLE_FILES[name]
+    groups = _sample_groups(f"data_sample/{groups_file}")
+    path = require_file(DATASET, f"data_sample/{bias_file}")
+    rows = _read_rows(path, columns=("cat", "label", *columns.values()))
     props = tuple(
-        Property(
-            text=r["bias_"].strip(), antonym=r["bias"].strip(),
-            categories=_sample_categories(r["cat"], r["label"], path),
-            zh=r["translation_"].strip(), antonym_zh=r["translate"].strip(),
-        )
+        Property(categories=_sample_categories(r["cat"], r["label"], path),
+                 **{field: r[column].strip() for field, column in columns.items()})
         for r in rows
     )
-    return Catalog("biasasker-api-sample", groups, props)
+    return Catalog(name, groups, props)
+
+
+def load_api_sample() -> Catalog:
+    """The paper's API-scale sample: 35 groups (7 attributes) x 84 properties (7 per category)."""
+    return _load_sample("biasasker-api-sample")
 
 
 def load_manual_sample() -> Catalog:
     """The paper's manual-scale sample: 17 groups x 15 properties (5 each of 3 categories)."""
-    groups = _sample_groups("data_sample/groups_for_manual.csv")
-    path = require_file(DATASET, "data_sample/sample_bias_data_for_manual.csv")
-    rows = _read_rows(path, columns=("cat", "label", "bias", "translation", "antonym", "translate a"))
-    props = tuple(
-        Property(
-            text=r["bias"].strip(), antonym=r["antonym"].strip(),
-            categories=_sample_categories(r["cat"], r["label"], path),
-            zh=r["translation"].strip(), antonym_zh=r["translate a"].strip(),
-        )
-        for r in rows
-    )
-    return Catalog("biasasker-manual-sample", groups, props)
+    return _load_sample("biasasker-manual-sample")
 
 
 # ------------------------------------------------------------------------------------------ full set
