@@ -28,9 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from harness.errors import ConfigError
+from harness.yaml_files import read_yaml_file
 
 #: Keys of a fairness file that describe the run, not a gate.
 RUN_KEYS = frozenset({
@@ -210,16 +209,7 @@ def parse_spec(data: Any, path: Path) -> FairnessSpec:
 def load_spec(path: Path) -> FairnessSpec:
     """Read and validate a fairness_*.yaml file."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"Cannot read fairness file {path}: {exc.strerror or exc}.") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path} is not valid YAML{at}: {getattr(exc, 'problem', exc)}.") from None
+    data = read_yaml_file(path, "Fairness file")
     return parse_spec(data, path)
 
 

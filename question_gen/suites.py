@@ -27,10 +27,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import yaml
-
 from harness.errors import ConfigError
 from harness.records import Probe
+from harness.yaml_files import read_yaml_file
 
 GENERATORS = {"biasasker": "question_gen.biasasker_suite", "cbbq": "question_gen.cbbq"}
 
@@ -97,17 +96,7 @@ def suites_dir() -> Path:
 
 
 def _read_spec(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"Cannot read suite file {path}: {exc.strerror or exc}.") from None
-    try:
-        spec = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"Suite file {path} is not valid YAML{where}: {problem}.") from None
+    spec = read_yaml_file(path, "Suite file")
     if not isinstance(spec, dict):
         raise ConfigError(f"Suite file {path} must be a YAML mapping of settings, not "
                           f"{type(spec).__name__}.")
