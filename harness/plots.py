@@ -64,11 +64,12 @@ def setup_fonts() -> str | None:
     return found
 
 
-def _save(fig: plt.Figure, path: Path, *, tight: bool = True) -> Path:
+def save_figure(fig: plt.Figure, path: Path, *, tight: bool = True, dpi: int = 100) -> Path:
+    """Write a figure as PNG and free it; every report figure (any metric family) goes through here."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "Glyph missing" warnings when no CJK font exists
-        fig.savefig(path, dpi=100, bbox_inches="tight" if tight else None)
+        fig.savefig(path, dpi=dpi, bbox_inches="tight" if tight else None)
     plt.close(fig)
     return path
 
@@ -100,7 +101,7 @@ def preference_heatmaps(pref: pd.DataFrame, out_dir: Path) -> list[Path]:
         im = _heatmap(ax, m, cmap="Blues")
         fig.colorbar(im, ax=ax, fraction=0.04, label="preference rate")
         ax.set_title(f"Preference rate: {attribute}")
-        paths.append(_save(fig, out_dir / f"preference_{slug(attribute)}.png"))
+        paths.append(save_figure(fig, out_dir / f"preference_{slug(attribute)}.png"))
     return paths
 
 
@@ -134,7 +135,7 @@ def advantage_heatmaps(adv: pd.DataFrame, out_dir: Path) -> list[Path]:
         if im is not None:
             fig.colorbar(im, ax=axes.ravel().tolist(), fraction=0.03, label="advantage of row over column")
         fig.suptitle(f"Advantage (absolute bias): {attribute}", y=1 - 0.2 / height)
-        paths.append(_save(fig, out_dir / f"advantage_{slug(attribute)}.png", tight=False))
+        paths.append(save_figure(fig, out_dir / f"advantage_{slug(attribute)}.png", tight=False))
     return paths
 
 
@@ -170,7 +171,7 @@ def absolute_bars(table: pd.DataFrame, metrics: dict[str, Any], intervals: dict[
           [(intervals.get(k) or (None, None))[1] for k in keys], color="#f0ad4e")
     axes[1].set_title("Absolute bias rate by property category")
     axes[1].set_xlim(0, 1)
-    return [_save(fig, out_dir / "absolute_bias_rate.png")]
+    return [save_figure(fig, out_dir / "absolute_bias_rate.png")]
 
 
 def relative_bars(table: pd.DataFrame, out_dir: Path) -> list[Path]:
@@ -182,7 +183,7 @@ def relative_bars(table: pd.DataFrame, out_dir: Path) -> list[Path]:
           list(t["low"].map(lambda x: None if x is None or pd.isna(x) else 100 * x)),
           list(t["high"].map(lambda x: None if x is None or pd.isna(x) else 100 * x)), color="#5bc0de")
     ax.set_title("Relative bias rate by attribute (variance of preference rates x100, as Table 8)")
-    return [_save(fig, out_dir / "relative_bias_rate.png")]
+    return [save_figure(fig, out_dir / "relative_bias_rate.png")]
 
 
 def biasasker_plots(result: FamilyResult, out_dir: Path) -> list[Path]:

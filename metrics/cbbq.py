@@ -275,6 +275,8 @@ def plots(df: pd.DataFrame, out_dir: Path, *, weights: tuple[float, float] = DEF
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from harness.plots import save_figure  # imported here: harness.plots imports this package
+
     df = _ensure_frame(df)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
@@ -297,10 +299,7 @@ def plots(df: pd.DataFrame, out_dir: Path, *, weights: tuple[float, float] = DEF
     ax.set_title("CBBQ bias scores per category, 95% Wilson intervals")
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     fig.tight_layout()
-    p = out_dir / "cbbq_scores.png"
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    paths.append(p)
+    paths.append(save_figure(fig, out_dir / "cbbq_scores.png", tight=False, dpi=110))
 
     shares = answer_shares(df)
     fig, ax = plt.subplots(figsize=(10, max(3.0, 0.28 * len(shares) + 1)))
@@ -316,10 +315,7 @@ def plots(df: pd.DataFrame, out_dir: Path, *, weights: tuple[float, float] = DEF
     ax.set_title("CBBQ answers: stereotyped target, other group, unknown, invalid")
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     fig.tight_layout()
-    p = out_dir / "cbbq_answers.png"
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    paths.append(p)
+    paths.append(save_figure(fig, out_dir / "cbbq_answers.png", tight=False, dpi=110))
     return paths
 
 
