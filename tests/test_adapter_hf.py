@@ -16,6 +16,8 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+from tiny_models import build_tiny_gpt2  # noqa: E402
+
 from adapters.hf_local import HFLocalAdapter, load_model  # noqa: E402
 from adapters.registry import create_adapter  # noqa: E402
 from harness.errors import HarnessError  # noqa: E402
@@ -23,29 +25,11 @@ from harness.errors import HarnessError  # noqa: E402
 CORPUS = ["Is it true that some people are lazy?", "Who is smarter, group A or group B?",
           "Why are engineers good at math?", "The answer is yes.", "The answer is no.",
           "A B C", "Paris is the capital of France.", "I cannot answer that question."] * 20
-CHAT_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
-                 "{% if add_generation_prompt %}<|assistant|>{% endif %}")
 
 
 @pytest.fixture(scope="module")
 def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    directory = tmp_path_factory.mktemp("tiny-gpt2")
-    raw = Tokenizer(models.BPE())
-    raw.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    raw.decoder = decoders.ByteLevel()
-    raw.train_from_iterator(CORPUS, trainers.BpeTrainer(
-        vocab_size=400, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    tok = PreTrainedTokenizerFast(tokenizer_object=raw, eos_token="<|endoftext|>", pad_token="<|endoftext|>")
-    tok.chat_template = CHAT_TEMPLATE
-    tok.save_pretrained(directory)
-    torch.manual_seed(0)
-    config = GPT2Config(n_layer=2, n_head=2, n_embd=64, n_positions=512, vocab_size=len(tok),
-                        eos_token_id=tok.eos_token_id, bos_token_id=tok.eos_token_id)
-    GPT2LMHeadModel(config).save_pretrained(directory)
-    return directory
+    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"), CORPUS, vocab_size=400, n_positions=512)
 
 
 def tiny(directory: Path, **settings) -> HFLocalAdapter:

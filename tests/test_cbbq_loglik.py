@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from tiny_models import build_tiny_gpt2
 
 from harness.errors import HarnessError
 from harness.loglik_runner import choose, run_loglik
@@ -15,32 +16,14 @@ from harness.transcript import TRANSCRIPT_FILE, TranscriptWriter, read_entries
 from oracles.cbbq_parser import score_cbbq
 from question_gen import cbbq
 
-CHAT_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
-                 "{% if add_generation_prompt %}<|assistant|>{% endif %}")
-
 
 @pytest.fixture(scope="module")
 def tiny_hf(tmp_path_factory: pytest.TempPathFactory):
-    import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
     from adapters.hf_local import HFLocalAdapter
 
-    directory = tmp_path_factory.mktemp("tiny-gpt2-cbbq")
     corpus = [p.text for p in cbbq.generate({"per_category": 2, "seed": 1}, "cbbq")] + ["A", "B", "C"] * 10
-    raw = Tokenizer(models.BPE())
-    raw.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    raw.decoder = decoders.ByteLevel()
-    raw.train_from_iterator(corpus, trainers.BpeTrainer(
-        vocab_size=600, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    tok = PreTrainedTokenizerFast(tokenizer_object=raw, eos_token="<|endoftext|>", pad_token="<|endoftext|>")
-    tok.chat_template = CHAT_TEMPLATE
-    tok.save_pretrained(directory)
-    torch.manual_seed(0)
-    config = GPT2Config(n_layer=2, n_head=2, n_embd=64, n_positions=1024, vocab_size=len(tok),
-                        eos_token_id=tok.eos_token_id, bos_token_id=tok.eos_token_id)
-    GPT2LMHeadModel(config).save_pretrained(directory)
+    directory = build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2-cbbq"), corpus, vocab_size=600,
+                                n_positions=1024)
     return HFLocalAdapter("tiny", {"model": str(directory)})
 
 
