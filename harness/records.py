@@ -95,10 +95,12 @@ class Probe:
                    groups=groups, options=options, categories=categories, meta=meta, **rest)
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        for key in ("groups", "categories", "options"):
-            d[key] = list(d[key])
-        return d
+        # Built by hand, not with dataclasses.asdict: this runs once per transcript line, and asdict's
+        # recursive deep copy was the largest single cost of the run engine.
+        return {"id": self.id, "suite": self.suite, "lang": self.lang, "kind": self.kind,
+                "bias_type": self.bias_type, "text": self.text, "groups": list(self.groups),
+                "attribute": self.attribute, "property": self.property, "categories": list(self.categories),
+                "options": list(self.options), "meta": dict(self.meta)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Probe:
@@ -131,7 +133,9 @@ class Reply:
         return self.status == STATUS_OK
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"probe_id": self.probe_id, "target": self.target, "text": self.text, "status": self.status,
+                "error": self.error, "latency_s": self.latency_s, "attempts": self.attempts,
+                "usage": dict(self.usage), "created_at": self.created_at}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Reply:
