@@ -64,8 +64,8 @@ def _sha256(path: Path) -> str:
 
 def qwen_gguf_path() -> Path:
     """Join the six Qwen parts into the cache once, verify size and sha256, and return the file."""
-    target = Path(os.environ.get("HARNESS_QWEN_GGUF", "")) if os.environ.get("HARNESS_QWEN_GGUF") else (
-        cache_dir() / "models" / QWEN_FILE)
+    override = os.environ.get("HARNESS_QWEN_GGUF")
+    target = Path(override) if override else cache_dir() / "models" / QWEN_FILE
     marker = target.with_suffix(".verified")
     if target.is_file() and marker.is_file() and marker.read_text().strip() == f"{target.stat().st_size}":
         return target
