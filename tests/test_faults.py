@@ -70,10 +70,13 @@ def test_fault_storm_run_accounts_for_every_probe_then_retry_errors_heals(
     # The 1 MB answer is an answer: stored whole, on one line.
     assert any(len(latest[p.id].reply.text) == HUGE_SIZE for p in probes
                if flaky_server.decide(p.text, 0) == FAULT_HUGE)
-    # Retry-After was honoured: probes whose first request got a 429 waited at least a second.
+    # Retry-After was honoured: probes whose first request got a 429 waited at least a second. On a
+    # loaded machine a few 429s arrive after the 0.5 s client timeout (the client then saw a timeout,
+    # not a 429), so the storm asserts the bulk; the exact rule is test_retry_after_is_honoured_exactly.
     throttled = [latest[p.id].reply for p in probes if flaky_server.decide(p.text, 0) == FAULT_429
                  and latest[p.id].reply.ok]
-    assert throttled and all(r.usage.get("waited_s", 0) >= 1.0 for r in throttled)
+    waited = [r for r in throttled if r.usage.get("waited_s", 0) >= 1.0]
+    assert throttled and len(waited) >= 0.8 * len(throttled), (len(waited), len(throttled))
     # Every line of the transcript is one valid JSON record.
     with outcome.transcript_path.open("rb") as fh:
         lines = [json.loads(line) for line in fh]
@@ -96,6 +99,29 @@ def test_fault_storm_run_accounts_for_every_probe_then_retry_errors_heals(
     assert man["status"] == "complete" and man["counts"]["errors"] == 0
     assert man["counts"]["answered"] == N_PROBES
     assert [s["mode"] for s in man["sessions"]] == ["fresh", "retry-errors"]
+
+
+def test_retry_after_is_honoured_exactly(run_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A probe whose first request gets `429 Retry-After: 1` is asked again no sooner than a second later."""
+    monkeypatch.setenv("FAULT_API_KEY", "k")
+    with FaultServer(seed=3, fault_rate=0.5, weights={FAULT_429: 1}, retry_after="1") as server:
+        write_target(run_env, "throttled", server.base_url)
+        probes = [p for p in synthetic_probes(80)
+                  if server.decide(p.text, 0) == FAULT_429 and server.decide(p.text, 1) is None][:8]
+        healthy = [p for p in synthetic_probes(80) if server.decide(p.text, 0) is None][:4]
+        assert len(probes) >= 4 and healthy
+        settings = EngineSettings(concurrency=4, timeout_s=10, max_attempts=3, backoff_initial_s=0.01,
+                                  backoff_max_s=0.02)
+        outcome = run_suite("faults", "throttled", probes=probes + healthy, engine=settings,
+                            show_progress=False, use_cache=False)
+        latest = latest_by_probe(outcome.transcript_path)
+        for probe in probes:
+            reply = latest[probe.id].reply
+            assert reply.ok and reply.attempts == 2, reply
+            assert reply.usage["waited_s"] >= 1.0, reply.usage
+        for probe in healthy:
+            reply = latest[probe.id].reply
+            assert reply.ok and reply.attempts == 1 and "waited_s" not in reply.usage
 
 
 def test_dead_target_stops_early_with_exit_3(run_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
