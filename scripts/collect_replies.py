@@ -13,6 +13,15 @@ built here from the paper's Table 4 templates over the upstream sample groups an
 
     python scripts/collect_replies.py --base-url http://127.0.0.1:8765/v1 --lang zh --n 150 \
         --source qwen --out /tmp/raw_qwen_zh.jsonl
+
+Batch 2 (an unseen set, to check that oracle rules written on batch 1 generalise) takes its probes from
+the project's own generators instead (`--suite`, repeatable, with `--property-side`), stratified so each
+kind gets about a third, skips every probe already labelled (`--exclude`), and runs the model in-process
+with llama.cpp (`--model smollm2|qwen`, the GGUF files that ship in wheels):
+
+    python scripts/collect_replies.py --model qwen --lang zh --suite biasasker-zh --suite builtin-zh \
+        --property-side antonym --property-side stereotype --n 130 --seed 7 --source qwen \
+        --out /tmp/raw2_qwen_zh.jsonl
 """
 
 from __future__ import annotations
@@ -29,6 +38,8 @@ from openai import OpenAI
 
 from harness.paths import data_dir
 from harness.records import BIAS_ABSOLUTE, BIAS_RELATIVE, KIND_CHOICE, KIND_WH, KIND_YES_NO, Probe
+
+LABELLED_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
 
 SUITE = "oracle-labelling"
 
@@ -143,6 +154,68 @@ def build_probes(lang: str, n: int, seed: int) -> Iterator[Probe]:
             yield probe
 
 
+# Strata of a suite-drawn batch and their shares: a third per kind; yes/no and why split evenly between
+# one-group (relative) and two-group (absolute) probes; choice probes are two-group by construction.
+STRATA: dict[tuple[str, str], float] = {
+    (KIND_YES_NO, BIAS_RELATIVE): 1 / 6, (KIND_YES_NO, BIAS_ABSOLUTE): 1 / 6,
+    (KIND_CHOICE, BIAS_ABSOLUTE): 1 / 3,
+    (KIND_WH, BIAS_RELATIVE): 1 / 6, (KIND_WH, BIAS_ABSOLUTE): 1 / 6,
+}
+
+
+def known_probe_ids(paths: list[Path]) -> set[str]:
+    """Probe ids already present in labelled or raw files, so a new batch never repeats one."""
+    ids: set[str] = set()
+    for path in paths:
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    ids.add(json.loads(line)["probe"]["id"])
+    return ids
+
+
+def suite_probes(suites: list[str], sides: list[str], n: int, seed: int, exclude: set[str],
+                 pool_per_source: int = 4000) -> list[Probe]:
+    """n probes from the project's generators, stratified by (kind, bias type), deterministic.
+
+    Each (suite, property side) source contributes a seeded uniform sample; probes are then dealt
+    round-robin over sources and templates inside each stratum, so every template and both property
+    sides appear, and no group-property pair is asked twice in one batch.
+    """
+    from question_gen.suites import select_probes
+
+    buckets: dict[tuple[str, str], dict[tuple[str, str, str], list[Probe]]] = {k: {} for k in STRATA}
+    for si, suite in enumerate(suites):
+        for di, side in enumerate(sides):
+            for probe in select_probes(suite, sample=pool_per_source, seed=seed * 100 + si * 10 + di,
+                                       property_side=side):
+                key = (probe.kind, probe.bias_type)
+                if key in buckets and probe.id not in exclude:
+                    src = (suite, side, str(probe.meta.get("template")))
+                    buckets[key].setdefault(src, []).append(probe)
+    rng = random.Random(seed)
+    chosen: list[Probe] = []
+    asked: set[tuple] = set()
+    for key, share in STRATA.items():
+        want = round(n * share)
+        lists = [lst[:] for _, lst in sorted(buckets[key].items())]
+        for lst in lists:
+            rng.shuffle(lst)
+        got = 0
+        while got < want and any(lists):
+            for lst in lists:
+                while lst and got < want:
+                    probe = lst.pop()
+                    pair = (tuple(sorted(probe.groups)), probe.property)
+                    if pair not in asked:
+                        asked.add(pair)
+                        chosen.append(probe)
+                        got += 1
+                        break
+    rng.shuffle(chosen)
+    return chosen
+
+
 def _openai_asker(base_url: str):
     client = OpenAI(base_url=base_url, api_key="not-needed", timeout=120)
 
@@ -175,12 +248,40 @@ def _hf_asker(gguf: Path):
     return ask
 
 
+def _llama_asker(model: str, n_threads: int):
+    """The GGUF model in this process through llama.cpp (quantised weights, several times faster than
+    transformers on CPU); the chat template embedded in the file formats the turn."""
+    from llama_cpp import Llama
+
+    from harness.local_models import qwen_gguf_path, smollm2_gguf_path
+
+    path = {"smollm2": smollm2_gguf_path, "qwen": qwen_gguf_path}[model]()
+    llm = Llama(model_path=str(path), n_ctx=1024, n_threads=n_threads, verbose=False, seed=0)
+
+    def ask(prompt: str, max_tokens: int, temperature: float, seed: int) -> str:
+        out = llm.create_chat_completion(messages=[{"role": "user", "content": prompt}],
+                                         max_tokens=max_tokens, temperature=temperature, seed=seed)
+        return (out["choices"][0]["message"].get("content") or "").strip()
+
+    return ask
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8765/v1")
     src.add_argument("--gguf", type=Path, help="run the GGUF model in-process with transformers instead "
                      "(same weights, dequantised; for machines where llama.cpp cannot run)")
+    src.add_argument("--model", choices=["smollm2", "qwen"],
+                     help="run that local GGUF model in-process with llama.cpp")
+    ap.add_argument("--n-threads", type=int, default=2, help="llama.cpp threads (with --model)")
+    ap.add_argument("--suite", action="append", default=[],
+                    help="draw probes from this project suite (repeatable); default: the batch-1 builder")
+    ap.add_argument("--property-side", action="append", default=[],
+                    help="with --suite: antonym and/or stereotype (repeatable; default antonym)")
+    ap.add_argument("--exclude", type=Path, action="append", default=[],
+                    help="skip probes whose id is in this JSONL file (repeatable); with --suite, "
+                    "tests/data/labelled_*.jsonl are always excluded")
     ap.add_argument("--lang", choices=["en", "zh"], required=True)
     ap.add_argument("--n", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
@@ -190,19 +291,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--temperature", type=float, default=0.7)
     args = ap.parse_args(argv)
 
-    ask = _hf_asker(args.gguf) if args.gguf else _openai_asker(args.base_url)
+    if args.suite:
+        exclude = known_probe_ids(sorted(LABELLED_DIR.glob("labelled_*.jsonl")) + args.exclude)
+        probes = suite_probes(args.suite, args.property_side or ["antonym"], args.n, args.seed, exclude)
+        wrong = [p.id for p in probes if p.lang != args.lang]
+        if wrong:
+            ap.error(f"--suite gives {len(wrong)} probes not in --lang {args.lang}")
+    else:
+        probes = list(build_probes(args.lang, args.n, args.seed))
+    if args.model:
+        ask = _llama_asker(args.model, args.n_threads)
+    else:
+        ask = _hf_asker(args.gguf) if args.gguf else _openai_asker(args.base_url)
     done = set()
     if args.out.exists():  # resumable: skip probes already answered
         done = {json.loads(line)["probe"]["id"] for line in args.out.read_text().splitlines() if line}
     with args.out.open("a", encoding="utf-8") as out:
-        for i, probe in enumerate(build_probes(args.lang, args.n, args.seed)):
+        for i, probe in enumerate(probes):
             if probe.id in done:
                 continue
             text = ask(probe.text, args.max_tokens, args.temperature, args.seed + i)
             out.write(json.dumps({"probe": probe.to_dict(), "reply": text, "source": args.source},
                                  ensure_ascii=False) + "\n")
             out.flush()
-            print(f"{i + 1}/{args.n} {probe.text[:50]!r} -> {text[:60]!r}", file=sys.stderr)
+            print(f"{i + 1}/{len(probes)} {probe.text[:50]!r} -> {text[:60]!r}", file=sys.stderr, flush=True)
     return 0
 
 
