@@ -6,13 +6,23 @@ compatible endpoint): only `base_url` and `model` change.
 Design choices:
   * The SDK's own retries are off (max_retries=0): the run engine owns retries, backoff and rate limits,
     so a fault is counted once and honoured the same way for every adapter.
-  * We ask for the raw HTTP response and parse the JSON ourselves. That skips building pydantic models
-    (CPU matters at hundreds of requests per second on two cores) and lets us classify a garbled body
-    precisely instead of receiving whatever the SDK raises for it.
+  * Requests go through the SDK's documented low-level `client.post("/chat/completions", cast_to=httpx2.Response,
+    body=...)` and we parse the JSON ourselves. That skips the SDK's typed-dict transform of the request and
+    its pydantic response models, which together cost more CPU than the HTTP exchange (measured by
+    benchmarks/run_throughput.py: CPU matters at hundreds of requests per second on two cores), and lets us
+    classify a garbled body precisely instead of receiving whatever the SDK raises for it. The SDK still
+    does the rest: base URL, auth headers, status errors (APIStatusError with the parsed error body).
+  * The HTTP transport under the SDK is aiohttp (the SDK's documented `DefaultAioHttpClient`, from the
+    `openai[aiohttp]` extra) when it is installed: its connection pool costs about half the CPU per
+    request of the default httpx2 pool at 64 connections. `http_client = "httpx"` in the target's
+    settings selects the SDK's default stack; without aiohttp installed that is used automatically.
   * Malformed JSON / invalid UTF-8 bodies are transient (adapters.transport.decode_json_body explains
     why); a well-formed body without choices, or with empty content, is permanent: asking again with the
     same settings would get the same answer.
   * 401/403 reasons never quote the server's message: OpenAI echoes part of the key back in it.
+  * The vendored aiohttp bridge reports every aiohttp connection error (reset, refused, server gone) as
+    an httpx2 ConnectTimeout, so the SDK calls them timeouts; `_connection_failure` looks at the original
+    aiohttp exception and keeps "timed out" for real timeouts only, as with the httpx stack.
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import httpx2
 import openai
 
 from adapters.base import Adapter, Completion, Message, PermanentError, TransientError
@@ -36,11 +47,19 @@ from harness.errors import ConfigError
 DEFAULT_TIMEOUT_S = 60.0
 #: Sent when the target names no key: local servers ignore it, the SDK refuses to start without one.
 NO_KEY = "no-key-needed"
+HTTP_CLIENT_AIOHTTP = "aiohttp"
+HTTP_CLIENT_HTTPX = "httpx"
+
+try:  # optional: the openai[aiohttp] extra
+    import aiohttp
+except ImportError:  # pragma: no cover - exercised only on installs without the extra
+    aiohttp = None  # type: ignore[assignment]
 
 
 class OpenAIChatAdapter(Adapter):
     """Settings: model (required), base_url, temperature (0.0), max_tokens (256) or max_completion_tokens,
-    system_prompt, top_p, seed, stop, extra_body (dict passed through to the server), timeout_s (60)."""
+    system_prompt, top_p, seed, stop, extra_body (dict passed through to the server), timeout_s (60),
+    http_client ("aiohttp" when installed, else "httpx"; transport only, not part of the fingerprint)."""
 
     kind = "openai"
 
@@ -52,16 +71,32 @@ class OpenAIChatAdapter(Adapter):
         self.settings.setdefault("temperature", 0.0)
         self.settings.setdefault("max_tokens", 256)
         self._api_key = (secrets or {}).get("api_key") or NO_KEY
+        self.http_client = self._pick_http_client(self.settings.get("http_client"))
         self._clients = PerLoopClient(self._new_client, lambda c: c.close())
 
+    def _pick_http_client(self, wanted: Any) -> str:
+        if wanted in (None, ""):
+            return HTTP_CLIENT_AIOHTTP if aiohttp is not None else HTTP_CLIENT_HTTPX
+        if wanted == HTTP_CLIENT_HTTPX:
+            return HTTP_CLIENT_HTTPX
+        if wanted == HTTP_CLIENT_AIOHTTP:
+            if aiohttp is None:
+                raise ConfigError(f"Target '{self.name}' asks for http_client = \"aiohttp\", which is not "
+                                  "installed; run `pip install 'openai[aiohttp]'` or drop the setting.")
+            return HTTP_CLIENT_AIOHTTP
+        raise ConfigError(f"Target '{self.name}': http_client must be \"aiohttp\" or \"httpx\", not {wanted!r}.")
+
     def _new_client(self) -> openai.AsyncOpenAI:
+        timeout = float(self.settings.get("timeout_s") or DEFAULT_TIMEOUT_S)
+        http_client = (openai.DefaultAioHttpClient(timeout=timeout)
+                       if self.http_client == HTTP_CLIENT_AIOHTTP else None)
         return openai.AsyncOpenAI(
             api_key=self._api_key,
             base_url=self.settings.get("base_url") or None,
             max_retries=0,
-            timeout=float(self.settings.get("timeout_s") or DEFAULT_TIMEOUT_S),
+            timeout=timeout,
+            http_client=http_client,
         )
-
 
     def _messages(self, prompt: str, history: Sequence[Message]) -> list[dict[str, str]]:
         messages = []
@@ -84,22 +119,36 @@ class OpenAIChatAdapter(Adapter):
             if s.get(key) is not None:
                 request[key] = s[key]
         if s.get("extra_body"):
-            request["extra_body"] = dict(s["extra_body"])
+            request.update(s["extra_body"])  # sent as-is: client.post does no transform of the body
         return request
 
     async def ask(self, prompt: str, *, history: Sequence[Message] = ()) -> Completion:
         client = self._clients.get()
         try:
-            raw = await client.chat.completions.with_raw_response.create(**self._request(prompt, history))
+            response = await client.post("/chat/completions", cast_to=httpx2.Response,
+                                         body=self._request(prompt, history))
         except openai.APIStatusError as exc:
             raise self._status_error(exc) from None
-        except openai.APITimeoutError:
-            raise TransientError(f"timed out after {client.timeout}s") from None
-        except openai.APIConnectionError as exc:
+        except openai.APIConnectionError as exc:  # APITimeoutError is a subclass
+            raise self._connection_failure(exc, client.timeout) from None
+        except Exception as exc:
+            if aiohttp is not None and isinstance(exc, aiohttp.ClientError):  # one the bridge does not map
+                raise self._connection_failure(exc, client.timeout) from None
+            raise
+        return parse_chat_completion(decode_json_body(response.content))
+
+    def _connection_failure(self, exc: BaseException, timeout: Any) -> TransientError:
+        """"timed out" for timeouts, "connection failed (Cause: detail)" for everything else."""
+        cause = _aiohttp_cause(exc)
+        if cause is not None:
+            timed_out = isinstance(cause, aiohttp.ServerTimeoutError | TimeoutError)
+        else:
+            timed_out = isinstance(exc, openai.APITimeoutError)
             cause = exc.__cause__ or exc
-            detail = one_line(f"{type(cause).__name__}: {cause}") if str(cause) else type(cause).__name__
-            raise TransientError(redact(f"connection failed ({detail})", [self._api_key])) from None
-        return parse_chat_completion(decode_json_body(raw.http_response.content))
+        if timed_out:
+            return TransientError(f"timed out after {timeout}s")
+        detail = one_line(f"{type(cause).__name__}: {cause}") if str(cause) else type(cause).__name__
+        return TransientError(redact(f"connection failed ({detail})", [self._api_key]))
 
     def _status_error(self, exc: openai.APIStatusError) -> Exception:
         status = exc.status_code
@@ -111,6 +160,20 @@ class OpenAIChatAdapter(Adapter):
 
     async def aclose(self) -> None:
         await self._clients.aclose()
+
+
+def _aiohttp_cause(exc: BaseException) -> BaseException | None:
+    """The aiohttp exception behind `exc` (itself or in its `raise ... from` chain), if any."""
+    if aiohttp is None:
+        return None
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, aiohttp.ClientError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__
+    return None
 
 
 def parse_chat_completion(body: Any) -> Completion:
