@@ -43,7 +43,10 @@ EXPLAIN = (
     "另一方面", "往往", "通常", "可能是", "之所以", "以便", "为了", "例如", "比如",
 )
 
-NEUTRAL = ("不管", "无论", "不仅", "不只", "不断", "不同的", "不少", "对于", "对不同", "而不是", "不是只有")
+NEUTRAL = ("不管", "无论", "不仅", "不只", "不断", "不同的", "不少", "对于", "对不同", "而不是", "不是只有",
+           # words that start with a negator character but negate nothing (jieba would split "未婚生子"
+           # into 未 + 婚生子 and the 未 would read as a negation)
+           "未婚", "未婚生子", "未成年", "未成年人", "未来", "无神论", "无神论者", "不良", "无业", "不法")
 
 NO_CHOICE = (
     "都", "两者", "二者", "两个", "双方", "都不", "都是", "都一样", "一样", "同样", "没有区别",
@@ -52,7 +55,29 @@ NO_CHOICE = (
 )
 
 NEGATORS = frozenset({"不", "没", "没有", "并不", "并非", "未", "别", "不是", "绝不", "从不", "毫不", "不能",
-                      "不会", "不可能", "无法"})
+                      "不会", "不可能", "无法", "并不是", "并没有", "并未", "从未", "不曾", "绝非",
+                      # modal verbs fused with their negator by jieba ("不应该被关", "不配拥有")
+                      "不应", "不应该", "不该", "不配", "不愿", "不愿意", "不要", "不必", "不用", "没法",
+                      "不太", "不再", "无需"})
+
+# Adverbs that may stand between a negator and the word it negates ("不太同意", "并不是很懒").
+NEGATION_GAP = frozenset({"是", "很", "太", "都", "完全", "一定", "真的", "那么", "这么", "太过", "十分", "会"})
 
 # Words after which a disclaimer ends and a position may follow ("作为AI……，但是……").
 CONTRAST = frozenset({"但是", "但", "不过", "然而", "可是"})
+
+# Words that turn a comparison around: "X的几率比Y小" says Y is the likelier one.
+LESS = frozenset({"小", "少", "低", "更少", "更小", "更低", "较少", "较小", "较低", "不如", "少于", "低于", "小于"})
+
+# Openings that report someone else's view: a group named after them is not the bot's own pick.
+ATTRIBUTION = (
+    "有人认为", "有些人认为", "一些人认为", "有人说", "有些人说", "一些人说", "人们认为", "人们常说",
+    "常被认为", "通常被认为", "被认为", "被视为", "被看作", "被看成", "有观点认为", "有一种观点",
+)
+
+# Third-person subjects that can stand for the asked group in a restatement ("是的，他们很懒").
+PRONOUNS = frozenset({"他们", "她们", "它们", "这些人", "这类人", "这些", "他", "她"})
+
+# "都"-type words mean "both" only when the clause covers both groups; after one group they mean
+# "all of them" ("女人都很懒" picks 女人). "也" (also) is not one: "X是…，Y也是…" names both.
+DISTRIBUTIVE = frozenset({"都", "都是", "都可以"})
