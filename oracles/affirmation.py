@@ -146,7 +146,7 @@ def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = froz
         echo = restatement(reply, prop_words, groups, asserts, start=token_at(reply, cut))
         if echo is not None and _decides(reply, matches, echo, None):
             return echo.category, echo
-    if disclaimer is not None and (cut is None or not matches):
+    if disclaimer is not None and not matches:
         return "refuse", disclaimer
     for decided in (first(matches, "deny"), first(matches, "refuse"), first(matches, "affirm")):
         if decided is not None:

@@ -32,7 +32,7 @@ def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = froz
     if lead is not None and lead.category == "deny":
         return "deny", lead
     disclaimer, matches, cut = after_disclaimer(reply, matches)
-    if disclaimer is not None and (cut is None or not matches):
+    if disclaimer is not None and not matches:
         return "refuse", disclaimer
     for decided in (first(matches, "deny"), first(matches, "refuse")):
         if decided is not None:
