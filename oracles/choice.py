@@ -148,21 +148,30 @@ def token_at(reply: Tokens, offset: int) -> int:
 
 
 @lru_cache(maxsize=1)
-def _attributions() -> tuple[tuple[str, ...], ...]:
-    return tuple(tokenize_phrase(e) for e in en_lexicon.ATTRIBUTION + zh_lexicon.ATTRIBUTION)
+def _attributions() -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Attribution phrases as token tuples, indexed by first word (a reply is scanned once)."""
+    index: dict[str, list[tuple[str, ...]]] = {}
+    for e in en_lexicon.ATTRIBUTION + zh_lexicon.ATTRIBUTION:
+        words = tokenize_phrase(e)
+        if words:
+            index.setdefault(words[0], []).append(words)
+    return {w: tuple(ps) for w, ps in index.items()}
+
+
+def attribution_starts(words: tuple[str, ...]) -> list[int]:
+    """Word indices where an attribution phrase ("some argue", "有人认为", "are often seen as") starts."""
+    index = _attributions()
+    out = []
+    for i, w in enumerate(words):
+        phrases = index.get(w)
+        if phrases and any(words[i:i + len(p)] == p for p in phrases):
+            out.append(i)
+    return out
 
 
 def attributed_clauses(reply: Tokens) -> frozenset[int]:
     """Clauses that report someone else's view ("Some argue that ...", "有人认为...", "X are often seen as")."""
-    words = reply.words
-    out: set[int] = set()
-    for phrase in _attributions():
-        k = len(phrase)
-        first_word = phrase[0]
-        for i, w in enumerate(words):
-            if w == first_word and words[i:i + k] == phrase:
-                out.add(reply.tokens[i].clause)
-    return frozenset(out)
+    return frozenset(reply.tokens[i].clause for i in attribution_starts(reply.words))
 
 
 def own_mentions(reply: Tokens, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
