@@ -9,8 +9,10 @@ BiasAsker's own loop did, and prints the speed-up. The one-at-a-time run asks a 
 and extrapolates to the full count, because 5,000 sequential requests take over eight minutes by
 construction; the printout says so.
 
+`--http-client httpx` runs the adapter over the SDK's default httpx2 stack instead of aiohttp, to compare.
+
 Usage: .venv/bin/python benchmarks/run_throughput.py [--probes 5000] [--concurrency 64]
-       [--latency 0.1] [--sequential 200]
+       [--latency 0.1] [--sequential 200] [--http-client aiohttp|httpx]
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class _SlowChat(asyncio.Protocol):
 
 
 def _serve(port: int, latency: float, ready: multiprocessing.synchronize.Event) -> None:  # type: ignore[name-defined]
+    """The server's own process and loop (uvloop when installed): on two cores it must stay cheap."""
     async def main() -> None:
         _SlowChat.latency = latency
         server = await asyncio.get_running_loop().create_server(_SlowChat, "127.0.0.1", port, backlog=1024)
@@ -80,7 +83,13 @@ def _serve(port: int, latency: float, ready: multiprocessing.synchronize.Event) 
         async with server:
             await server.serve_forever()
 
-    asyncio.run(main())
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(main())
+    else:
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(main())
 
 
 def _free_port() -> int:
@@ -138,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--latency", type=float, default=0.1, help="server answer delay in seconds")
     parser.add_argument("--sequential", type=int, default=200, help="probes asked one at a time")
+    parser.add_argument("--http-client", choices=["aiohttp", "httpx"], default=None,
+                        help="HTTP stack under the openai SDK (default: the adapter's default, aiohttp)")
     args = parser.parse_args(argv)
 
     port = _free_port()
@@ -153,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["BENCH_API_KEY"] = "bench-key-not-secret"
     (work / "targets.toml").write_text(
         f'[targets.bench]\nadapter = "openai"\nmodel = "bench"\nbase_url = "http://127.0.0.1:{port}/v1"\n'
-        'api_key_env = "BENCH_API_KEY"\nmax_tokens = 16\n', encoding="utf-8")
+        'api_key_env = "BENCH_API_KEY"\nmax_tokens = 16\n'
+        + (f'http_client = "{args.http_client}"\n' if args.http_client else ""), encoding="utf-8")
     os.chdir(work)
     try:
         probes = _probes(args.probes)
@@ -161,7 +173,11 @@ def main(argv: list[str] | None = None) -> int:
         wall, cpu, answered = _run("concurrent", probes, args.concurrency)
         limit = args.concurrency / args.latency
         rate = answered / wall
-        print(f"concurrent run: {answered:,} probes answered in {wall:.2f} s at concurrency {args.concurrency}")
+        from adapters.registry import create_adapter
+
+        stack = create_adapter("bench").http_client
+        print(f"concurrent run: {answered:,} probes answered in {wall:.2f} s at concurrency {args.concurrency} "
+              f"(openai adapter over {stack})")
         print(f"  throughput        {rate:8.1f} probes/s")
         print(f"  physical limit    {limit:8.1f} probes/s  ({args.concurrency} in flight / {args.latency:g} s)")
         print(f"  ratio             {rate / limit:8.3f}  (goal >= 0.8)")

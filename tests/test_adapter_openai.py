@@ -1,7 +1,8 @@
 """The openai adapter: a real answer from a real llama.cpp server, and every failure class mapped right.
 
-The failure tests run the real SDK + httpx stack against a real local HTTP server whose replies are
-scripted (429 with Retry-After, 5xx, 401 echoing the key, malformed bodies, hangs, resets).
+The failure tests run the real SDK against a real local HTTP server whose replies are scripted (429 with
+Retry-After, 5xx, 401 echoing the key, malformed bodies, hangs, resets), once over each HTTP stack the
+adapter offers (aiohttp, the default, and the SDK's own httpx2): both must map every fault the same way.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import pytest
 from adapter_servers import Reply, scripted_server
 
 from adapters.base import Message, PermanentError, TransientError
-from adapters.openai_chat import OpenAIChatAdapter
+from adapters.openai_chat import HTTP_CLIENT_AIOHTTP, HTTP_CLIENT_HTTPX, OpenAIChatAdapter
 from adapters.registry import create_adapter, load_targets
+from harness.errors import ConfigError
 
 SENTINEL = "sk-SENTINEL-7f3a9c2e1b-do-not-leak"
 
@@ -32,6 +34,12 @@ def completion_body(content: str | None = "Hello there.", finish: str = "stop") 
 def adapter(base_url: str, **settings) -> OpenAIChatAdapter:
     return OpenAIChatAdapter("t", {"model": "m", "base_url": base_url, "timeout_s": 5, **settings},
                              secrets={"api_key": SENTINEL})
+
+
+@pytest.fixture(params=[HTTP_CLIENT_AIOHTTP, HTTP_CLIENT_HTTPX])
+def stack(request: pytest.FixtureRequest) -> str:
+    """The HTTP stack under the SDK; every error-mapping test runs over both."""
+    return request.param
 
 
 def ask(a: OpenAIChatAdapter, prompt: str = "Hi?", **kw):
@@ -73,10 +81,10 @@ def test_real_server_through_targets_toml(smollm2_server: str, run_env) -> None:
 # ---------------------------------------------------------------------------- request content
 
 
-def test_request_carries_key_settings_and_system_prompt() -> None:
+def test_request_carries_key_settings_and_system_prompt(stack: str) -> None:
     with scripted_server() as srv:
         url = srv.route("/ok", lambda r: Reply(200, completion_body()))
-        a = adapter(url + "/v1", temperature=0.0, max_tokens=7, system_prompt="Be brief.",
+        a = adapter(url + "/v1", http_client=stack, temperature=0.0, max_tokens=7, system_prompt="Be brief.",
                     extra_body={"top_k": 1})
         completion = ask(a, 'Is "x" \\ y?')
         assert completion.text == "Hello there."
@@ -88,7 +96,7 @@ def test_request_carries_key_settings_and_system_prompt() -> None:
         assert sent["messages"] == [{"role": "system", "content": "Be brief."},
                                     {"role": "user", "content": 'Is "x" \\ y?'}]
         assert sent["max_tokens"] == 7 and sent["temperature"] == 0.0 and sent["top_k"] == 1
-        ask(adapter(url + "/v1", max_completion_tokens=9))
+        ask(adapter(url + "/v1", http_client=stack, max_completion_tokens=9))
         sent = json.loads(srv.requests[-1].body)
         assert sent["max_completion_tokens"] == 9 and "max_tokens" not in sent
 
@@ -96,56 +104,56 @@ def test_request_carries_key_settings_and_system_prompt() -> None:
 # --------------------------------------------------------------------------------- error mapping
 
 
-def test_429_honours_retry_after_seconds_and_ms() -> None:
+def test_429_honours_retry_after_seconds_and_ms(stack: str) -> None:
     with scripted_server() as srv:
         s = srv.route("/s", lambda r: Reply(429, b'{"error": {"message": "slow down"}}',
                                             {"Content-Type": "application/json", "Retry-After": "7"}))
         ms = srv.route("/ms", lambda r: Reply(429, b'{"error": {"message": "slow down"}}',
                                               {"Content-Type": "application/json", "retry-after-ms": "1500"}))
         with pytest.raises(TransientError) as exc:
-            ask(adapter(s))
+            ask(adapter(s, http_client=stack))
         assert exc.value.retry_after == 7.0 and "429" in exc.value.reason
         with pytest.raises(TransientError) as exc:
-            ask(adapter(ms))
+            ask(adapter(ms, http_client=stack))
         assert exc.value.retry_after == 1.5
         assert len(srv.requests) == 2  # the SDK's own retries are off: one request per ask
 
 
-def test_5xx_transient_with_http_date_retry_after() -> None:
+def test_5xx_transient_with_http_date_retry_after(stack: str) -> None:
     with scripted_server() as srv:
         url500 = srv.route("/e500", lambda r: Reply(500, b'{"error": {"message": "boom"}}'))
         date = formatdate(time.time() + 30, usegmt=True)
         url503 = srv.route("/e503", lambda r: Reply(503, b"busy", {"Content-Type": "text/plain", "Retry-After": date}))
         with pytest.raises(TransientError) as exc:
-            ask(adapter(url500))
+            ask(adapter(url500, http_client=stack))
         assert "500" in exc.value.reason and "boom" in exc.value.reason
         with pytest.raises(TransientError) as exc:
-            ask(adapter(url503))
+            ask(adapter(url503, http_client=stack))
         assert 20 < exc.value.retry_after <= 31
         assert len(srv.requests) == 2
 
 
 @pytest.mark.parametrize("status", [400, 404, 422])
-def test_client_errors_are_permanent(status: int) -> None:
+def test_client_errors_are_permanent(status: int, stack: str) -> None:
     with scripted_server() as srv:
         url = srv.route("/c", lambda r: Reply(status, b'{"error": {"message": "bad model"}}'))
         with pytest.raises(PermanentError) as exc:
-            ask(adapter(url))
+            ask(adapter(url, http_client=stack))
         assert str(status) in exc.value.reason
 
 
-def test_401_is_permanent_and_never_echoes_the_key() -> None:
+def test_401_is_permanent_and_never_echoes_the_key(stack: str) -> None:
     body = json.dumps({"error": {"message": f"Incorrect API key provided: {SENTINEL}."}}).encode()
     with scripted_server() as srv:
         url = srv.route("/auth", lambda r: Reply(401, body))
         with pytest.raises(PermanentError) as exc:
-            ask(adapter(url))
+            ask(adapter(url, http_client=stack))
     assert "401" in exc.value.reason
     assert SENTINEL not in exc.value.reason and SENTINEL[:12] not in exc.value.reason
     assert SENTINEL not in repr(exc.value)
 
 
-def test_malformed_bodies_are_transient_and_empty_content_permanent() -> None:
+def test_malformed_bodies_are_transient_and_empty_content_permanent(stack: str) -> None:
     with scripted_server() as srv:
         bad_json = srv.route("/bad", lambda r: Reply(200, b'{"choices": [{"message": '))
         bad_utf8 = srv.route("/utf", lambda r: Reply(200, b'{"choices": "\xff\xfe"}'))
@@ -153,42 +161,42 @@ def test_malformed_bodies_are_transient_and_empty_content_permanent() -> None:
         none = srv.route("/none", lambda r: Reply(200, completion_body(None)))
         nochoice = srv.route("/nochoice", lambda r: Reply(200, b'{"object": "chat.completion", "choices": []}'))
         with pytest.raises(TransientError, match="not valid JSON"):
-            ask(adapter(bad_json))
+            ask(adapter(bad_json, http_client=stack))
         with pytest.raises(TransientError, match="not valid UTF-8"):
-            ask(adapter(bad_utf8))
+            ask(adapter(bad_utf8, http_client=stack))
         with pytest.raises(PermanentError, match=r"empty reply \(finish_reason=content_filter\)"):
-            ask(adapter(empty))
+            ask(adapter(empty, http_client=stack))
         with pytest.raises(PermanentError, match="empty reply"):
-            ask(adapter(none))
+            ask(adapter(none, http_client=stack))
         with pytest.raises(PermanentError, match="no choices"):
-            ask(adapter(nochoice))
+            ask(adapter(nochoice, http_client=stack))
 
 
-def test_big_reply_is_returned_whole() -> None:
+def test_big_reply_is_returned_whole(stack: str) -> None:
     big = "word " * 200_000  # ~1 MB
     with scripted_server() as srv:
         url = srv.route("/big", lambda r: Reply(200, completion_body(big)))
-        assert ask(adapter(url)).text == big
+        assert ask(adapter(url, http_client=stack)).text == big
 
 
-def test_timeout_reset_and_refused_are_transient() -> None:
+def test_timeout_reset_and_refused_are_transient(stack: str) -> None:
     with scripted_server() as srv:
         slow = srv.route("/slow", lambda r: Reply(200, completion_body(), sleep_s=2.0))
         reset = srv.route("/reset", lambda r: Reply(reset=True))
         with pytest.raises(TransientError, match="timed out"):
-            ask(adapter(slow, timeout_s=0.3))
+            ask(adapter(slow, http_client=stack, timeout_s=0.3))
         with pytest.raises(TransientError, match="connection failed"):
-            ask(adapter(reset))
+            ask(adapter(reset, http_client=stack))
         port = srv.port
     with pytest.raises(TransientError, match="connection failed"):
-        ask(adapter(f"http://127.0.0.1:{port}/v1"))  # server is gone: connection refused
+        ask(adapter(f"http://127.0.0.1:{port}/v1", http_client=stack))  # server is gone: connection refused
 
 
-def test_adapter_survives_several_event_loops() -> None:
+def test_adapter_survives_several_event_loops(stack: str) -> None:
     """The CLI and tests may call asyncio.run more than once with one adapter."""
     with scripted_server() as srv:
         url = srv.route("/ok", lambda r: Reply(200, completion_body()))
-        a = adapter(url)
+        a = adapter(url, http_client=stack)
 
         async def one():
             return await a.ask("Hi?")
@@ -198,10 +206,10 @@ def test_adapter_survives_several_event_loops() -> None:
         asyncio.run(a.aclose())
 
 
-def test_concurrent_requests_are_all_answered() -> None:
+def test_concurrent_requests_are_all_answered(stack: str) -> None:
     with scripted_server() as srv:
         url = srv.route("/ok", lambda r: Reply(200, completion_body(), sleep_s=0.2))
-        a = adapter(url)
+        a = adapter(url, http_client=stack)
 
         async def many():
             started = time.perf_counter()
@@ -213,3 +221,48 @@ def test_concurrent_requests_are_all_answered() -> None:
         assert len(results) == 20 and all(r.text == "Hello there." for r in results)
         assert sorted(json.loads(r.body)["messages"][-1]["content"] for r in srv.requests) == sorted(
             f"q{i}" for i in range(20))
+
+
+# ----------------------------------------------------------------------------------- HTTP stack
+
+
+def test_aiohttp_is_the_default_stack_and_really_carries_the_requests() -> None:
+    """The default client is the SDK's aiohttp one; `http_client = "httpx"` gives the SDK's own stack."""
+    import aiohttp
+
+    seen: list[str] = []
+
+    class Spy(aiohttp.TraceConfig):
+        def __init__(self) -> None:
+            super().__init__()
+            self.on_request_start.append(self._start)
+
+        async def _start(self, _session, _ctx, params) -> None:
+            seen.append(str(params.url))
+
+    default = adapter("http://127.0.0.1:1/v1")
+    assert default.http_client == HTTP_CLIENT_AIOHTTP
+    assert adapter("http://127.0.0.1:1/v1", http_client="httpx").http_client == HTTP_CLIENT_HTTPX
+    with scripted_server() as srv:
+        url = srv.route("/ok", lambda r: Reply(200, completion_body()))
+        a = adapter(url)
+
+        async def go():
+            client = a._clients.get()
+            transport = client._client._transport  # the SDK's httpx2 client -> the aiohttp bridge
+            assert type(transport).__name__ == "AiohttpTransport"
+            transport.client = aiohttp.ClientSession(trace_configs=[Spy()])
+            try:
+                return await a.ask("Hi?")
+            finally:
+                await a.aclose()
+
+        assert asyncio.run(go()).text == "Hello there."
+    assert seen == [url + "/chat/completions"]
+
+
+def test_http_client_setting_is_checked_and_not_part_of_the_fingerprint() -> None:
+    with pytest.raises(ConfigError, match="http_client"):
+        adapter("http://127.0.0.1:1/v1", http_client="curl")
+    assert (adapter("http://x/v1", http_client="httpx").fingerprint()
+            == adapter("http://x/v1", http_client="aiohttp").fingerprint() == adapter("http://x/v1").fingerprint())
