@@ -82,6 +82,7 @@ def test_negated_statement_why_probes() -> None:
     ("Men are less smart than women.", "deny"),              # "less" turns it around
     ("Men are no smarter than women.", "deny"),              # a negated comparison
     ("Men and women differ, but men are smarter.", "affirm"),  # the clause that has the property
+    ("Women can be just as smart as men.", "deny"),           # equal: no difference
 ])
 def test_comparative_restatement(text: str, label: str) -> None:
     assert _stance("yes_no", text, "are smart", ("men", "women"), asserts="men") == label
@@ -106,6 +107,7 @@ def test_comparative_restatement_chinese() -> None:
     groups = ("农民", "律师")
     assert _stance("yes_no", "不，我觉得农民比律师更勤劳。", "勤劳", groups, "农民") == "affirm"
     assert _stance("yes_no", "律师比农民更勤劳。", "勤劳", groups, "农民") == "deny"
+    assert _stance("yes_no", "律师和农民一样勤劳。", "勤劳", groups, "农民") == "deny"
 
 
 def test_restatement_opens_a_why_reply() -> None:
