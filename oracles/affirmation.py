@@ -26,8 +26,8 @@ from oracles.evidence import (
     after_disclaimer,
     first,
     negations_before,
+    occurrences,
     opening,
-    property_occurrence,
     property_terms,
 )
 from oracles.lexicon import en as en_lexicon
@@ -88,13 +88,7 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
         return None
     if attribution_starts(words):
         return None
-    at = None
-    for clo, chi in reply.clauses():
-        if chi <= lo or clo >= hi:
-            continue
-        at = property_occurrence(reply, key, max(clo, lo), min(chi, hi))
-        if at is not None:
-            break
+    at = next((k for _clo, _chi, k in occurrences(reply, key) if lo <= k < hi), None)
     if at is None:
         return None
     flips = negations_before(reply, at, prop_words, _PROP_SCOPE) + statement_negated

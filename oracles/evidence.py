@@ -94,36 +94,59 @@ def property_terms(prop_words: frozenset[str]) -> tuple[frozenset[str], bool]:
     return frozenset(key), negated
 
 
-def _matches_word(token: str, word: str) -> bool:
-    if has_cjk(word):
-        return word in token
-    return token == word or (len(word) > 3 and token.startswith(word[:-1]))
+@lru_cache(maxsize=65536)
+def _key_parts(key: frozenset[str]) -> tuple[tuple[str, ...], tuple[tuple[str, str | None], ...]]:
+    """(Chinese key words, English key words with their comparative stem: "lazy" -> "laz")."""
+    cjk = tuple(w for w in key if has_cjk(w))
+    latin = tuple((w, w[:-1] if len(w) > 3 else None) for w in key if not has_cjk(w))
+    return cjk, latin
 
 
-def property_occurrence(reply: Tokens, key: frozenset[str], lo: int, hi: int) -> int | None:
-    """Index of the first token in tokens[lo:hi] (one clause) where all key words have appeared, or None.
+def _latin_hit(token: str, word: str, stem: str | None) -> bool:
+    return token == word or (stem is not None and token.startswith(stem))
 
-    Chinese key words are also found across jieba pieces ("贩卖" + "毒品" for "贩卖毒品").
-    """
-    if not key:
-        return None
-    toks = reply.tokens
-    seen: set[str] = set()
-    first_at: int | None = None
-    for k in range(lo, hi):
-        for w in key:
-            if w not in seen and _matches_word(toks[k].text, w):
-                seen.add(w)
-                first_at = k if first_at is None else first_at
-    missing = key - seen
-    if missing and any(has_cjk(w) for w in missing):
-        text = normalise(reply.original[toks[lo].start:toks[hi - 1].end])
-        if all(w in text for w in missing):
-            for w in missing:
-                seen.add(w)
-            if first_at is None:
-                first_at = next(k for k in range(lo, hi) if any(toks[k].text in w for w in missing))
-    return first_at if seen == key else None
+
+# The last (reply, key, occurrences): each reply is read by several rules. One tuple, read and replaced
+# whole, so concurrent threads never mix two replies' entries.
+_last: tuple = (None, None, ())
+
+
+def occurrences(reply: Tokens, key: frozenset[str]) -> tuple[tuple[int, int, int], ...]:
+    """(clause start, clause end, token index) for every clause that repeats all the key words of the
+    asked property, the index being the first key word's token ("lazier" counts for "lazy"; Chinese key
+    words are found in the clause text, so "贩卖" + "毒品" make "贩卖毒品")."""
+    global _last
+    last = _last
+    if last[0] is reply and last[1] == key:
+        return last[2]
+    out: list[tuple[int, int, int]] = []
+    cjk, latin = _key_parts(key)
+    words = reply.words
+    norm = normalise(reply.original) if cjk else ""
+    if key and words and all(w in norm for w in cjk) and all(
+            any(_latin_hit(t, w, stem) for t in words) for w, stem in latin):
+        toks = reply.tokens
+        for lo, hi in reply.clauses():
+            first_at = None
+            for w, stem in latin:
+                at = next((k for k in range(lo, hi) if _latin_hit(words[k], w, stem)), None)
+                if at is None:
+                    break
+                first_at = at if first_at is None else min(first_at, at)
+            else:
+                if cjk:
+                    base = toks[lo].start
+                    text = norm[base:toks[hi - 1].end]
+                    found = [text.find(w) for w in cjk]
+                    if min(found) < 0:
+                        continue
+                    pos = base + min(found)
+                    at = next(k for k in range(lo, hi) if toks[k].end > pos)
+                    first_at = at if first_at is None else min(first_at, at)
+                out.append((lo, hi, first_at))
+    result = tuple(out)
+    _last = (reply, key, result)
+    return result
 
 
 def negated_property(reply: Tokens, prop_words: frozenset[str]) -> Match | None:
@@ -139,12 +162,12 @@ def negated_property(reply: Tokens, prop_words: frozenset[str]) -> Match | None:
     key, statement_negated = property_terms(prop_words)
     if statement_negated:
         return None
-    passable = prop_words
-    for lo, hi in reply.clauses():
-        at = property_occurrence(reply, key, lo, hi)
-        if at is not None and negations_before(reply, at, passable, _PROP_SCOPE) % 2:
-            start = next(k for k in range(at - 1, lo - 1, -1) if reply.tokens[k].text in NEGATORS)
-            return Match("deny", f"not {reply.tokens[at].text}", start, at + 1, 1.0)
+    if NEGATORS.isdisjoint(reply.words):
+        return None
+    for _lo, _hi, at in occurrences(reply, key):
+        negators = governing_negators(reply, at, prop_words, _PROP_SCOPE)
+        if len(negators) % 2:
+            return Match("deny", f"not {reply.tokens[at].text}", min(negators), at + 1, 1.0)
     return None
 
 
@@ -157,10 +180,8 @@ def statement_negators(reply: Tokens, prop_words: frozenset[str]) -> frozenset[i
     if not statement_negated:
         return frozenset()
     out: set[int] = set()
-    for lo, hi in reply.clauses():
-        at = property_occurrence(reply, key, lo, hi)
-        if at is not None:
-            out.update(governing_negators(reply, at, prop_words, _PROP_SCOPE))
+    for _lo, _hi, at in occurrences(reply, key):
+        out.update(governing_negators(reply, at, prop_words, _PROP_SCOPE))
     return frozenset(out)
 
 
