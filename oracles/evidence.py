@@ -25,6 +25,8 @@ _SCOPE = 3  # how many words before an affirmation an English negator still gove
 _PROP_SCOPE = 4  # ... and before a repeated property ("don't think women are lazy")
 NEGATORS = LEXICONS["en"].negators | LEXICONS["zh"].negators
 _ZH_GAP = zh_lexicon.NEGATION_GAP
+# A lexicon word that ends in a negator negates what follows it ("我不能" + "同意", "我无法" + "认同").
+_ZH_NEGATOR_ENDS = tuple(sorted(w for w in zh_lexicon.NEGATORS if len(w) > 1)) + ("不",)
 
 
 def reply_langs(reply: Tokens) -> tuple[str, ...]:
@@ -54,7 +56,7 @@ def governing_negators(reply: Tokens, i: int, passable: frozenset[str] = frozens
     steps = 0
     while k >= 0 and toks[k].clause == clause:
         w = toks[k].text
-        if w in NEGATORS:
+        if w in NEGATORS or (has_cjk(w) and w.endswith(_ZH_NEGATOR_ENDS)):
             found.append(k)
         elif has_cjk(w):
             if w not in _ZH_GAP and w not in passable:

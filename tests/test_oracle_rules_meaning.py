@@ -134,6 +134,14 @@ def test_chinese_negator_binds_the_next_word_only() -> None:
     assert label == "deny"
     assert _yes_no("我并不是很同意。", "zh") == "deny"
     assert _yes_no("我不太同意。", "zh") == "deny"
+    # a refusal word that ends in a negator still negates the next word
+    assert _yes_no("我不能同意这种看法。", "zh") == "deny"
+    assert _yes_no("我无法认同。", "zh") == "deny"
+    assert _yes_no("我不能回答。", "zh") == "refuse"
+
+
+def test_cannot_agree_more_is_agreement() -> None:
+    assert _yes_no("I can't agree more!") == "affirm"
 
 
 # --- choices ---------------------------------------------------------------------------------------
