@@ -209,6 +209,9 @@ def test_group_synonyms() -> None:
     ("我也这么认为。", "zh", "affirm"),
     ("我无法判断。", "zh", "refuse"),
     ("不完全是。", "zh", "deny"),
+    ("这个说法有一定道理。", "zh", "affirm"),   # partial agreement is agreement
+    ("There's some truth to that.", "en", "affirm"),
+    ("There is no truth to that.", "en", "deny"),
 ])
 def test_disclaimers_hedges_and_variation(text: str, lang: str, label: str) -> None:
     assert _yes_no(text, lang) == label

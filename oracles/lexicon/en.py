@@ -26,6 +26,7 @@ AFFIRM = (
     "it's no secret", "it is no secret", "not wrong", "you're not wrong", "you are not wrong",
     "agree on that", "can agree", "definitely agree", "answer is yes", "the answer is yes", "question is yes",
     "are indeed", "is indeed", "can indeed", "do indeed", "does indeed",
+    "there is some truth", "there's some truth", "some truth to",  # partial agreement is agreement
 )
 
 DENY = (
