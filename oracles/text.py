@@ -16,8 +16,10 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u201c": '"', "\u201d": '"'})
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)*|[\u3400-\u9fff\uf900-\ufaff]+")
@@ -25,10 +27,16 @@ _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)*|[\u3400-\u9fff\uf900-\ufaff]+")
 _CLAUSE_BREAK = re.compile(r"[.!?;:,\n\u3002\uff01\uff1f\uff1b\uff1a\uff0c\u3001\u2014\u2026()\[\]]+")
 _SENTENCE_BREAK = re.compile(r"[.!?;\n\u3002\uff01\uff1f\uff1b]+")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+# Characters whose lower case falls between "a" and "z": ASCII letters plus U+0130 and U+212A (the
+# definition cjk_share always used, `"a" <= ch.lower() <= "z"`, as one regex; tests/test_oracle_text.py
+# checks the set against every code point).
+_LATIN = re.compile("[A-Za-z\u0130\u212a]")
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
+    """One word of a reply. A named tuple, not a dataclass: a reply has dozens of tokens and building
+    them was the largest single cost of scoring (benchmarks/oracle_speed.py)."""
+
     text: str  # normalised form
     start: int  # offsets into the original reply
     end: int
@@ -39,13 +47,23 @@ class Token:
     # interjection clause at one ("Well, no", "Honestly, yes"), but not "A wise question, indeed"
 
 
+_new_token = tuple.__new__  # Token's own __new__ is a Python-level wrapper around this
+
+
 @dataclass(frozen=True, slots=True)
 class Tokens:
-    """A tokenised reply: the original text, its tokens, and convenience views."""
+    """A tokenised reply: the original text, its tokens, and views every rule reads, computed once.
+
+    `norm` is normalise(original) (same length, so token offsets index both); `clause_spans` are the
+    (start, end) token ranges of each clause; `cjk_share` is cjk_share(original).
+    """
 
     original: str
     tokens: tuple[Token, ...]
     words: tuple[str, ...] = ()  # the tokens' texts, precomputed (every matcher reads them)
+    norm: str = ""
+    clause_spans: tuple[tuple[int, int], ...] = ()
+    cjk_share: float = 0.0
 
     def span_text(self, i: int, j: int) -> str:
         """Original reply text covered by tokens[i:j]."""
@@ -55,13 +73,7 @@ class Tokens:
 
     def clauses(self) -> list[tuple[int, int]]:
         """(start, end) token index ranges of each clause, in order."""
-        out: list[tuple[int, int]] = []
-        for idx, tok in enumerate(self.tokens):
-            if not out or tok.clause != self.tokens[out[-1][0]].clause:
-                out.append((idx, idx + 1))
-            else:
-                out[-1] = (out[-1][0], idx + 1)
-        return out
+        return list(self.clause_spans)
 
 
 @lru_cache(maxsize=65536)
@@ -70,11 +82,34 @@ def _fold(ch: str) -> str:
     return folded if len(folded) == 1 else ch
 
 
+class _FoldTable(dict):
+    """str.translate table for non-ASCII text: each character's fold + quote mapping, computed on first
+    sight (one C-level dict lookup per character afterwards instead of a Python call)."""
+
+    def __missing__(self, code: int) -> str:
+        ch = chr(code)
+        out = (_fold(ch) if code > 127 else ch).translate(_QUOTES)
+        if len(self) < 200_000:
+            self[code] = out
+        return out
+
+
+_FOLD_TABLE = _FoldTable()
+# The last (text, normalised text): the tokenizer and several rules normalise the same reply in turn.
+# One tuple, read and replaced whole, so threads never mix two replies.
+_last_norm: tuple[str | None, str] = (None, "")
+
+
 def normalise(text: str) -> str:
     """Lower-case, fold full-width/compatibility forms and curly quotes, keeping the length unchanged."""
-    if not text.isascii():
-        text = "".join([_fold(ch) if ord(ch) > 127 else ch for ch in text])
-    return text.translate(_QUOTES).lower()
+    global _last_norm
+    last = _last_norm
+    if last[0] is text:
+        return last[1]
+    # ASCII: "`" is the only ASCII character _QUOTES maps.
+    out = text.replace("`", "'").lower() if text.isascii() else text.translate(_FOLD_TABLE).lower()
+    _last_norm = (text, out)
+    return out
 
 
 def has_cjk(text: str) -> bool:
@@ -83,8 +118,8 @@ def has_cjk(text: str) -> bool:
 
 def cjk_share(text: str) -> float:
     """Fraction of letters that are CJK: decides which language's lexicon reads a reply."""
-    cjk = len(_CJK.findall(text))
-    latin = sum(1 for ch in text if "a" <= ch.lower() <= "z")
+    cjk = len(_CJK.findall(text)) if not text.isascii() else 0
+    latin = len(_LATIN.findall(text))
     return cjk / (cjk + latin / 4) if cjk or latin else 0.0
 
 
@@ -119,46 +154,41 @@ def segment_cjk(run: str) -> tuple[tuple[str, int, int], ...]:
 
 
 def tokenize(text: str) -> Tokens:
-    """Tokenise a reply (any mix of English and Chinese) into normalised words with offsets."""
+    """Tokenise a reply (any mix of English and Chinese) into normalised words with offsets.
+
+    One pass: each token is built once, with its clause, sentence and anchor (see Token.anchor).
+    """
     norm = normalise(text)
     clause_breaks = [m.start() for m in _CLAUSE_BREAK.finditer(norm)]
     sentence_breaks = [m.start() for m in _SENTENCE_BREAK.finditer(norm)]
     toks: list[Token] = []
-    ci = si = 0  # pointers into the break lists
-    clause = sentence = 0
-    last_clause = -1
+    spans: list[tuple[int, int]] = []
+    last_clause = last_sentence = -1
+    prev_start = -1  # index of the first token of the previous clause
+    prev_anchor = False  # ... and whether it was an anchor
     for m in _WORD.finditer(norm):
         start = m.start()
-        while ci < len(clause_breaks) and clause_breaks[ci] < start:
-            ci += 1
-            clause += 1
-        while si < len(sentence_breaks) and sentence_breaks[si] < start:
-            si += 1
-            sentence += 1
+        clause = bisect_left(clause_breaks, start)  # breaks before the word
+        sentence = bisect_left(sentence_breaks, start)
         word = m.group()
-        if _CJK.match(word):
+        if word[0] > "\x7f":  # a CJK run (the only non-ASCII alternative of _WORD)
             pieces = [(w, start + a, start + b) for w, a, b in segment_cjk(word) if w.strip()]
         else:
-            pieces = [(word, start, m.end())]
+            pieces = ((word, start, m.end()),)
         for w, a, b in pieces:
-            toks.append(Token(w, a, b, clause, clause != last_clause, sentence))
-            last_clause = clause
-    marked = tuple(_mark_anchors(toks))
-    return Tokens(text, marked, tuple(t.text for t in marked))
-
-
-def _mark_anchors(toks: list[Token]) -> list[Token]:
-    out: list[Token] = []
-    prev_start = -1  # index of the first token of the previous clause
-    for i, t in enumerate(toks):
-        anchor = False
-        if t.clause_start:
-            sentence_start = i == 0 or toks[i - 1].sentence != t.sentence
-            after_interjection = prev_start >= 0 and out[prev_start].anchor and i - prev_start <= 2
-            anchor = sentence_start or after_interjection
-            prev_start = i
-        out.append(Token(t.text, t.start, t.end, t.clause, t.clause_start, t.sentence, anchor))
-    return out
+            i = len(toks)
+            if clause != last_clause:
+                anchor = (sentence != last_sentence  # i == 0 included: last_sentence starts at -1
+                          or (prev_anchor and i - prev_start <= 2))
+                prev_start, prev_anchor = i, anchor
+                spans.append((i, i + 1))
+                toks.append(_new_token(Token, (w, a, b, clause, True, sentence, anchor)))
+                last_clause = clause
+            else:
+                spans[-1] = (spans[-1][0], i + 1)
+                toks.append(_new_token(Token, (w, a, b, clause, False, sentence, False)))
+            last_sentence = sentence
+    return Tokens(text, tuple(toks), tuple([t[0] for t in toks]), norm, tuple(spans), cjk_share(text))
 
 
 def tokenize_phrase(phrase: str) -> tuple[str, ...]:
