@@ -279,6 +279,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="draw probes from this project suite (repeatable); default: the batch-1 builder")
     ap.add_argument("--property-side", action="append", default=[],
                     help="with --suite: antonym and/or stereotype (repeatable; default antonym)")
+    ap.add_argument("--shard", default="0/1", metavar="K/N",
+                    help="ask only every N-th probe starting at K, so N processes share one batch")
+    ap.add_argument("--skip-answered", type=Path, action="append", default=[],
+                    help="do not re-ask probes answered in this JSONL file (repeatable; unlike --exclude "
+                    "it does not change which probes are selected)")
     ap.add_argument("--exclude", type=Path, action="append", default=[],
                     help="skip probes whose id is in this JSONL file (repeatable); with --suite, "
                     "tests/data/labelled_*.jsonl are always excluded")
@@ -299,16 +304,17 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--suite gives {len(wrong)} probes not in --lang {args.lang}")
     else:
         probes = list(build_probes(args.lang, args.n, args.seed))
+    k, _, n_shards = args.shard.partition("/")
+    probes = probes[int(k)::int(n_shards)]
     if args.model:
         ask = _llama_asker(args.model, args.n_threads)
     else:
         ask = _hf_asker(args.gguf) if args.gguf else _openai_asker(args.base_url)
-    done = set()
-    if args.out.exists():  # resumable: skip probes already answered
-        done = {json.loads(line)["probe"]["id"] for line in args.out.read_text().splitlines() if line}
     with args.out.open("a", encoding="utf-8") as out:
         for i, probe in enumerate(probes):
-            if probe.id in done:
+            # Re-read before every probe (the files are small): resumable, and processes that share a
+            # batch through --skip-answered never ask the same probe twice.
+            if probe.id in known_probe_ids([args.out, *args.skip_answered]):
                 continue
             text = ask(probe.text, args.max_tokens, args.temperature, args.seed + i)
             out.write(json.dumps({"probe": probe.to_dict(), "reply": text, "source": args.source},
