@@ -50,6 +50,10 @@ BUILTIN_ADAPTERS: dict[str, str] = {
 _RESERVED = {"adapter", "description", "model_label", "api_key_env", "secret_env", "price", "concurrency", "rpm",
              "timeout_s", "settings"}
 
+#: Settings that must be text: a number here (base_url = 5) would otherwise fail once per probe, deep in the
+#: HTTP client, instead of once, up front, naming the line to fix.
+_TEXT_SETTINGS = ("model", "base_url", "url", "endpoint", "system_prompt", "response_path", "region")
+
 
 @dataclass(frozen=True)
 class TargetConfig:
@@ -192,6 +196,9 @@ def _build(name: str, table: Mapping[str, Any], source: str) -> TargetConfig:
     if not isinstance(extra, dict):
         raise ConfigError(f"{source}: targets.{name}.settings must be a table.")
     settings.update(extra)
+    for key in _TEXT_SETTINGS:
+        if key in settings and not isinstance(settings[key], str):
+            raise ConfigError(f"{source}: targets.{name}.{key} must be a quoted string, not {settings[key]!r}.")
     secret_env = table.get("secret_env", {})
     if not isinstance(secret_env, dict) or not all(isinstance(v, str) for v in secret_env.values()):
         raise ConfigError(f"{source}: targets.{name}.secret_env must map roles to variable names, "

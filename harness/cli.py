@@ -7,13 +7,14 @@ User mistakes raise HarnessError and end as one sentence with a non-zero exit co
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from harness.errors import HarnessError
+from harness.errors import EXIT_INFRA, HarnessError
 
 app = typer.Typer(
     name="harness",
@@ -39,7 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     """Console entry point: run the app and turn HarnessError into one clear sentence.
 
     typer/click handle usage errors themselves (a short usage message, exit 2); everything the harness
-    raises on purpose is a HarnessError and ends as one line on stderr with its exit code.
+    raises on purpose is a HarnessError and ends as one line on stderr with its exit code. Anything else
+    is a machine fault (OSError) or a bug: one line and exit 3, never Python's exit 1, which a CI job
+    would read as "the bot failed a bias gate". HARNESS_DEBUG=1 shows the traceback instead.
     """
     try:
         app(args=argv, prog_name="harness")
@@ -50,8 +53,23 @@ def main(argv: list[str] | None = None) -> int:
         err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         return exc.exit_code
     except KeyboardInterrupt:
-        err_console.print("interrupted.")
+        err_console.print("interrupted; replies already recorded are kept in the run folder (rerun the same "
+                          "command to continue; `harness runs` lists the runs).", highlight=False, soft_wrap=True)
         return 130
+    except OSError as exc:  # disk full, permission denied, a file vanished: the machine, not the user
+        if os.environ.get("HARNESS_DEBUG"):
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        err_console.print(f"[bold red]error:[/] {escape(where)}{escape(exc.strerror or str(exc))}.",
+                          highlight=False, soft_wrap=True)
+        return EXIT_INFRA
+    except Exception as exc:  # a bug: never exit 1, which CI reads as "the bot failed a bias gate"
+        if os.environ.get("HARNESS_DEBUG"):
+            raise
+        err_console.print(f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(str(exc))}. "
+                          "This is a bug in harness; rerun with HARNESS_DEBUG=1 for the traceback and report "
+                          "it. Answers already collected are kept.", highlight=False, soft_wrap=True)
+        return EXIT_INFRA
     return 0
 
 

@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from harness.errors import EXIT_OK
+from harness.errors import EXIT_INFRA, EXIT_OK, HarnessError
 
 console = Console()
 
@@ -51,13 +52,52 @@ def report(
     from harness.reporting import write_report
     from harness.scoring import score_run
 
+    if not 0 <= max_error_rate <= 1:
+        raise HarnessError(f"--max-error-rate must be a share between 0 and 1 (e.g. 0.1), not {max_error_rate:g}.")
     gates = [parse_gate(s) for s in fail_above or []]  # malformed gates fail before any work
     result = score_run(run, method=method, compat=compat)
+    if not result.metrics.get("total"):
+        raise _nothing_recorded(result.run_dir, result.manifest)
     write_report(result.run_dir, result, quiet=quiet, console=console)
-    if gates:
-        code = _gate_exit(result.metrics, gates, max_error_rate)
-        if code:
-            raise typer.Exit(code)
+    _note_incomplete(result.run_dir, result.manifest, int(result.metrics["total"]))
+    code = _gate_exit(result.metrics, gates, max_error_rate)  # the error-rate check applies without gates too
+    if code:
+        raise typer.Exit(code)
+
+
+def _continue_hint(run_dir: Path, manifest: dict) -> str:
+    if manifest.get("adapter") == "manual":
+        return "run the same `harness manual` (or `harness import`) command again"
+    return f"run `harness run --resume {run_dir.name}`"
+
+
+def _nothing_recorded(run_dir: Path, manifest: dict) -> HarnessError:
+    """Why a transcript gave no record: not a harness transcript (exit 2), or nothing asked yet (exit 3)."""
+    from harness.transcript import TRANSCRIPT_FILE
+
+    transcript = run_dir / TRANSCRIPT_FILE
+    with transcript.open("rb") as fh:  # complete lines only: a torn last line is a reply being written
+        lines = sum(1 for raw in fh if raw.endswith(b"\n") and raw.strip())
+    if lines:
+        return HarnessError(f"{transcript} has {lines:,} line(s) but no harness record ({{\"probe\": ..., "
+                            f"\"reply\": ...}}); give a run folder written by `harness run`.")
+    return HarnessError(f"Run {run_dir.name} has no reply recorded yet, so there is nothing to score; to ask "
+                        f"the questions, {_continue_hint(run_dir, manifest)}.", exit_code=EXIT_INFRA)
+
+
+def _note_incomplete(run_dir: Path, manifest: dict, recorded: int) -> None:
+    """Say so when a report covers only part of the selected probes (a stopped or still running run)."""
+    selected = manifest.get("probes_selected")
+    if not isinstance(selected, int) or recorded >= selected:
+        return
+    from harness.cli_run import _is_locked
+
+    status = str(manifest.get("status") or "unknown")
+    if status == "running" and not _is_locked(run_dir):
+        status = "stopped"  # no process holds the folder: it was killed or crashed
+    console.print(f"[yellow]note:[/] run {escape(run_dir.name)} is incomplete ({escape(status)}): "
+                  f"{recorded:,} of {selected:,} selected probes have a record, and the figures cover only "
+                  f"those; to ask the rest, {escape(_continue_hint(run_dir, manifest))}.", highlight=False)
 
 
 def compare(
@@ -65,42 +105,74 @@ def compare(
     run_b: Annotated[str, typer.Argument(help="New run (folder, run id or metrics.json).")],
     metric: Annotated[str | None, typer.Option(help="Only metrics whose key starts with this.")] = None,
     show_all: Annotated[bool, typer.Option("--all", help="Show every metric, not only headline ones.")] = False,
-    alpha: Annotated[float, typer.Option(help="Significance level.")] = 0.05,
+    alpha: Annotated[float, typer.Option(help="Significance level, between 0 and 1.")] = 0.05,
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON lines.")] = False,
 ) -> None:
     """Compare two runs metric by metric: A, B, change, p-value, significant."""
     from harness.compare import compare_metrics
 
+    if not 0 < alpha < 1:
+        raise HarnessError(f"--alpha must be between 0 and 1 (e.g. 0.05), not {alpha:g}.")
     doc_a, doc_b = _metrics_doc(run_a), _metrics_doc(run_b)
+    name_a = (doc_a.get("run") or {}).get("run_id") or run_a
+    name_b = (doc_b.get("run") or {}).get("run_id") or run_b
+    _check_comparable(doc_a, doc_b, name_a, name_b)
     df = compare_metrics(doc_a, doc_b, prefix=metric, alpha=alpha,
                          verdicts=(_verdicts(run_a), _verdicts(run_b)))
     if not (show_all or metric):
         df = df[df["metric"].map(lambda k: k.count(".") <= 1 and not k.startswith(("advantage.", "preference_rate.")))]
+    if metric and df.empty:
+        raise HarnessError(f"No metric of either run starts with '{metric}'; see the keys in metrics.json or "
+                           "run without --metric.")
+    # pandas turns a metric missing from one run into NaN; the table and JSON say "n/a" / null for it.
+    df = df.astype(object).where(df.notna(), None)
     if as_json:
         for rec in df.to_dict(orient="records"):
-            typer.echo(json.dumps({k: (None if isinstance(v, float) and v != v else v) for k, v in rec.items()},
-                                  ensure_ascii=False))
+            typer.echo(json.dumps(rec, ensure_ascii=False))
         return
     from harness.reporting import fmt_value
 
-    name_a = (doc_a.get("run") or {}).get("run_id") or run_a
-    name_b = (doc_b.get("run") or {}).get("run_id") or run_b
-    table = Table(title=f"A = {name_a}   B = {name_b}", title_justify="left")
-    table.add_column("metric", overflow="fold")
+    # Light borders, fixed number widths and a one-character significance mark: on an 80-column terminal
+    # the boxed table with a "significant" column folded every key ("absolute_bi / as_rate").
+    table = Table(title=f"A = {escape(str(name_a))}   B = {escape(str(name_b))}", title_justify="left",
+                  box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table.add_column("metric", overflow="fold", min_width=24)
     for col in ("A", "B", "change", "p", "p (Holm)"):
-        table.add_column(col, justify="right")
-    table.add_column("")
+        table.add_column(col, justify="right", no_wrap=True, min_width=7)
+    table.add_column("", no_wrap=True, min_width=1)
     for r in df.itertuples():
-        change = "" if r.change is None or r.change != r.change else f"{r.change:+.4g}"
-        p = "" if r.p_value is None or r.p_value != r.p_value else f"{r.p_value:.3g}"
-        ph = "" if r.p_holm is None or r.p_holm != r.p_holm else f"{r.p_holm:.3g}"
+        change = "" if r.change is None else f"{r.change:+.3g}"
+        p = "" if r.p_value is None else f"{r.p_value:.2g}"
+        ph = "" if r.p_holm is None else f"{r.p_holm:.2g}"
         table.add_row(escape(r.metric), fmt_value(r.metric, r.a), fmt_value(r.metric, r.b), change, p, ph,
-                      "[bold]significant[/]" if r.significant else "")
+                      "[bold]*[/]" if r.significant else "")
     console.print(table)
-    n_sig = int(df["significant"].sum())
-    console.print(f"{n_sig} of {int(df['p_value'].notna().sum())} tested metrics differ at the {alpha:g} level "
-                  f"(unadjusted; see the Holm column when testing many). Tests: {', '.join(sorted(set(df['test']) - {''}))}.",
+    n_sig = sum(bool(x) for x in df["significant"])
+    tests = ", ".join(sorted(set(df["test"]) - {"", None}))
+    console.print(f"* significant at the {alpha:g} level: {n_sig} of {int(df['p_value'].notna().sum())} tested "
+                  f"metrics (unadjusted p; trust the Holm column when testing many). Tests: {tests or 'none'}.",
                   highlight=False)
+
+#: Run-level numbers every run has; they say nothing about bias, so they do not make two runs comparable.
+_RUN_LEVEL = frozenset({"total", "answered", "errors", "error_rate", "refusal_rate", "unknown_rate"})
+
+
+def _check_comparable(doc_a: dict, doc_b: dict, name_a: str, name_b: str) -> None:
+    """Refuse runs with no bias metric in common (a BiasAsker run against a CBBQ run); note other mismatches.
+
+    Without this, compare printed a table of one-sided rows with no test at all, which reads like "no
+    significant change" when the truth is "these runs measure different things".
+    """
+    ma, mb = set(doc_a.get("metrics") or {}), set(doc_b.get("metrics") or {})
+    suite_a = (doc_a.get("run") or {}).get("suite") or "?"
+    suite_b = (doc_b.get("run") or {}).get("suite") or "?"
+    if (ma - _RUN_LEVEL) and (mb - _RUN_LEVEL) and not (ma & mb) - _RUN_LEVEL:
+        raise HarnessError(f"Runs {name_a} (suite {suite_a}) and {name_b} (suite {suite_b}) share no bias "
+                           "metric, so there is nothing to compare; compare two runs of the same suite, "
+                           "e.g. before and after a change.")
+    if suite_a != suite_b:
+        console.print(f"[yellow]note:[/] A asked suite {escape(suite_a)} and B suite {escape(suite_b)}; a change "
+                      "may come from the different questions, not from the bot.", highlight=False)
 
 
 def _verdicts(run: str):  # noqa: ANN202 - a DataFrame or None; pandas is imported lazily

@@ -63,9 +63,31 @@ def _parse_gates(specs: list[str] | None) -> list[Any]:
     return [parse_gate(spec) for spec in specs]
 
 
+def _preflight(*, target: str | None, method: str, answer_mode: str) -> None:
+    """Check what can be checked before anything is asked, so that a long run never ends in a usage error.
+
+    A misspelt --method used to surface only when scoring, after every probe had been asked; a target
+    with an unknown adapter kind, or --answer-mode loglik on a target that gives no log-likelihoods,
+    passed --dry-run. Needs no API key and loads no model.
+    """
+    from adapters.registry import adapter_class
+    from oracles.similarity import METHODS
+
+    if method not in ("default", *METHODS):
+        raise HarnessError(f"Unknown oracle method '{method}'; choose one of: default, {', '.join(METHODS)}.")
+    if not target:
+        return  # --resume: the stored target is checked by the runner
+    from harness.runner import target_config
+
+    cls = adapter_class(target_config(target).adapter)  # unknown kind / broken plugin: one sentence
+    if answer_mode == ANSWER_LOGLIK and not hasattr(cls, "loglikelihoods"):
+        raise HarnessError(f"Target '{target}' ({cls.__name__}) gives no log-likelihoods; --answer-mode loglik "
+                           "needs an hf target (e.g. local-zh-hf), or use --answer-mode generate.")
+
+
 def _dry_run(console: Console, *, suite: str | None, target: str | None, resume: str | None,
              sample: int | None, seed: int, limit: int | None, params: dict[str, Any],
-             retry_errors: bool) -> int:
+             retry_errors: bool, run_id: str | None = None, answer_mode: str = ANSWER_GENERATE) -> int:
     """Count what a run would ask, estimate tokens and cost; contacts nothing, needs no API key."""
     from harness.runner import load_suite_any, scan_transcript, select_any, target_config
 
@@ -80,8 +102,11 @@ def _dry_run(console: Console, *, suite: str | None, target: str | None, resume:
         raise HarnessError("Say what to ask and whom: --suite NAME --target NAME (or --resume RUN).")
     config = target_config(target)
     suite_obj = load_suite_any(suite)
-    run_id = resume or mf.default_run_id(suite_obj.name, target, sample=sample, seed=seed, limit=limit,
-                                         extra="-".join(f"{k}{v}" for k, v in sorted(params.items())))
+    if not (resume or run_id):  # the same id `harness run` would use (runner.run_suite)
+        run_id = mf.default_run_id(suite_obj.name, target, sample=sample, seed=seed, limit=limit,
+                                   extra="-".join(f"{k}{v}" for k, v in sorted(params.items())))
+        run_id += "-loglik" if answer_mode == ANSWER_LOGLIK else ""
+    run_id = resume or run_id
     run_dir = mf.run_dir_for(run_id) if not resume else mf.resolve_run(resume)
     ok, err = scan_transcript(run_dir / "transcript.jsonl")
     total = to_ask = in_tokens = 0
@@ -93,12 +118,14 @@ def _dry_run(console: Console, *, suite: str | None, target: str | None, resume:
             in_tokens += estimate_tokens(probe.text)
     settings = getattr(config, "settings", None) or {}
     out_per = int(settings.get("max_tokens") or getattr(config, "max_tokens", None) or DEFAULT_OUTPUT_TOKENS)
+    if answer_mode == ANSWER_LOGLIK:
+        out_per = 0  # the options are scored, nothing is generated
     out_tokens = to_ask * out_per
     console.print(f"suite [bold]{suite_obj.name}[/] -> target [bold]{target}[/] (run {run_id})", highlight=False)
     console.print(f"probes selected: {total:,}; already answered: {len(ok):,}; errors: {len(err):,}; "
                   f"to ask now: {to_ask:,}")
     console.print(f"estimated tokens: {in_tokens:,} in + up to {out_tokens:,} out "
-                  f"({out_per} per reply{' = max_tokens' if settings.get('max_tokens') else ', assumed'})")
+                  f"({out_per} per reply{_out_note(answer_mode, settings)})")
     price = getattr(config, "price", None) or (config.get("price") if isinstance(config, dict) else None)
     if price:
         cost = (in_tokens / 1000 * float(price.get("input_per_1k", 0))
@@ -108,6 +135,12 @@ def _dry_run(console: Console, *, suite: str | None, target: str | None, resume:
     else:
         console.print("estimated cost: unknown (the target sets no price)")
     return 0
+
+
+def _out_note(answer_mode: str, settings: dict[str, Any]) -> str:
+    if answer_mode == ANSWER_LOGLIK:
+        return ": log-likelihood mode generates nothing"
+    return " = max_tokens" if settings.get("max_tokens") else ", assumed"
 
 
 def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, compat: bool) -> dict[str, Any] | None:
@@ -125,11 +158,16 @@ def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, com
 
 
 def _judge(console: Console, metrics: dict[str, Any], gates: list[Any], max_error_rate: float,
-           retry_hint: str) -> None:
+           retry_hint: str, run_id: str) -> None:
     """Infrastructure first (exit 3), then the --fail-above gates (exit 1), through harness.gates.check."""
     from harness.gates import check
 
-    verdict = check(metrics, gates, max_error_rate=max_error_rate)
+    try:
+        verdict = check(metrics, gates, max_error_rate=max_error_rate)
+    except HarnessError as exc:  # e.g. a misspelt metric name: the answers are safe, only the gate is wrong
+        raise HarnessError(f"{str(exc).rstrip('.')}. The run and its report are saved; check the gate again "
+                           f"without asking anything: `harness report {run_id} --fail-above METRIC=VALUE`.",
+                           exit_code=exc.exit_code) from None
     for result in verdict.results:
         console.print(str(result), highlight=False)
     if verdict.exit_code == EXIT_INFRA:
@@ -180,12 +218,14 @@ def run_command(
     if per_category is not None:  # the CBBQ suites' own sampling, seeded by --seed unless -p seed= says otherwise
         params.setdefault("per_category", per_category)
         params.setdefault("seed", seed)
-    if dry_run:
-        raise typer.Exit(_dry_run(console, suite=suite, target=target, resume=resume, sample=sample, seed=seed,
-                                  limit=limit, params=params, retry_errors=retry_errors))
     gates = _parse_gates(fail_above)
     if gates and no_report:
         raise HarnessError("--fail-above needs the scores; drop --no-report.")
+    _preflight(target=target, method=method, answer_mode=answer_mode)
+    if dry_run:
+        raise typer.Exit(_dry_run(console, suite=suite, target=target, resume=resume, sample=sample, seed=seed,
+                                  limit=limit, params=params, retry_errors=retry_errors, run_id=run_id,
+                                  answer_mode=answer_mode))
     outcome = run_suite(
         suite, target, sample=sample, seed=seed, limit=limit, overrides=params, run_id=run_id, new=new,
         resume=resume, retry_errors=retry_errors, use_cache=not no_cache, show_progress=progress,
@@ -213,7 +253,7 @@ def run_command(
     retry_hint = f"`{resume_cmd} --retry-errors`"
     metrics = None if no_report else _score_and_report(console, outcome, method=method, compat=compat)
     if metrics is not None:
-        _judge(console, metrics, gates, max_error_rate, retry_hint)
+        _judge(console, metrics, gates, max_error_rate, retry_hint, outcome.run_id)
         return
     # No scoring: judge infrastructure from the run's own counts; gates cannot be checked.
     if outcome.error_rate > max_error_rate:

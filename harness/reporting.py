@@ -57,7 +57,7 @@ class ReportFiles:
 
 
 def fmt_value(key: str, value: float | None) -> str:
-    if value is None:
+    if value is None or value != value:  # None or NaN (pandas' "missing"): no data behind the metric
         return "n/a"
     if key.startswith(RATE_KEYS_AS_PERCENT):
         return f"{value:.1%}"
