@@ -247,6 +247,12 @@ def run_command(
     if outcome.abort_reason:
         raise HarnessError(f"Stopped early: {outcome.abort_reason}. Fix the target, then rerun with "
                            f"`{resume_cmd} --retry-errors`.", exit_code=EXIT_INFRA)
+    if outcome.run_counts.get("selected") == 0 and not outcome.run_counts.get("answered"):
+        # e.g. a suite file whose attributes/categories filter matches nothing: a mistake in the input, not
+        # a target failure (was exit 3 with "see the errors above", and there were none).
+        suite_name = mf.read_manifest(outcome.run_dir).get("suite") or suite
+        raise HarnessError(f"Suite '{suite_name}' with this selection has no probe to ask; check "
+                           "its attributes, categories and templates, or the -p options, with `harness questions`.")
     if not outcome.run_counts.get("answered"):
         raise HarnessError("No probe was answered, so there is nothing to score; see the errors above.",
                            exit_code=EXIT_INFRA)
