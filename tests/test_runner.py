@@ -99,6 +99,26 @@ def test_transient_errors_are_retried_and_permanent_ones_are_not(tmp_path: Path)
     assert engine.stats.error_reasons == Counter({"HTTP 401: bad key": 1, "HTTP 500": 1})
 
 
+def test_first_failure_is_retried_by_tenacity_with_its_wait_and_attempt_cap(tmp_path: Path) -> None:
+    """The first attempt runs outside tenacity; its failure must still get tenacity's full treatment."""
+    ps = probes(3)
+    throttled = TransientError("HTTP 429", retry_after=0.3)
+    adapter = ScriptedAdapter({ps[0].text: [throttled], ps[1].text: [TransientError("HTTP 500")] * 5,
+                               ps[2].text: [TransientError("HTTP 503")]})
+    run_engine(adapter, ps, tmp_path)
+    latest = latest_by_probe(tmp_path / "run" / "transcript.jsonl")
+    r0, r1, r2 = (latest[p.id].reply for p in ps)
+    assert r0.ok and r0.attempts == 2 and r0.usage["waited_s"] >= 0.3  # Retry-After of attempt 1 honoured
+    assert not r1.ok and r1.attempts == 3 and adapter.calls[ps[1].text] == 3  # capped at max_attempts
+    assert r2.ok and r2.attempts == 2 and adapter.calls[ps[2].text] == 2  # the failure is not asked twice
+    # With a single attempt allowed, a transient first failure is final and asked once.
+    single = ScriptedAdapter({ps[0].text: [TransientError("HTTP 500")]})
+    one_shot = EngineSettings(concurrency=1, max_attempts=1, abort_after_consecutive_errors=0)
+    run_engine(single, ps[:1], tmp_path / "single", settings=one_shot)
+    reply = latest_by_probe(tmp_path / "single" / "run" / "transcript.jsonl")[ps[0].id].reply
+    assert not reply.ok and reply.attempts == 1 and single.calls[ps[0].text] == 1
+
+
 def test_timeout_becomes_an_error_with_reason(tmp_path: Path) -> None:
     adapter = ScriptedAdapter(delay=5)
     settings = EngineSettings(concurrency=2, timeout_s=0.05, max_attempts=2, backoff_initial_s=0.001,
