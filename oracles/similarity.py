@@ -107,53 +107,86 @@ class NgramMatcher(Matcher):
         super().__init__(threshold)
         # Keyed by the identity of the (lru-cached, immutable) expression tuple: hashing it per reply
         # would cost more than the matching.
-        self._index: dict[int, tuple[tuple[Expr, ...], dict[str, list[Expr]], list]] = {}
+        self._index: dict[int, _NgramIndex] = {}
 
-    def _index_for(self, exprs: tuple[Expr, ...]):
+    def _index_for(self, exprs: tuple[Expr, ...]) -> _NgramIndex:
         entry = self._index.get(id(exprs))
-        if entry is None or entry[0] is not exprs:
-            idx: dict[str, list[Expr]] = {}
-            for e in exprs:
-                idx.setdefault(e.words[0], []).append(e)
-            longs = [(e, [tuple(e.words[i:i + 3]) for i in range(len(e.words) - 2)])
-                     for e in exprs if len(e.words) >= 4 and not e.anchored]
-            all_grams = frozenset(g for _e, gs in longs for g in gs)
-            entry = (exprs, idx, (longs, all_grams))
+        if entry is None or entry.exprs is not exprs:
+            entry = _NgramIndex(exprs, self.threshold_for(exprs))
             self._index[id(exprs)] = entry
-        return entry[1], entry[2]
+        return entry
 
     def find(self, reply: Tokens, exprs: Iterable[Expr]) -> list[Match]:
         exprs = exprs if isinstance(exprs, tuple) else tuple(exprs)
-        idx, (longs, all_grams) = self._index_for(exprs)
+        ix = self._index_for(exprs)
         words = reply.words
-        toks = reply.tokens
         out: list[Match] = []
-        for i, w in enumerate(words):
-            cands = idx.get(w)
-            if not cands:
-                continue
-            for e in cands:
-                k = len(e.words)
-                if e.anchored and not toks[i].anchor:
-                    continue
-                if words[i:i + k] == e.words:
-                    out.append(Match(e.category, e.text, i, i + k, 1.0, e.anchored))
+        by_first = ix.by_first
+        hits = [i for i, w in enumerate(words) if w in by_first]  # usually a handful of positions
+        if hits:
+            toks = reply.tokens
+            for i in hits:
+                found: list[tuple[int, Expr]] = []
+                for k, table in by_first[words[i]]:
+                    same = table.get(words[i:i + k])
+                    if same is not None:
+                        found.extend(same)
+                if len(found) > 1:
+                    found.sort(key=_first)  # expression order, as if each were compared in turn
+                for _n, e in found:
+                    if e.anchored and not toks[i].anchor:
+                        continue
+                    out.append(Match(e.category, e.text, i, i + len(e.words), 1.0, e.anchored))
         # Long expressions may also match partially: share of their trigrams present (threshold < 1).
-        threshold = self.threshold_for(exprs)
-        if threshold < 1.0 and longs and len(words) >= 3:
+        threshold = ix.threshold
+        if threshold < 1.0 and ix.longs and len(words) >= 3:
+            gram_first = ix.gram_first
+            gram_exprs = ix.gram_exprs
             grams: dict[tuple[str, ...], int] = {}
-            for i in range(len(words) - 2):
+            hit_exprs: set[int] = set()
+            for i in [i for i, w in enumerate(words[:-2]) if w in gram_first]:
                 g = words[i:i + 3]
-                if g in all_grams:
-                    grams.setdefault(g, i)
-            for e, egrams in (longs if grams else ()):
+                owners = gram_exprs.get(g)
+                if owners is not None and g not in grams:
+                    grams[g] = i
+                    hit_exprs.update(owners)
+            longs = ix.longs
+            for n in sorted(hit_exprs):  # in expression order, as if every expression were tried
+                e, egrams = longs[n]
                 found = [grams[g] for g in egrams if g in grams]
-                if not found:
-                    continue
                 share = len(found) / len(egrams)
                 if threshold <= share < 1.0:
                     out.append(Match(e.category, e.text, min(found), max(found) + 3, share))
         return out
+
+
+def _first(item: tuple[int, Expr]) -> int:
+    return item[0]
+
+
+class _NgramIndex:
+    """Lookup tables for one expression tuple, built once: expressions by first word, and the word
+    trigrams of long expressions (gram -> indices into `longs`) for partial matching."""
+
+    __slots__ = ("exprs", "threshold", "by_first", "longs", "gram_exprs", "gram_first")
+
+    def __init__(self, exprs: tuple[Expr, ...], threshold: float) -> None:
+        self.exprs = exprs
+        self.threshold = threshold
+        # first word -> ((length, {words: [(expression order, expression), ...]}), ...): one dict
+        # lookup per expression length instead of one comparison per expression.
+        tables: dict[str, dict[int, dict[tuple[str, ...], list[tuple[int, Expr]]]]] = {}
+        for n, e in enumerate(exprs):
+            by_len = tables.setdefault(e.words[0], {})
+            by_len.setdefault(len(e.words), {}).setdefault(e.words, []).append((n, e))
+        self.by_first = {w: tuple(sorted(by_len.items())) for w, by_len in tables.items()}
+        self.longs = [(e, [tuple(e.words[i:i + 3]) for i in range(len(e.words) - 2)])
+                      for e in exprs if len(e.words) >= 4 and not e.anchored]
+        self.gram_exprs: dict[tuple[str, ...], list[int]] = {}
+        for n, (_e, gs) in enumerate(self.longs):
+            for g in gs:
+                self.gram_exprs.setdefault(g, []).append(n)
+        self.gram_first = frozenset(g[0] for g in self.gram_exprs)
 
 
 class _EmbeddingMatcher(Matcher):

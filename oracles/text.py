@@ -116,11 +116,20 @@ def has_cjk(text: str) -> bool:
     return _CJK.search(text) is not None
 
 
+_last_share: tuple[str | None, float] = (None, 0.0)  # the last (text, share), like _last_norm
+
+
 def cjk_share(text: str) -> float:
     """Fraction of letters that are CJK: decides which language's lexicon reads a reply."""
+    global _last_share
+    last = _last_share
+    if last[0] is text:
+        return last[1]
     cjk = len(_CJK.findall(text)) if not text.isascii() else 0
     latin = len(_LATIN.findall(text))
-    return cjk / (cjk + latin / 4) if cjk or latin else 0.0
+    share = cjk / (cjk + latin / 4) if cjk or latin else 0.0
+    _last_share = (text, share)
+    return share
 
 
 _jieba_lock = threading.Lock()
