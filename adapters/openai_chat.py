@@ -6,12 +6,12 @@ compatible endpoint): only `base_url` and `model` change.
 Design choices:
   * The SDK's own retries are off (max_retries=0): the run engine owns retries, backoff and rate limits,
     so a fault is counted once and honoured the same way for every adapter.
-  * Requests go through the SDK's documented low-level `client.post("/chat/completions", cast_to=httpx2.Response,
-    body=...)` and we parse the JSON ourselves. That skips the SDK's typed-dict transform of the request and
-    its pydantic response models, which together cost more CPU than the HTTP exchange (measured by
-    benchmarks/run_throughput.py: CPU matters at hundreds of requests per second on two cores), and lets us
-    classify a garbled body precisely instead of receiving whatever the SDK raises for it. The SDK still
-    does the rest: base URL, auth headers, status errors (APIStatusError with the parsed error body).
+  * Requests go through the SDK's documented low-level call for any endpoint,
+    `client.post("/chat/completions", cast_to=httpx2.Response, body=...)`, and we parse the JSON ourselves.
+    That skips the SDK's typed-dict transform of the request and its pydantic response models, which cost
+    more CPU than the HTTP exchange itself (benchmarks/run_throughput.py; CPU is what limits hundreds of
+    requests per second on two cores), and lets us classify a garbled body precisely. The SDK still does
+    the rest: base URL, auth headers, status errors (APIStatusError with the parsed error body).
   * The HTTP transport under the SDK is aiohttp (the SDK's documented `DefaultAioHttpClient`, from the
     `openai[aiohttp]` extra) when it is installed: its connection pool costs about half the CPU per
     request of the default httpx2 pool at 64 connections. `http_client = "httpx"` in the target's

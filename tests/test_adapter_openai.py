@@ -179,6 +179,17 @@ def test_big_reply_is_returned_whole(stack: str) -> None:
         assert ask(adapter(url, http_client=stack)).text == big
 
 
+def test_gzip_reply_is_decoded(stack: str) -> None:
+    """Hosted providers compress replies; the aiohttp bridge leaves decoding to httpx2, which must do it."""
+    import gzip
+
+    with scripted_server() as srv:
+        url = srv.route("/gz", lambda r: Reply(200, gzip.compress(completion_body("Compressed, still me.")),
+                                               {"Content-Type": "application/json", "Content-Encoding": "gzip"}))
+        assert ask(adapter(url, http_client=stack)).text == "Compressed, still me."
+        assert "gzip" in srv.requests[0].headers.get("accept-encoding", "")
+
+
 def test_timeout_reset_and_refused_are_transient(stack: str) -> None:
     with scripted_server() as srv:
         slow = srv.route("/slow", lambda r: Reply(200, completion_body(), sleep_s=2.0))
