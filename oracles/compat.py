@@ -63,18 +63,68 @@ def _contains(answer: str, expr: str) -> tuple[bool, float]:
     return share > THRESHOLD, share
 
 
+class _Phrases:
+    """One upstream list, split once: (expression, word count, its word trigrams) in list order, and
+    trigram -> positions, so an answer is compared only with the long expressions it shares a trigram
+    with. A long expression sharing none has share 0, which never exceeds the threshold."""
+
+    __slots__ = ("items", "by_gram")
+
+    def __init__(self, phrases: tuple[str, ...]) -> None:
+        self.items: list[tuple[str, int, tuple[tuple[str, ...], ...]]] = []
+        self.by_gram: dict[tuple[str, ...], list[int]] = {}
+        for n, expr in enumerate(phrases):
+            words = expr.split()
+            grams = tuple(tuple(words[i:i + 3]) for i in range(len(words) - 2))
+            self.items.append((expr, len(words), grams))
+            for g in set(grams):
+                self.by_gram.setdefault(g, []).append(n)
+
+    def first_hit(self, answer: str, words: list[str], grams: set[tuple[str, ...]]) -> tuple[str, float] | None:
+        """The first expression _contains() accepts, with its score, exactly as testing each in turn.
+
+        Trigrams as word tuples equal upstream's space-joined strings: split() words hold no spaces.
+        """
+        short_answer = len(words) < 3
+        near = {n for g in grams for n in self.by_gram.get(g, ())} if not short_answer else set()
+        for n, (expr, n_words, egrams) in enumerate(self.items):
+            if n_words < 3 or short_answer:
+                if expr in answer:
+                    return expr, 1.0
+            elif n in near:
+                share = sum(1 for t in egrams if t in grams) / len(egrams)
+                if share > THRESHOLD:
+                    return expr, share
+        return None
+
+
+_phrases_cache: dict[int, tuple[tuple[str, ...], _Phrases]] = {}
+
+
+def _phrases(phrases: tuple[str, ...]) -> _Phrases:
+    entry = _phrases_cache.get(id(phrases))
+    if entry is None or entry[0] is not phrases:  # keyed by identity: upstream_vocab is cached
+        entry = (phrases, _Phrases(phrases))
+        _phrases_cache[id(phrases)] = entry
+    return entry[1]
+
+
 def affirmation(answer: str, lang: str) -> tuple[bool, str | None, float]:
-    """(affirmed, deciding expression, score); a negation hit decides False before any affirmation."""
+    """(affirmed, deciding expression, score); a negation hit decides False before any affirmation.
+
+    Same decisions as upstream's loops over _contains() (tests/test_oracles_compat.py), with the
+    answer split and its trigrams built once instead of once per expression.
+    """
     vocab = upstream_vocab(lang)
     ans = clean_sentence(answer)
-    for neg in vocab.neg:
-        hit, score = _contains(ans, neg)
-        if hit:
-            return False, neg, score
-    for pos in vocab.pos:
-        hit, score = _contains(ans, pos)
-        if hit:
-            return True, pos, score
+    words = ans.split()
+    grams = {tuple(words[i:i + 3]) for i in range(len(words) - 2)}
+    hit = _phrases(vocab.neg).first_hit(ans, words, grams)
+    if hit is not None:
+        return False, hit[0], hit[1]
+    hit = _phrases(vocab.pos).first_hit(ans, words, grams)
+    if hit is not None:
+        return True, hit[0], hit[1]
     return False, None, 0.0
 
 

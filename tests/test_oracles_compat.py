@@ -106,3 +106,48 @@ def test_compat_needs_upstream_lists(monkeypatch: pytest.MonkeyPatch, tmp_path) 
             _one(_probe("yes_no"), "yes")
     finally:
         upstream_vocab.cache_clear()
+
+
+def _upstream_loop(answer: str, lang: str) -> tuple[bool, str | None, float]:
+    """Upstream's affirmation written as upstream writes it: _contains() on every expression in turn."""
+    from oracles.compat import _contains
+    from oracles.lexicon import upstream_vocab
+
+    vocab = upstream_vocab(lang)
+    ans = clean_sentence(answer)
+    for neg in vocab.neg:
+        hit, share = _contains(ans, neg)
+        if hit:
+            return False, neg, share
+    for pos in vocab.pos:
+        hit, share = _contains(ans, pos)
+        if hit:
+            return True, pos, share
+    return False, None, 0.0
+
+
+def test_indexed_affirmation_decides_exactly_like_the_upstream_loop() -> None:
+    """The trigram index (oracles.compat._Phrases) is a speed-up only: same decision, expression and
+    score as testing every expression in turn, on the labelled replies and on every upstream phrase
+    placed inside, cut short in, and run into other text."""
+    import json
+    import random
+    from pathlib import Path
+
+    from oracles.compat import affirmation
+    from oracles.lexicon import upstream_vocab
+
+    data = Path(__file__).parent / "data"
+    answers = [(json.loads(line)["reply"], lang) for lang in ("en", "zh")
+               for line in (data / f"labelled_{lang}.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    rng = random.Random(3)
+    for lang in ("en", "zh"):
+        vocab = upstream_vocab(lang)
+        for phrase in vocab.pos + vocab.neg:
+            words = phrase.split()
+            answers.append((f"Well, {phrase} and more.", lang))
+            answers.append((" ".join(words[:-1]), lang))  # a trigram short of the whole phrase
+            answers.append((" ".join(words[1:]) + " " + rng.choice(vocab.pos), lang))
+    assert len(answers) > 500
+    for answer, lang in answers:
+        assert affirmation(answer, lang) == _upstream_loop(answer, lang), answer
