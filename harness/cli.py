@@ -19,6 +19,9 @@ from harness.errors import EXIT_INFRA, HarnessError
 app = typer.Typer(
     name="harness",
     help="Test chatbots for social bias (BiasAsker, CBBQ), in English and Chinese.",
+    epilog="Start offline: harness run -s builtin-en -t local --sample 20  |  "
+           "Exit codes: 0 ok, 1 a bias gate failed, 2 bad input, 3 infrastructure, 130 interrupted.  |  "
+           "Guide: README.md and docs/.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,

@@ -14,21 +14,30 @@ console = Console(highlight=False)
 
 
 def manual(
-    suite: str = typer.Option(..., "--suite", help="Suite name (see `harness suites`) or a suite YAML path."),
-    target: str = typer.Option(..., "--target", help="A label for the chatbot you are typing into, e.g. xiaoai."),
-    sample: int | None = typer.Option(None, "--sample", min=1, help="Ask a seeded random sample of N probes."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the sample."),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N selected probes."),
-    run_id: str | None = typer.Option(None, "--run-id", help="Run folder name (default: from suite/target/sample)."),
+    suite: str = typer.Option(..., "--suite", "-s", metavar="NAME",
+                              help="Suite name (see `harness suites`) or a suite YAML path."),
+    target: str = typer.Option(..., "--target", "-t", metavar="LABEL",
+                               help="A label for the chatbot you are typing into, e.g. xiaoai."),
+    sample: int | None = typer.Option(None, "--sample", min=1, metavar="N", help="Ask a seeded random sample of N probes."),
+    seed: int = typer.Option(0, "--seed", metavar="S", help="Seed of the sample."),
+    limit: int | None = typer.Option(None, "--limit", min=1, metavar="N", help="Only the first N selected probes."),
+    run_id: str | None = typer.Option(None, "--run-id", metavar="RUN",
+                                      help="Run folder name (default: from suite/target/sample)."),
     no_clipboard: bool = typer.Option(False, "--no-clipboard", help="Do not copy questions to the clipboard."),
-    method: str = typer.Option("default", "--method", help="Similarity method for scoring at the end."),
+    method: str = typer.Option("default", "--method", metavar="METHOD",
+                               help="Oracle method for scoring at the end (see `harness run --help`)."),
     compat: bool = typer.Option(False, "--compat", help="Score like the upstream BiasAsker code."),
 ) -> None:
     """Ask the questions yourself and type the chatbot's replies; each reply is saved at once.
 
     Commands while answering: :skip, :back, :show, :help, :quit. Run the same command again to continue.
+
+    Example:  harness manual -s biasasker-zh-manual -t xiaoai --sample 50 --seed 1
     """
+    from harness.cli_run import check_method
     from harness.manual import run_manual
+
+    check_method(method)  # before the first question, not after the last reply
 
     code = run_manual(suite, target, sample=sample, seed=seed, limit=limit, run_id=run_id, method=method,
                       compat=compat, clipboard=not no_clipboard, console=console)
@@ -37,13 +46,16 @@ def manual(
 
 
 def export(
-    out: Annotated[Path, typer.Option("--out", help="questions.csv or questions.xlsx")],
-    suite: str = typer.Option(..., "--suite", help="Suite name or suite YAML path."),
-    sample: int | None = typer.Option(None, "--sample", min=1, help="A seeded random sample of N probes."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the sample."),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N selected probes."),
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="FILE", help="questions.csv or questions.xlsx")],
+    suite: str = typer.Option(..., "--suite", "-s", metavar="NAME", help="Suite name or suite YAML path."),
+    sample: int | None = typer.Option(None, "--sample", min=1, metavar="N", help="A seeded random sample of N probes."),
+    seed: int = typer.Option(0, "--seed", metavar="S", help="Seed of the sample."),
+    limit: int | None = typer.Option(None, "--limit", min=1, metavar="N", help="Only the first N selected probes."),
 ) -> None:
-    """Write the questions to a CSV/XLSX answer sheet (fill in the 'reply' column, then `harness import`)."""
+    """Write the questions to a CSV/XLSX answer sheet (fill in the 'reply' column, then `harness import`).
+
+    Example:  harness export -s biasasker-zh-manual --sample 50 --seed 1 --out questions.xlsx
+    """
     from harness.manual import select_suite_probes
     from harness.sheets import write_sheet
 
@@ -57,19 +69,26 @@ def export(
 
 def import_(
     sheet: Annotated[Path, typer.Argument(help="The filled-in sheet (.csv or .xlsx).")],
-    target: str = typer.Option(..., "--target", help="Label of the chatbot that answered, e.g. xiaoai."),
-    suite: str | None = typer.Option(None, "--suite", help="Override the suite named in the sheet."),
-    sample: int | None = typer.Option(None, "--sample", min=1, help="Override the sample size in the sheet."),
-    seed: int | None = typer.Option(None, "--seed", help="Override the seed in the sheet."),
-    run_id: str | None = typer.Option(None, "--run-id", help="Run folder to import into."),
+    target: str = typer.Option(..., "--target", "-t", metavar="LABEL",
+                               help="Label of the chatbot that answered, e.g. xiaoai."),
+    suite: str | None = typer.Option(None, "--suite", "-s", metavar="NAME", help="Override the suite named in the sheet."),
+    sample: int | None = typer.Option(None, "--sample", min=1, metavar="N", help="Override the sample size in the sheet."),
+    seed: int | None = typer.Option(None, "--seed", metavar="S", help="Override the seed in the sheet."),
+    run_id: str | None = typer.Option(None, "--run-id", metavar="RUN", help="Run folder to import into."),
     replace: bool = typer.Option(False, "--replace", help="Record replies that differ from ones already imported."),
     no_report: bool = typer.Option(False, "--no-report", help="Do not score and report after importing."),
-    method: str = typer.Option("default", "--method", help="Similarity method for scoring."),
+    method: str = typer.Option("default", "--method", metavar="METHOD", help="Oracle method for scoring."),
     compat: bool = typer.Option(False, "--compat", help="Score like the upstream BiasAsker code."),
 ) -> None:
-    """Validate a filled-in answer sheet, add its replies to the run, then score it like `harness run`."""
+    """Validate a filled-in answer sheet, add its replies to the run, then score it like `harness run`.
+
+    Example:  harness import questions.xlsx -t xiaoai
+    """
+    from harness.cli_run import check_method
     from harness.manual import score_and_report
     from harness.sheets import describe_plan, import_sheet
+
+    check_method(method)
 
     run, plan = import_sheet(sheet, target, suite=suite, sample=sample, seed=seed, run_id=run_id, replace=replace)
     for line in describe_plan(plan):

@@ -36,18 +36,21 @@ def _gate_exit(metrics: dict, gates: list, max_error_rate: float) -> int:
 
 
 def report(
-    run: Annotated[str, typer.Argument(help="Run folder, or a run id under the transcripts directory.")],
-    method: Annotated[str, typer.Option(help="Oracle similarity method used to read replies: default, ngram, "
+    run: Annotated[str, typer.Argument(metavar="RUN", help="Run folder, or a run id (see `harness runs`).")],
+    method: Annotated[str, typer.Option(metavar="METHOD", help="Oracle similarity method used to read replies: default, ngram, "
                                         "word_cosine, ngram_embedding, rome or sentence.")] = "default",
     compat: Annotated[bool, typer.Option("--compat", help="Reproduce upstream BiasAsker's decisions exactly.")] = False,
     fail_above: Annotated[list[str] | None, typer.Option(
         "--fail-above", metavar="METRIC=VALUE",
         help="Exit 1 if METRIC is above VALUE (repeatable), e.g. absolute_bias_rate=0.1.")] = None,
     max_error_rate: Annotated[float, typer.Option(
-        help="Exit 3 when more than this share of probes failed to get an answer.")] = 0.1,
+        metavar="RATE", help="Exit 3 when more than this share of probes failed to get an answer.")] = 0.1,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Write the files without the terminal summary.")] = False,
 ) -> None:
-    """Score a run and write verdicts.csv, metrics.json, plots/ and report.html into its folder."""
+    """Score a run and write verdicts.csv, metrics.json, plots/ and report.html into its folder.
+
+    Example:  harness report biasasker-en__local__s200-seed0 --method sentence --fail-above absolute_bias_rate=0.1
+    """
     from harness.gates import parse_gate
     from harness.reporting import write_report
     from harness.scoring import score_run
@@ -101,14 +104,17 @@ def _note_incomplete(run_dir: Path, manifest: dict, recorded: int) -> None:
 
 
 def compare(
-    run_a: Annotated[str, typer.Argument(help="Baseline run (folder, run id or metrics.json).")],
-    run_b: Annotated[str, typer.Argument(help="New run (folder, run id or metrics.json).")],
-    metric: Annotated[str | None, typer.Option(help="Only metrics whose key starts with this.")] = None,
+    run_a: Annotated[str, typer.Argument(metavar="RUN_A", help="Baseline run (folder, run id or metrics.json).")],
+    run_b: Annotated[str, typer.Argument(metavar="RUN_B", help="New run (folder, run id or metrics.json).")],
+    metric: Annotated[str | None, typer.Option(metavar="PREFIX", help="Only metrics whose key starts with this.")] = None,
     show_all: Annotated[bool, typer.Option("--all", help="Show every metric, not only headline ones.")] = False,
-    alpha: Annotated[float, typer.Option(help="Significance level, between 0 and 1.")] = 0.05,
+    alpha: Annotated[float, typer.Option(metavar="A", help="Significance level, between 0 and 1.")] = 0.05,
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON lines.")] = False,
 ) -> None:
-    """Compare two runs metric by metric: A, B, change, p-value, significant."""
+    """Compare two runs metric by metric: A, B, change, p-value, significant.
+
+    Example:  harness compare baseline candidate --metric absolute_bias_rate
+    """
     from harness.compare import compare_metrics
 
     if not 0 < alpha < 1:

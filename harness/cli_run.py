@@ -63,6 +63,14 @@ def _parse_gates(specs: list[str] | None) -> list[Any]:
     return [parse_gate(spec) for spec in specs]
 
 
+def check_method(method: str) -> None:
+    """An unknown --method is a usage error now, not after every probe was asked (or every reply typed)."""
+    from oracles.similarity import METHODS
+
+    if method not in ("default", *METHODS):
+        raise HarnessError(f"Unknown oracle method '{method}'; choose one of: default, {', '.join(METHODS)}.")
+
+
 def _preflight(*, target: str | None, method: str, answer_mode: str) -> None:
     """Check what can be checked before anything is asked, so that a long run never ends in a usage error.
 
@@ -71,10 +79,8 @@ def _preflight(*, target: str | None, method: str, answer_mode: str) -> None:
     passed --dry-run. Needs no API key and loads no model.
     """
     from adapters.registry import adapter_class
-    from oracles.similarity import METHODS
 
-    if method not in ("default", *METHODS):
-        raise HarnessError(f"Unknown oracle method '{method}'; choose one of: default, {', '.join(METHODS)}.")
+    check_method(method)
     if not target:
         return  # --resume: the stored target is checked by the runner
     from harness.runner import target_config
@@ -196,7 +202,7 @@ def run_command(
     no_cache: Annotated[bool, typer.Option("--no-cache", rich_help_panel="How hard to push the target", help="Ask the target even when the answer is cached.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", rich_help_panel="What to ask", help="Count probes, tokens and cost; ask nothing.")] = False,
     answer_mode: Annotated[str, typer.Option(metavar="MODE", rich_help_panel="What to ask", help="generate (or text), or loglik (CBBQ on hf targets: pick the likeliest option).")] = ANSWER_GENERATE,
-    method: Annotated[str, typer.Option(metavar="METHOD", rich_help_panel="Scoring and gates", help="Oracle method for scoring.")] = "default",
+    method: Annotated[str, typer.Option(metavar="METHOD", rich_help_panel="Scoring and gates", help="Oracle method: default, ngram, word_cosine, ngram_embedding, rome or sentence.")] = "default",
     compat: Annotated[bool, typer.Option("--compat", rich_help_panel="Scoring and gates", help="Score exactly as the upstream code does.")] = False,
     no_report: Annotated[bool, typer.Option("--no-report", rich_help_panel="Scoring and gates", help="Skip scoring and the report folder.")] = False,
     fail_above: Annotated[list[str] | None, typer.Option("--fail-above", metavar="METRIC=VALUE", rich_help_panel="Scoring and gates", help="Gate METRIC=VALUE (repeatable): exit 1 if the metric is above VALUE.")] = None,

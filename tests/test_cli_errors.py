@@ -119,6 +119,15 @@ def test_run_rejects_bad_method_gate_and_answer_mode_before_asking(run_env: Path
     assert "Unknown oracle method 'sentense'" in one_sentence(capsys.readouterr().err)
     assert not (run_env / "transcripts").exists()  # nothing was started, no model loaded
 
+    # The same for the person who would otherwise type 50 replies first, and for an answer sheet.
+    assert main(["manual", "-s", "builtin-en", "-t", "xiaoai", "--sample", "2", "--method", "sentense"]) == EXIT_USAGE
+    assert "Unknown oracle method" in one_sentence(capsys.readouterr().err)
+    sheet = run_env / "q.csv"
+    assert main(["export", "-s", "builtin-en", "--sample", "2", "--out", str(sheet)]) == 0
+    assert main(["import", str(sheet), "-t", "xiaoai", "--method", "sentense"]) == EXIT_USAGE
+    assert "Unknown oracle method" in one_sentence(capsys.readouterr().err)
+    assert not (run_env / "transcripts").exists()
+
     assert main([*base, "--dry-run", "--fail-above", "absolute_bias_rate"]) == EXIT_USAGE  # was accepted
     assert "METRIC=VALUE" in one_sentence(capsys.readouterr().err)
     assert main(["run", "-s", "cbbq-gender", "-t", "local-zh", "--answer-mode", "loglik", "--dry-run"]) == EXIT_USAGE
