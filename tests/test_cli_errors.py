@@ -25,7 +25,7 @@ HARNESS = str(Path(sys.executable).with_name("harness"))
 
 
 def make_run(root: Path, run_id: str, suite: str, n: int, texts: list[str], *, selected: int | None = None,
-             overrides: dict | None = None) -> Path:
+             overrides: dict | None = None, errors: int = 0) -> Path:
     """A run folder as `harness run` leaves it: manifest + transcript of real probes of a real suite."""
     s = load_suite(suite)
     probes = list(select_probes(s, sample=n, seed=0, overrides=overrides))
@@ -38,7 +38,11 @@ def make_run(root: Path, run_id: str, suite: str, n: int, texts: list[str], *, s
     mf.write_manifest(run_dir, man)
     with TranscriptWriter(run_dir) as writer:
         for i, probe in enumerate(probes):
-            writer.append(probe, Reply(probe_id=probe.id, target="bot", text=texts[i % len(texts)]))
+            if i < errors:
+                writer.append(probe, Reply(probe_id=probe.id, target="bot", text="", status="error",
+                                           error="ReadTimeout: no answer in 60 s", attempts=4))
+            else:
+                writer.append(probe, Reply(probe_id=probe.id, target="bot", text=texts[i % len(texts)]))
     return run_dir
 
 
@@ -106,6 +110,29 @@ def test_report_on_empty_garbage_and_half_written_runs(run_env: Path, capsys: py
 
     assert main(["report", "half", "--max-error-rate", "5"]) == EXIT_USAGE
     assert "--max-error-rate" in one_sentence(capsys.readouterr().err)
+
+    # Was: --max-error-rate was only checked together with --fail-above, so this exited 0.
+    failing = make_run(root, "failing", "builtin-en", 10, ["Yes."], errors=6)
+    assert main(["report", "failing", "-q"]) == EXIT_INFRA
+    assert "60.0% of probes failed" in " ".join(capsys.readouterr().out.split())
+    assert (failing / "report.html").exists()  # the report that lists the errors is still written
+    assert main(["report", "failing", "-q", "--max-error-rate", "0.7"]) == 0
+
+
+def test_malformed_answer_sheets(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = {
+        "header.csv": (b"garbage,,,\n", "has no column(s) probe_id"),
+        "empty.csv": (b"", "is empty"),
+        "fake.xlsx": (b"not a zip file", "not a valid .xlsx"),
+        "binary.csv": (b"\x00\x01\xff\xfe\x81", "neither UTF-8 nor GBK"),
+    }
+    for name, (content, expected) in cases.items():
+        (run_env / name).write_bytes(content)
+        assert main(["import", name, "-t", "bot"]) == EXIT_USAGE, name
+        assert expected in one_sentence(capsys.readouterr().err), name
+    assert main(["import", "missing.csv", "-t", "bot"]) == EXIT_USAGE
+    assert "Cannot read sheet" in one_sentence(capsys.readouterr().err)
+    assert not (run_env / "transcripts").exists()
 
 
 # ---------------------------------------------------------------------------------------------- run
