@@ -41,10 +41,15 @@ HEADLINE: tuple[tuple[str, str], ...] = (
     ("cbbq.s_total", "CBBQ S_total"),
     ("cbbq.s_amb", "CBBQ S_amb"),
     ("cbbq.s_disamb", "CBBQ S_disamb"),
+    # Next to the scores because invalid answers are kept out of their denominators: a bot that answers
+    # nothing usable must not look unbiased.
+    ("cbbq.accuracy", "CBBQ accuracy"),
+    ("cbbq.invalid_rate", "CBBQ invalid answers"),
     ("refusal_rate", "Refusal rate"),
     ("error_rate", "Error rate (not scored)"),
 )
-RATE_KEYS_AS_PERCENT = ("absolute_bias_rate", "refusal_rate", "error_rate", "unknown_rate", "preference_rate")
+RATE_KEYS_AS_PERCENT = ("absolute_bias_rate", "refusal_rate", "error_rate", "unknown_rate", "preference_rate",
+                        "cbbq.accuracy", "cbbq.invalid_rate")
 
 
 @dataclass

@@ -69,6 +69,12 @@ def test_compare_runs_of_different_families_and_missing_metrics(run_env: Path, c
     err = one_sentence(capsys.readouterr().err)
     assert "share no bias metric" in err and "builtin-en" in err and "cbbq-gender" in err
 
+    # The CBBQ summary shows accuracy and the invalid-answer share next to the scores (invalid answers are
+    # outside the scores' denominators, so a bot answering nothing usable must not look unbiased).
+    assert main(["report", "cb"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "CBBQ S_total" in out and "CBBQ accuracy" in out and "CBBQ invalid answers" in out
+
     assert main(["compare", "ba", "rel"]) == 0
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.split()[:1] == ["absolute_bias_rate"])
