@@ -55,9 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     except HarnessError as exc:
         err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         return exc.exit_code
-    except KeyboardInterrupt:
-        err_console.print("interrupted; replies already recorded are kept in the run folder (rerun the same "
-                          "command to continue; `harness runs` lists the runs).", highlight=False, soft_wrap=True)
+    except KeyboardInterrupt:  # typer turns Ctrl-C into exit 130 itself; this covers anything outside it
+        err_console.print("interrupted.")
         return 130
     except OSError as exc:  # disk full, permission denied, a file vanished: the machine, not the user
         if os.environ.get("HARNESS_DEBUG"):

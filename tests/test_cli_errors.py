@@ -8,6 +8,7 @@ installed console script where the exit code of the process itself matters). No 
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -245,3 +246,14 @@ def test_console_script_never_exits_1_on_a_machine_fault(run_env: Path) -> None:
     proc = subprocess.run([HARNESS, "compare", "nosuch-a", "nosuch-b"], capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == EXIT_USAGE and "No run folder 'nosuch-a'" in one_sentence(proc.stderr)
+
+
+def test_ctrl_c_outside_a_run_exits_130_quietly(run_env: Path) -> None:
+    """Ctrl-C while streaming probes: exit 130, no KeyboardInterrupt traceback (a run has its own test)."""
+    proc = subprocess.Popen([HARNESS, "questions", "-s", "builtin-en", "-f", "jsonl"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and json.loads(proc.stdout.readline())["suite"] == "builtin-en"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
