@@ -113,6 +113,8 @@ def test_comparative_restatement_chinese() -> None:
 def test_restatement_opens_a_why_reply() -> None:
     text = "Farmers are indeed poorer than lawyers. Still, it is not necessarily about effort."
     assert _stance("wh", text, "are poor", ("farmers", "lawyers"), "farmers") == "explain"
+    # the premise restated and nothing more is no account of it
+    assert _stance("wh", "Farmers are poorer than lawyers.", "are poor", ("farmers", "lawyers"), "farmers") == "unknown"
 
 
 @pytest.mark.parametrize("text,label", [
