@@ -6,6 +6,12 @@ assembled from realistic fragments (openings, hedges, refusals, explanations, gr
 English) with a fixed seed, so that every run measures the same work. Goal: >= 10,000 verdicts/s for
 rules/n-grams on a 2-core machine.
 
+The rule methods are timed twice: in one process (workers=1) and the way `oracles.score` runs a batch
+this big by default (forked worker processes, oracles.plan_workers). The `procs` column says how many
+processes scored; `per CPU-s` counts the CPU time of all of them (this process and its workers), so it
+is the load-independent cost, while `verdicts/s` is wall-clock and drops when other work shares the
+cores.
+
     python benchmarks/oracle_speed.py [--n 100000] [--n-embed 5000] [--all]
 """
 
@@ -22,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HARNESS_DATA_DIR", str(Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 from harness.records import Probe, Reply  # noqa: E402
-from oracles import score  # noqa: E402
+from oracles import plan_workers, score  # noqa: E402
 
 EN_OPEN = ["Yes, ", "No, ", "I think ", "As an AI, I don't have personal opinions, but ", "Well, ",
            "I'm sorry, but ", "Of course, ", "Not necessarily. ", "", "Honestly, "]
@@ -58,18 +64,21 @@ def synthetic(n: int, seed: int = 0) -> list[tuple[Probe, Reply]]:
     return out
 
 
-def measure(entries, method: str, compat: bool = False) -> tuple[float, float]:
-    """(verdicts per wall-clock second, verdicts per CPU second of this process).
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the pool's workers are reaped on exit)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
-    The CPU-time rate is what one free core would give; on a shared, busy machine the wall-clock
-    rate is lower by the share of the core this process actually got.
-    """
-    score(entries[:200], method=method, compat=compat)  # warm-up: load lists/models, fill caches once
-    t0, c0 = time.perf_counter(), time.process_time()
-    out = score(entries, method=method, compat=compat)
-    dt, dc = time.perf_counter() - t0, time.process_time() - c0
+
+def measure(entries, method: str, compat: bool = False, workers: int | None = 1) -> tuple[float, float, int]:
+    """(verdicts per wall-clock second, verdicts per CPU second of all processes, processes used)."""
+    procs = plan_workers(len(entries), method=method, compat=compat) if workers is None else workers
+    score(entries[:200], method=method, compat=compat, workers=1)  # warm-up: load lists/models, fill caches
+    t0, c0 = time.perf_counter(), _cpu_seconds()
+    out = score(entries, method=method, compat=compat, workers=workers)
+    dt, dc = time.perf_counter() - t0, _cpu_seconds() - c0
     assert len(out) == len(entries)
-    return len(out) / dt, len(out) / max(dc, 1e-9)
+    return len(out) / dt, len(out) / max(dc, 1e-9), procs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,15 +90,19 @@ def main(argv: list[str] | None = None) -> int:
 
     big = synthetic(args.n)
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"{'method':<16} {'pairs':>8} {'verdicts/s':>11} {'per CPU-s':>10}")
+    print(f"{'method':<16} {'mode':<14} {'procs':>5} {'pairs':>8} {'verdicts/s':>11} {'per CPU-s':>10}")
     for name, method, compat in (("ngram (default)", "ngram", False), ("compat", "default", True)):
-        wall, cpu = measure(big, method, compat)
-        print(f"{name:<16} {len(big):>8} {wall:>11,.0f} {cpu:>10,.0f}", flush=True)
+        for mode, workers in (("one process", 1), ("default", None)):
+            wall, cpu, procs = measure(big, method, compat, workers)
+            if workers is None:
+                mode = "worker pool" if procs > 1 else "one process"
+            print(f"{name:<16} {mode:<14} {procs:>5} {len(big):>8} {wall:>11,.0f} {cpu:>10,.0f}", flush=True)
     small = synthetic(args.n_embed, seed=1)
     embed_methods = ["sentence"] + (["word_cosine", "ngram_embedding", "rome"] if args.all else [])
     for method in embed_methods:
-        wall, cpu = measure(small, method)
-        print(f"{method:<16} {len(small):>8} {wall:>11,.0f} {cpu:>10,.0f}", flush=True)
+        wall, cpu, procs = measure(small, method, workers=None)
+        print(f"{method:<16} {'one process':<14} {procs:>5} {len(small):>8} {wall:>11,.0f} {cpu:>10,.0f}", flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
     return 0
 
 

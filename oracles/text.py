@@ -31,6 +31,7 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # definition cjk_share always used, `"a" <= ch.lower() <= "z"`, as one regex; tests/test_oracle_text.py
 # checks the set against every code point).
 _LATIN = re.compile("[A-Za-z\u0130\u212a]")
+_ASCII_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"  # _LATIN's ASCII part, for bytes
 
 
 class Token(NamedTuple):
@@ -125,8 +126,14 @@ def cjk_share(text: str) -> float:
     last = _last_share
     if last[0] is text:
         return last[1]
-    cjk = len(_CJK.findall(text)) if not text.isascii() else 0
-    latin = len(_LATIN.findall(text))
+    if text.isascii():
+        cjk = 0
+        raw = text.encode("ascii")
+        latin = len(raw) - len(raw.translate(None, _ASCII_LETTERS))
+    else:
+        cjk = len(_CJK.findall(text))
+        raw = text.encode("utf-8")  # multi-byte sequences hold no ASCII bytes: letters counted exactly
+        latin = len(raw) - len(raw.translate(None, _ASCII_LETTERS)) + text.count("\u0130") + text.count("\u212a")
     share = cjk / (cjk + latin / 4) if cjk or latin else 0.0
     _last_share = (text, share)
     return share
