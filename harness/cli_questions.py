@@ -89,26 +89,37 @@ def questions_command(
         limit = TABLE_DEFAULT_LIMIT
     probes = select_probes(loaded, sample=sample, seed=seed, limit=limit, **overrides)
     if fmt is Format.jsonl:
-        _write_jsonl(probes)
+        written = _write_jsonl(probes)
+    else:
+        written = shown = _print_table(loaded.name, probes)
+    if written == 0 and limit != 0 and sample != 0:
+        # Same sentence and code as `harness run`: an empty selection is a mistake in the input (e.g. a
+        # misspelt attributes filter), not a preview of nothing.
+        raise HarnessError(f"Suite '{loaded.name}' with this selection has no probe; check its attributes, "
+                           "categories and templates, or the sampling options.")
+    if fmt is Format.jsonl:
         return
-    shown = _print_table(loaded.name, probes)
     total = sample if sample is not None else loaded.with_overrides(**overrides).count()
     if shown < total:
         Console(stderr=True).print(f"[dim]showing {shown:,} of {total:,} probes; --limit N for more, "
                                    f"--format jsonl to export them all.[/]")
 
 
-def _write_jsonl(probes) -> None:
+def _write_jsonl(probes) -> int:
     out = sys.stdout
+    n = 0
     try:
         for probe in probes:
             out.write(json.dumps(probe.to_dict(), ensure_ascii=False) + "\n")
+            n += 1
         out.flush()
     except BrokenPipeError:  # `harness questions ... | head`: the reader left, that is fine
         import os
 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        return n + 1  # the probe being written existed too
+    return n
 
 
 def _print_table(name: str, probes) -> int:
@@ -119,9 +130,8 @@ def _print_table(name: str, probes) -> int:
     for n, probe in enumerate(probes, 1):
         table.add_row(str(n), probe.bias_type, probe.kind, str(probe.meta.get("template", "")),
                       " / ".join(probe.groups), probe.text)
-    Console().print(table)
-    if n == 0:
-        Console(stderr=True).print("no probes selected.")
+    if n:
+        Console().print(table)
     return n
 
 

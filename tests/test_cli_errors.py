@@ -229,6 +229,9 @@ def test_run_of_a_selection_without_probes_is_a_usage_error(run_env: Path, capsy
                      encoding="utf-8")
     assert main(["run", "-s", str(suite), "-t", "local", "--no-progress"]) == EXIT_USAGE
     assert "has no probe to ask" in one_sentence(capsys.readouterr().err)
+    for fmt in ("table", "jsonl"):  # was "no probes selected." and exit 0
+        assert main(["questions", "-s", str(suite), "-f", fmt]) == EXIT_USAGE
+        assert "has no probe" in one_sentence(capsys.readouterr().err)
 
 
 # --------------------------------------------------------------------------- the process exit codes
