@@ -75,7 +75,10 @@ def questions_command(
     properties_per_category: Annotated[int | None, typer.Option("--properties-per-category", min=0,
                                                                 help="Sample this many properties per category.")] = None,
 ) -> None:
-    """Preview or export a suite's probes."""
+    """Preview or export a suite's probes.
+
+    Examples:  harness questions -s biasasker-zh --limit 10  |  harness questions -s builtin-en -f jsonl > probes.jsonl
+    """
     from question_gen.suites import load_suite, select_probes
 
     loaded = load_suite(suite)

@@ -99,7 +99,10 @@ def targets_command(
     check: str = typer.Option(None, "--check", metavar="NAME",
                               help="Ask target NAME one short question to prove it is reachable."),
 ) -> None:
-    """List targets (built-in presets and targets.toml) and the adapter kinds available."""
+    """List targets (built-in presets and targets.toml) and the adapter kinds available.
+
+    Examples:  harness targets  |  harness targets --check local  (asks one short question)
+    """
     from adapters.registry import adapter_kinds, load_targets, target_files
 
     console = Console()
