@@ -93,7 +93,8 @@ def _preflight(*, target: str | None, method: str, answer_mode: str) -> None:
 
 def _dry_run(console: Console, *, suite: str | None, target: str | None, resume: str | None,
              sample: int | None, seed: int, limit: int | None, params: dict[str, Any],
-             retry_errors: bool, run_id: str | None = None, answer_mode: str = ANSWER_GENERATE) -> int:
+             retry_errors: bool, run_id: str | None = None, answer_mode: str = ANSWER_GENERATE,
+             new: bool = False) -> int:
     """Count what a run would ask, estimate tokens and cost; contacts nothing, needs no API key."""
     from harness.runner import load_suite_any, scan_transcript, select_any, target_config
 
@@ -114,7 +115,7 @@ def _dry_run(console: Console, *, suite: str | None, target: str | None, resume:
         run_id += "-loglik" if answer_mode == ANSWER_LOGLIK else ""
     run_id = resume or run_id
     run_dir = mf.run_dir_for(run_id) if not resume else mf.resolve_run(resume)
-    ok, err = scan_transcript(run_dir / "transcript.jsonl")
+    ok, err = (set(), set()) if new else scan_transcript(run_dir / "transcript.jsonl")  # --new: a fresh folder
     total = to_ask = in_tokens = 0
     for probe in select_any(suite_obj, sample=sample, seed=seed, limit=limit, overrides=params):
         total += 1
@@ -231,7 +232,7 @@ def run_command(
     if dry_run:
         raise typer.Exit(_dry_run(console, suite=suite, target=target, resume=resume, sample=sample, seed=seed,
                                   limit=limit, params=params, retry_errors=retry_errors, run_id=run_id,
-                                  answer_mode=answer_mode))
+                                  answer_mode=answer_mode, new=new and not resume))
     outcome = run_suite(
         suite, target, sample=sample, seed=seed, limit=limit, overrides=params, run_id=run_id, new=new,
         resume=resume, retry_errors=retry_errors, use_cache=not no_cache, show_progress=progress,

@@ -174,10 +174,26 @@ def test_dry_run_counts_the_folder_the_run_would_use(run_env: Path, capsys: pyte
     assert main(["run", "-s", "builtin-en", "-t", "local", "--sample", "3", "--run-id", "mine", "--dry-run"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "(run mine)" in out and "already answered: 3" in out and "to ask now: 0" in out
+    assert main(["run", "-s", "builtin-en", "-t", "local", "--sample", "3", "--run-id", "mine", "--new",
+                 "--dry-run"]) == 0
+    assert "to ask now: 3" in " ".join(capsys.readouterr().out.split())  # --new starts a fresh folder
     assert main(["run", "-s", "cbbq-gender", "-t", "local-zh-hf", "--answer-mode", "loglik", "--sample", "2",
                  "--dry-run"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "-loglik)" in out and "up to 0 out" in out
+
+
+def test_misspelt_gate_metric_after_a_run_says_how_to_gate_again(run_env: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Metric names are known only once the run is scored: the error must say nothing needs asking again."""
+    (run_env / "targets.toml").write_text(
+        '[targets.bot]\nadapter = "openai"\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\n', encoding="utf-8")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-unused")  # every probe is answered: the endpoint is never called
+    make_run(run_env / "transcripts", "done", "builtin-en", 6, ["Yes."])
+    assert main(["run", "--resume", "done", "--no-progress", "--fail-above", "absolute_bias_rat=0.1"]) == EXIT_USAGE
+    err = one_sentence(capsys.readouterr().err)
+    assert "Did you mean absolute_bias_rate" in err and "harness report done --fail-above" in err
+    assert main(["report", "done", "-q", "--fail-above", "absolute_bias_rate=1"]) == 0
 
 
 def test_bad_target_definitions(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
