@@ -36,7 +36,9 @@ def test_benchmark_answers_every_probe_and_prints_consistent_figures(stack: str,
     limit = _number(r"physical limit\s+([\d.]+) probes/s", out)
     assert limit == pytest.approx(16 / 0.02)
     assert _number(r"ratio\s+([\d.]+)", out) == pytest.approx(rate / limit, abs=0.001)
-    assert _number(r"harness CPU\s+([\d.]+) ms per probe", out) > 0
+    cpu_ms = _number(r"harness CPU\s+([\d.]+) ms per probe", out)
+    assert cpu_ms > 0
+    assert _number(r"CPU ceiling\s+([\d.]+) probes/s", out) == pytest.approx(1000 / cpu_ms, rel=0.01)
     assert _number(r"one at a time \(BiasAsker's loop\): (\d+) probes", out) == 5
     seq_rate = _number(r"= ([\d.]+) probes/s", out)
     assert _number(r"speed-up\s+([\d.]+)x", out) == pytest.approx(rate / seq_rate, rel=0.05)
