@@ -61,8 +61,12 @@ def report(
     result = score_run(run, method=method, compat=compat)
     if not result.metrics.get("total"):
         raise _nothing_recorded(result.run_dir, result.manifest)
+    note = _incomplete_note(result.run_dir, result.manifest, int(result.metrics["total"]))
+    if note:  # in the HTML report and metrics.json too, not only on this terminal
+        result.notes.insert(0, note)
+        if quiet:
+            console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
     write_report(result.run_dir, result, quiet=quiet, console=console)
-    _note_incomplete(result.run_dir, result.manifest, int(result.metrics["total"]))
     code = _gate_exit(result.metrics, gates, max_error_rate)  # the error-rate check applies without gates too
     if code:
         raise typer.Exit(code)
@@ -88,19 +92,18 @@ def _nothing_recorded(run_dir: Path, manifest: dict) -> HarnessError:
                         f"the questions, {_continue_hint(run_dir, manifest)}.", exit_code=EXIT_INFRA)
 
 
-def _note_incomplete(run_dir: Path, manifest: dict, recorded: int) -> None:
-    """Say so when a report covers only part of the selected probes (a stopped or still running run)."""
+def _incomplete_note(run_dir: Path, manifest: dict, recorded: int) -> str | None:
+    """A note when a report covers only part of the selected probes (a stopped or still running run)."""
     selected = manifest.get("probes_selected")
     if not isinstance(selected, int) or recorded >= selected:
-        return
+        return None
     from harness.cli_run import _is_locked
 
     status = str(manifest.get("status") or "unknown")
     if status == "running" and not _is_locked(run_dir):
         status = "stopped"  # no process holds the folder: it was killed or crashed
-    console.print(f"[yellow]note:[/] run {escape(run_dir.name)} is incomplete ({escape(status)}): "
-                  f"{recorded:,} of {selected:,} selected probes have a record, and the figures cover only "
-                  f"those; to ask the rest, {escape(_continue_hint(run_dir, manifest))}.", highlight=False)
+    return (f"Run {run_dir.name} is incomplete ({status}): {recorded:,} of {selected:,} selected probes have a "
+            f"record, and the figures cover only those; to ask the rest, {_continue_hint(run_dir, manifest)}.")
 
 
 def compare(

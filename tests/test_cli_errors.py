@@ -102,7 +102,9 @@ def test_report_on_empty_garbage_and_half_written_runs(run_env: Path, capsys: py
     assert main(["report", "half", "-q"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "incomplete" in out and "6 of 20" in out and "harness run --resume half" in out
-    assert (half / "report.html").exists()
+    assert "is incomplete" in (half / "report.html").read_text(encoding="utf-8")
+    assert main(["report", "half"]) == 0  # not quiet: the note is in the summary, once
+    assert " ".join(capsys.readouterr().out.split()).count("is incomplete") == 1
 
     empty = make_run(root, "empty", "builtin-en", 3, ["x"], selected=3)
     (empty / TRANSCRIPT_FILE).write_bytes(b"")
