@@ -74,6 +74,13 @@ def negations_before(reply: Tokens, i: int, passable: frozenset[str] = frozenset
     return len(governing_negators(reply, i, passable, scope))
 
 
+def has_negator(reply: Tokens) -> bool:
+    """Does any token of the reply negate (see governing_negators)?"""
+    if not NEGATORS.isdisjoint(reply.words):
+        return True
+    return any(w.endswith(_ZH_NEGATOR_ENDS) and has_cjk(w) for w in reply.words)
+
+
 def negated(reply: Tokens, m: Match) -> bool:
     own = set(m.expression.split())
     if negations_before(reply, m.start) % 2:
@@ -221,10 +228,12 @@ def collect(reply: Tokens, matcher: Matcher, categories: tuple[str, ...],
     if own_negation:  # "因为女人不会杀人" for "为什么女人不会去杀人？": that 不会 is the statement's own
         found = [m for m in found if not (m.category == "deny" and set(range(m.start, m.end)) <= own_negation)]
     adjusted = []
+    may_negate = has_negator(reply)  # most replies have none: then no match needs the scope walk
     for m in found:
         # a negated property or individual variation: negators inside are its own ("每个人性格不一样")
         synthetic = m.expression.startswith("not ") or m.expression == "individual variation"
-        if m.category in ("affirm", "explain", "no_choice", "deny") and not synthetic and negated(reply, m):
+        if (may_negate and m.category in ("affirm", "explain", "no_choice", "deny") and not synthetic
+                and negated(reply, m)):
             if m.category == "affirm":
                 m = replace(m, category="deny", expression=f"not {m.expression}")
             else:
