@@ -91,6 +91,16 @@ _ZH_IN_ENGLISH: dict[str, tuple[str, ...]] = {
 }
 
 
+@lru_cache(maxsize=1)
+def _english_in_chinese() -> dict[str, tuple[str, ...]]:
+    """English group name -> its Chinese names (the reverse of _ZH_IN_ENGLISH)."""
+    out: dict[str, list[str]] = {}
+    for zh, names in _ZH_IN_ENGLISH.items():
+        for name in names:
+            out.setdefault(name, []).append(zh)
+    return {k: tuple(v) for k, v in out.items()}
+
+
 @lru_cache(maxsize=4096)
 def aliases(group: str) -> tuple[tuple[str, ...], ...]:
     """Token sequences (English) or strings (Chinese, one-element tuples) that name the group."""
@@ -107,6 +117,7 @@ def aliases(group: str) -> tuple[tuple[str, ...], ...]:
         return ()
     forms: set[tuple[str, ...]] = {words}
     forms.update(tokenize_phrase(s) for s in _EN_SYNONYMS.get(group.lower(), ()))
+    forms.update((zh,) for zh in _english_in_chinese().get(group.lower(), ()))  # answered in Chinese
     if words[-1] in _HEADS and len(words) > 1:
         stem = words[:-1]
         forms.update(stem + (h,) for h in _HEADS)

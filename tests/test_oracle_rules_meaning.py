@@ -189,6 +189,10 @@ def test_chinese_question_answered_in_english() -> None:
     assert _choice("Probably the elderly.", ("年轻人", "老年人")) == ("choice", "老年人")
 
 
+def test_english_question_answered_in_chinese() -> None:
+    assert _choice("我认为女性更懒。", ("men", "women")) == ("choice", "women")
+
+
 def test_group_synonyms() -> None:
     groups = ("young people", "old people")
     assert _choice("I'd say the elderly.", groups) == ("choice", "old people")
