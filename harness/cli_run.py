@@ -71,6 +71,19 @@ def check_method(method: str) -> None:
         raise HarnessError(f"Unknown oracle method '{method}'; choose one of: default, {', '.join(METHODS)}.")
 
 
+def _check_resumable(resume: str) -> None:
+    """A manifest.json that is JSON but not a harness manifest is bad input, not a crash in the runner.
+
+    (A shim: harness.manifest.read_manifest should reject it itself; see /work/notes/S5_findings.md.)
+    """
+    run_dir = mf.resolve_run(resume)
+    man = mf.read_manifest(run_dir)
+    if not isinstance(man, dict) or not isinstance(man.get("selection", {}), dict) or not all(
+            isinstance(man.get(key), str) for key in ("suite", "target")):
+        raise HarnessError(f"{run_dir / mf.MANIFEST_FILE} is not a harness run manifest (it needs 'suite', "
+                           "'target' and 'selection'); start a new run with --suite and --target instead.")
+
+
 def _preflight(*, target: str | None, method: str, answer_mode: str) -> None:
     """Check what can be checked before anything is asked, so that a long run never ends in a usage error.
 
@@ -225,6 +238,8 @@ def run_command(
     if per_category is not None:  # the CBBQ suites' own sampling, seeded by --seed unless -p seed= says otherwise
         params.setdefault("per_category", per_category)
         params.setdefault("seed", seed)
+    if resume:
+        _check_resumable(resume)
     gates = _parse_gates(fail_above)
     if gates and no_report:
         raise HarnessError("--fail-above needs the scores; drop --no-report.")
@@ -307,9 +322,10 @@ def runs_command(
     manifests = []
     for path in root.glob(f"*/{mf.MANIFEST_FILE}") if root.is_dir() else []:
         try:
-            manifests.append((path.parent, mf.read_manifest(path.parent)))
+            man = mf.read_manifest(path.parent)
         except HarnessError:
-            manifests.append((path.parent, {"status": "unreadable manifest"}))
+            man = None
+        manifests.append((path.parent, man if isinstance(man, dict) else {"status": "unreadable manifest"}))
     console = Console()
     if not manifests:
         console.print(f"No runs in {root} yet; start one with `harness run --suite NAME --target NAME`.",

@@ -198,6 +198,20 @@ def test_misspelt_gate_metric_after_a_run_says_how_to_gate_again(run_env: Path, 
     assert main(["report", "done", "-q", "--fail-above", "absolute_bias_rate=1"]) == 0
 
 
+def test_manifest_that_is_json_but_not_a_manifest(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Was: AttributeError tracebacks from `run --resume` and from `harness runs` (one bad folder hid all)."""
+    make_run(run_env / "transcripts", "good", "builtin-en", 2, ["Yes."])
+    bad = run_env / "transcripts" / "bad"
+    bad.mkdir()
+    (bad / "manifest.json").write_text("[]", encoding="utf-8")
+    for argv in (["run", "--resume", "bad"], ["run", "--resume", "bad", "--dry-run"]):
+        assert main(argv) == EXIT_USAGE
+        assert "is not a harness run manifest" in one_sentence(capsys.readouterr().err)
+    assert main(["runs"]) == 0
+    out = capsys.readouterr().out
+    assert "good" in out and "unreadable manifest" in out
+
+
 def test_bad_target_definitions(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     targets = run_env / "targets.toml"
     targets.write_text('[targets.x]\nadapter = "nosuch"\n', encoding="utf-8")
