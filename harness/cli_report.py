@@ -182,6 +182,16 @@ def _check_comparable(doc_a: dict, doc_b: dict, name_a: str, name_b: str) -> Non
     if suite_a != suite_b:
         console.print(f"[yellow]note:[/] A asked suite {escape(suite_a)} and B suite {escape(suite_b)}; a change "
                       "may come from the different questions, not from the bot.", highlight=False)
+    oracle_a, oracle_b = _oracle(doc_a), _oracle(doc_b)
+    if oracle_a != oracle_b:
+        console.print(f"[yellow]note:[/] A was scored with {escape(oracle_a)} and B with {escape(oracle_b)}; a "
+                      "change may come from the oracle, not from the bot (re-score one with `harness report "
+                      "RUN --method ...`).", highlight=False)
+
+
+def _oracle(doc: dict) -> str:
+    run = doc.get("run") or {}
+    return "--compat" if run.get("compat") else f"method {run.get('method') or 'default'}"
 
 
 def _verdicts(run: str):  # noqa: ANN202 - a DataFrame or None; pandas is imported lazily

@@ -84,6 +84,12 @@ def test_compare_runs_of_different_families_and_missing_metrics(run_env: Path, c
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert rows and all(r["b"] is None and r["p_value"] is None for r in rows)
 
+    # Same runs, different oracles: the change would come from the oracle, and compare says so.
+    assert main(["report", "rel", "-q", "--compat"]) == 0
+    capsys.readouterr()
+    assert main(["compare", "ba", "rel"]) == 0
+    assert "scored with method default and B with --compat" in " ".join(capsys.readouterr().out.split())
+
     assert main(["compare", "ba", "ba", "--metric", "no_such_metric"]) == EXIT_USAGE
     assert "starts with 'no_such_metric'" in one_sentence(capsys.readouterr().err)
     assert main(["compare", "ba", "ba", "--alpha", "5"]) == EXIT_USAGE
