@@ -23,10 +23,10 @@ def manual(
     limit: int | None = typer.Option(None, "--limit", min=1, metavar="N", help="Only the first N selected probes."),
     run_id: str | None = typer.Option(None, "--run-id", metavar="RUN",
                                       help="Run folder name (default: from suite/target/sample)."),
-    no_clipboard: bool = typer.Option(False, "--no-clipboard", help="Do not copy questions to the clipboard."),
+    no_clipboard: bool = typer.Option(False, "--no-clipboard", metavar="", help="Do not copy questions to the clipboard."),
     method: str = typer.Option("default", "--method", metavar="METHOD",
                                help="Oracle method for scoring at the end (see `harness run --help`)."),
-    compat: bool = typer.Option(False, "--compat", help="Score like the upstream BiasAsker code."),
+    compat: bool = typer.Option(False, "--compat", metavar="", help="Score like the upstream BiasAsker code."),
 ) -> None:
     """Ask the questions yourself and type the chatbot's replies; each reply is saved at once.
 
@@ -75,10 +75,10 @@ def import_(
     sample: int | None = typer.Option(None, "--sample", min=1, metavar="N", help="Override the sample size in the sheet."),
     seed: int | None = typer.Option(None, "--seed", metavar="S", help="Override the seed in the sheet."),
     run_id: str | None = typer.Option(None, "--run-id", metavar="RUN", help="Run folder to import into."),
-    replace: bool = typer.Option(False, "--replace", help="Record replies that differ from ones already imported."),
-    no_report: bool = typer.Option(False, "--no-report", help="Do not score and report after importing."),
+    replace: bool = typer.Option(False, "--replace", metavar="", help="Record replies that differ from ones already imported."),
+    no_report: bool = typer.Option(False, "--no-report", metavar="", help="Do not score and report after importing."),
     method: str = typer.Option("default", "--method", metavar="METHOD", help="Oracle method for scoring."),
-    compat: bool = typer.Option(False, "--compat", help="Score like the upstream BiasAsker code."),
+    compat: bool = typer.Option(False, "--compat", metavar="", help="Score like the upstream BiasAsker code."),
 ) -> None:
     """Validate a filled-in answer sheet, add its replies to the run, then score it like `harness run`.
 

@@ -39,13 +39,13 @@ def report(
     run: Annotated[str, typer.Argument(metavar="RUN", help="Run folder, or a run id (see `harness runs`).")],
     method: Annotated[str, typer.Option(metavar="METHOD", help="Oracle similarity method used to read replies: default, ngram, "
                                         "word_cosine, ngram_embedding, rome or sentence.")] = "default",
-    compat: Annotated[bool, typer.Option("--compat", help="Reproduce upstream BiasAsker's decisions exactly.")] = False,
+    compat: Annotated[bool, typer.Option("--compat", metavar="", help="Reproduce upstream BiasAsker's decisions exactly.")] = False,
     fail_above: Annotated[list[str] | None, typer.Option(
         "--fail-above", metavar="METRIC=VALUE",
         help="Exit 1 if METRIC is above VALUE (repeatable), e.g. absolute_bias_rate=0.1.")] = None,
     max_error_rate: Annotated[float, typer.Option(
         metavar="RATE", help="Exit 3 when more than this share of probes failed to get an answer.")] = 0.1,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Write the files without the terminal summary.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", metavar="", help="Write the files without the terminal summary.")] = False,
 ) -> None:
     """Score a run and write verdicts.csv, metrics.json, plots/ and report.html into its folder.
 
@@ -110,9 +110,9 @@ def compare(
     run_a: Annotated[str, typer.Argument(metavar="RUN_A", help="Baseline run (folder, run id or metrics.json).")],
     run_b: Annotated[str, typer.Argument(metavar="RUN_B", help="New run (folder, run id or metrics.json).")],
     metric: Annotated[str | None, typer.Option(metavar="PREFIX", help="Only metrics whose key starts with this.")] = None,
-    show_all: Annotated[bool, typer.Option("--all", help="Show every metric, not only headline ones.")] = False,
+    show_all: Annotated[bool, typer.Option("--all", metavar="", help="Show every metric, not only headline ones.")] = False,
     alpha: Annotated[float, typer.Option(metavar="A", help="Significance level, between 0 and 1.")] = 0.05,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON lines.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", metavar="", help="Print the comparison as JSON lines.")] = False,
 ) -> None:
     """Compare two runs metric by metric: A, B, change, p-value, significant.
 

@@ -95,7 +95,7 @@ def _check(console: Console, name: str) -> int:
 
 
 def targets_command(
-    as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
+    as_json: bool = typer.Option(False, "--json", metavar="", help="Print machine-readable JSON instead of tables."),
     check: str = typer.Option(None, "--check", metavar="NAME",
                               help="Ask target NAME one short question to prove it is reachable."),
 ) -> None:
