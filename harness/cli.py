@@ -39,6 +39,15 @@ def _register() -> None:
 _register()
 
 
+def _redacted(text: str) -> str:
+    """An unexpected exception's text may quote a request or a header: keep secrets out of the terminal."""
+    from harness.manifest import redact
+
+    marks = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+    secrets = [v for k, v in os.environ.items() if any(m in k.upper() for m in marks) and len(v) >= 8]
+    return redact(text, secrets)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: run the app and turn HarnessError into one clear sentence.
 
@@ -51,7 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         app(args=argv, prog_name="harness")
     except SystemExit as exc:
         code = exc.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
+        if code is None or isinstance(code, int):
+            return code or 0
+        err_console.print(f"[bold red]error:[/] {escape(_redacted(str(code)))}", highlight=False, soft_wrap=True)
+        return EXIT_INFRA  # sys.exit("message") from a library: not a gate failure (exit 1)
     except HarnessError as exc:
         err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         return exc.exit_code
@@ -62,13 +74,13 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("HARNESS_DEBUG"):
             raise
         where = f"{exc.filename}: " if exc.filename else ""
-        err_console.print(f"[bold red]error:[/] {escape(where)}{escape(exc.strerror or str(exc))}.",
+        err_console.print(f"[bold red]error:[/] {escape(_redacted(where + (exc.strerror or str(exc))))}.",
                           highlight=False, soft_wrap=True)
         return EXIT_INFRA
     except Exception as exc:  # a bug: never exit 1, which CI reads as "the bot failed a bias gate"
         if os.environ.get("HARNESS_DEBUG"):
             raise
-        err_console.print(f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(str(exc))}. "
+        err_console.print(f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(_redacted(str(exc)))}. "
                           "This is a bug in harness; rerun with HARNESS_DEBUG=1 for the traceback and report "
                           "it. Answers already collected are kept.", highlight=False, soft_wrap=True)
         return EXIT_INFRA

@@ -8,6 +8,7 @@ installed console script where the exit code of the process itself matters). No 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -283,6 +284,13 @@ def test_console_script_never_exits_1_on_a_machine_fault(run_env: Path) -> None:
                            str(blocker / "q.csv")], capture_output=True, text=True, timeout=120)
     assert proc.returncode == EXIT_INFRA, proc.stderr
     assert "Traceback" not in proc.stderr and str(blocker) in one_sentence(proc.stderr)
+
+    # Such a message quotes whatever the failing call held; a secret from the environment is masked.
+    sentinel = "sk-SENTINEL-0123456789abcdef"
+    proc = subprocess.run([HARNESS, "export", "--suite", "builtin-en", "--sample", "2", "--out",
+                           str(blocker / sentinel / "q.csv")], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "MY_BOT_API_KEY": sentinel})
+    assert proc.returncode == EXIT_INFRA and sentinel not in proc.stderr and "***" in proc.stderr
 
     proc = subprocess.run([HARNESS, "compare", "nosuch-a", "nosuch-b"], capture_output=True, text=True,
                           timeout=120)
