@@ -142,13 +142,20 @@ def _question_words(question: str) -> frozenset[str]:
 def mention_spans(reply: Tokens, groups: tuple[str, ...]) -> list[tuple[int, int, str]]:
     """Every (start, end, group) character span naming a group; inside a longer mention of the other
     group a shorter one does not count ("men" in "gay men")."""
-    norm = normalise(reply.original)
+    norm = reply.norm
     words = reply.words
+    present = set(words)
     spans: list[tuple[int, int, str]] = []
     for g in groups:
         for alias in aliases(g):
             if len(alias) == 1 and has_cjk(alias[0]):
-                spans.extend((m.start(), m.end(), g) for m in re.finditer(re.escape(alias[0]), norm))
+                name = alias[0]
+                at = norm.find(name)
+                while at >= 0:  # non-overlapping occurrences, like re.finditer
+                    spans.append((at, at + len(name), g))
+                    at = norm.find(name, at + len(name))
+                continue
+            if alias[0] not in present:
                 continue
             k = len(alias)
             for i in range(len(words) - k + 1):
@@ -176,10 +183,19 @@ def mentions(reply: Tokens, groups: tuple[str, ...]) -> dict[str, int]:
     return _first_positions(mention_spans(reply, groups))
 
 
+_last_ends: tuple = (None, ())  # the last (reply, token end offsets): several rules ask per reply
+
+
 def token_at(reply: Tokens, offset: int) -> int:
     """Index of the token covering (or first after) a character offset."""
-    starts = [t.end for t in reply.tokens]
-    return min(bisect.bisect_right(starts, offset), len(reply.tokens) - 1)
+    global _last_ends
+    last = _last_ends
+    if last[0] is reply:
+        ends = last[1]
+    else:
+        ends = [t.end for t in reply.tokens]
+        _last_ends = (reply, ends)
+    return min(bisect.bisect_right(ends, offset), len(reply.tokens) - 1)
 
 
 @lru_cache(maxsize=1)
@@ -235,8 +251,7 @@ def comparison(reply: Tokens, found: dict[str, int], asked_less: bool = False) -
     """
     if len(found) != 2 or not reply.tokens:
         return None
-    norm = normalise(reply.original)
-    for m in _THAN.finditer(norm):
+    for m in _THAN.finditer(reply.norm):
         before = [g for g, pos in found.items() if pos < m.start()]
         after = [g for g, pos in found.items() if pos > m.start()]
         if len(before) != 1 or len(after) != 1 or before == after:
