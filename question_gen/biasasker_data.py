@@ -25,6 +25,24 @@ Decisions, each forced by how the files really are (see ../shared/upstream-notes
   `BiasAskerFull.antonyms`. A property without antonym has antonym "" and is skipped by suites that ask
   about antonyms (question_gen decides; the catalog never invents one).
 * "are lazy" appears twice with the same labels; both rows are kept so counts match the published set.
+
+Grammar repairs (full data set only; the paper's samples are used exactly as published). Every repair is
+counted in `BiasAskerFull.repairs` and listed in the fields named there, so a user can see what changed:
+
+* Antonyms that cannot follow a group as its verb phrase are dropped (antonym "" as for a missing one,
+  so antonym-side suites skip the property): whole sentences with their own subject ("people of color
+  should have children with ..."), fragments ("And juice has a similar sound"), text starting with a
+  capital letter, explanations pasted in by the annotation tool. `english.is_predicate` decides.
+  They are not repaired into something else because the harness never writes stereotypes of its own.
+* Singular group names whose head is a person noun ("prisoner", "delivery man", "performing artist")
+  are made plural ("prisoners", "delivery men"): every question treats the group as a plural subject
+  ("Do prisoners get paid ...?"), as the rest of the data set and the paper's samples write them.
+* A capitalised first word of a group name is lower-cased when the name is otherwise lower case, the
+  data set itself writes that word in lower case and never capitalises it mid-phrase, and it does not
+  have the shape of a proper adjective or demonym (-an, -ian, -ese, -ish, -ic, -i, -ch): "Deaf people"
+  -> "deaf people" ("Do you agree that Deaf people ..."), "Parents" -> "parents"; "Italian people",
+  "New Yorkers", "FTM people" stay. The rule is a heuristic with known misses: names the data also
+  writes in lower case ("Hindu people", "Shia people") are lower-cased.
 """
 
 from __future__ import annotations
@@ -74,6 +92,16 @@ class BiasAskerFull:
     antonyms: tuple[Antonym, ...]
     profane: frozenset[str]  # property texts labelled "Swear words" upstream
     unmatched_antonyms: tuple[str, ...]  # antonym-file sentences that match no property
+    dropped_antonyms: tuple[str, ...] = ()  # antonyms that are not verb phrases (see module docstring)
+    renamed_groups: tuple[tuple[str, str], ...] = ()  # (upstream name, name used): plural / lower case
+
+    @property
+    def repairs(self) -> dict[str, int]:
+        """How many data rows the loader repaired or dropped, by kind (the loader's report)."""
+        plural = sum(1 for old, new in self.renamed_groups if old.lower() != new.lower())
+        return {"antonyms dropped (not a verb phrase)": len(self.dropped_antonyms),
+                "group names made plural": plural,
+                "group names lower-cased": len(self.renamed_groups) - plural}
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -191,6 +219,100 @@ def load_manual_sample() -> Catalog:
     return _load_sample("biasasker-manual-sample")
 
 
+# ------------------------------------------------------------------------------------------ grammar repairs
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+# Word endings of proper adjectives and demonyms ("Italian", "Vietnamese", "Scottish", "Catholic",
+# "Saudi", "French"): a capitalised word with one of them is taken to be a name and keeps its capital.
+_PROPER_SHAPES = ("an", "ans", "ian", "ians", "ese", "ish", "ic", "ics", "i", "is", "ch", "sh")
+# Person nouns by ending (agent and role suffixes) or as the head itself: singular ones are pluralised.
+_PERSON_SUFFIXES = ("er", "or", "ist", "ian", "ant", "ent", "man", "woman", "girl", "boy", "child",
+                    "person", "victim", "nurse", "midget", "vegan", "friend", "spouse", "wife")
+_NOT_PERSON = ("ment", "ness", "ity", "ism", "ion", "ance", "ence")
+_IRREGULAR_PLURALS = {"man": "men", "woman": "women", "child": "children", "person": "people",
+                      "wife": "wives"}
+# Determiners make a name not a bare noun ("any black person"); prepositions, conjunctions and relative
+# words mean the last word is not the head ("folks with cancer", "victims of rape and murder").
+_NOT_ONE_NOUN_PHRASE = frozenset({"any", "anyone", "someone", "every", "a", "an", "the", "with", "of",
+                                  "who", "that", "which", "in", "from", "for", "by", "on", "at", "and",
+                                  "or", "without", "to"})
+_MAN_NOT_COMPOUND = frozenset({"human", "german", "roman", "shaman", "caiman", "ottoman"})
+
+
+def plural_noun(word: str) -> str:
+    """English plural of one count noun by the regular rules and the few irregular person nouns."""
+    low = word.lower()
+    for sing, plur in _IRREGULAR_PLURALS.items():
+        if low == sing or (low.endswith(sing) and sing in ("man", "woman") and low not in _MAN_NOT_COMPOUND):
+            return word[: len(word) - len(sing)] + plur
+    if low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    if low.endswith(("s", "x", "z", "ch", "sh")):
+        return word + "es"
+    return word + "s"
+
+
+def _singular_person_head(name: str) -> bool:
+    """Whether a lower-case group name is one singular person noun phrase ("prisoner", "civil servant")."""
+    words = name.split()
+    if not words or not name.islower() or any(w in _NOT_ONE_NOUN_PHRASE for w in words):
+        return False
+    head = words[-1]
+    if not head.isalpha() or head.endswith("s") or head.endswith(_NOT_PERSON):
+        return False
+    return head.endswith(_PERSON_SUFFIXES)
+
+
+def _tagged_singular_nouns(names: list[str]) -> set[str]:
+    """Names whose last word the POS model tags as a singular common noun (NN) in a plural frame."""
+    if not names:
+        return set()
+    from question_gen import english
+
+    docs = english._nlp().pipe((f"Some {n} came." for n in names), batch_size=64)
+    return {n for n, doc in zip(names, docs, strict=True) if len(doc) >= 4 and doc[-3].tag_ == "NN"}
+
+
+def lower_case_words(texts: list[str]) -> set[str]:
+    """Words the data writes in lower case and never capitalises mid-phrase: evidence they are no names."""
+    lower: set[str] = set()
+    capitalised_mid: set[str] = set()
+    for text in texts:
+        words = _WORD.findall(text)
+        lower.update(w for w in words if w.islower())
+        capitalised_mid.update(w.lower() for w in words[1:] if w[:1].isupper())
+    return lower - capitalised_mid
+
+
+def _lower_first(name: str, common: set[str]) -> str:
+    first, _, rest = name.partition(" ")
+    if not (first[:1].isupper() and first[1:] == first[1:].lower() and any(c.isalpha() for c in first[1:])):
+        return name
+    if rest != rest.lower() or first.lower() not in common:
+        return name
+    if first.lower().rstrip("s").endswith(_PROPER_SHAPES) or first.lower().endswith(_PROPER_SHAPES):
+        return name
+    return first[0].lower() + first[1:] + (" " + rest if rest else "")
+
+
+def repair_group_names(groups: list[Group], texts: list[str]) -> tuple[list[Group], list[tuple[str, str]]]:
+    """Plural, lower-case group names (see the module docstring); returns the groups and the renames."""
+    common = lower_case_words(texts)
+    singular = _tagged_singular_nouns([g.name for g in groups if _singular_person_head(g.name)])
+    out: list[Group] = []
+    renamed: list[tuple[str, str]] = []
+    for g in groups:
+        name = _lower_first(g.name, common)
+        if name in singular or g.name in singular:
+            words = name.split()
+            name = " ".join([*words[:-1], plural_noun(words[-1])])
+        if name != g.name:
+            renamed.append((g.name, name))
+            g = Group(name, g.attribute, g.zh)
+        out.append(g)
+    return out, renamed
+
+
 # ------------------------------------------------------------------------------------------ full set
 
 def _aligned(english: list[dict[str, str]], relpath: str, *, phrase: bool = True) -> list[str]:
@@ -226,6 +348,12 @@ def load_full_data() -> BiasAskerFull:
         if ant.antonym:
             by_key.setdefault(sentence_key(ant.sentence), ant)
 
+    from question_gen import english
+
+    english.warm(a.antonym for a in antonyms if a.antonym)
+    dropped = sorted({a.antonym for a in antonyms if a.antonym and not english.is_predicate(a.antonym)})
+    not_predicate = set(dropped)
+
     b_path = require_file(DATASET, "dataset/bias_annotation.csv")
     b_rows = _read_rows(b_path, columns=("Sentence", "Labels"))
     b_zh = _aligned(b_rows, "dataset/bias_translate.csv")
@@ -240,9 +368,13 @@ def load_full_data() -> BiasAskerFull:
         if is_profane:
             profane.add(text)
         ant = by_key.get(sentence_key(text))
+        if ant is not None and ant.antonym in not_predicate:
+            ant = None
         props.append(Property(text=text, antonym=ant.antonym if ant else "", categories=cats, zh=zh,
                               antonym_zh=ant.antonym_zh if ant else ""))
     known = {sentence_key(p.text) for p in props}
     unmatched = tuple(a.sentence for a in antonyms if sentence_key(a.sentence) not in known)
-    catalog = Catalog("biasasker-full", groups, tuple(props))
-    return BiasAskerFull(catalog, tuple(antonyms), frozenset(profane), unmatched)
+    texts = [g.name for g in groups] + [t for p in props for t in (p.text, p.antonym)]
+    fixed_groups, renamed = repair_group_names(list(groups), texts)
+    catalog = Catalog("biasasker-full", tuple(fixed_groups), tuple(props))
+    return BiasAskerFull(catalog, tuple(antonyms), frozenset(profane), unmatched, tuple(dropped), tuple(renamed))

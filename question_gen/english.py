@@ -97,9 +97,14 @@ _VOWELS = set("aeiou")
 _COMPOUND_IRREGULAR = {"good": "better", "well": "better", "bad": "worse", "badly": "worse", "ill": "worse"}
 
 
+_END_PUNCT = "?.!,;: "
+
+
 def normalise(text: str) -> str:
-    """Collapse whitespace, straighten apostrophes and restore apostrophes in common contractions."""
-    words = text.replace("\u2019", "'").replace("\u2018", "'").split()
+    """Collapse whitespace, straighten apostrophes, restore apostrophes in common contractions and drop
+    end punctuation (a property is a phrase that the templates end themselves: "are purebred?" would
+    otherwise read "Are X purebred??")."""
+    words = text.replace("\u2019", "'").replace("\u2018", "'").strip().rstrip(_END_PUNCT).split()
     return " ".join(_APOSTROPHELESS.get(w.lower(), w) for w in words)
 
 
@@ -418,14 +423,81 @@ def _verb_index(infos: tuple[WordInfo, ...]) -> int:
     return i
 
 
+# Singular verb forms -> the plural a group subject takes (BiasAsker groups are plural: "coma patients").
+_PLURAL_OF = {"am": "are", "is": "are", "was": "were", "has": "have", "does": "do",
+              "isn't": "aren't", "wasn't": "weren't", "hasn't": "haven't", "doesn't": "don't"}
+
+
+def _plural_word(info: WordInfo) -> WordInfo:
+    """The plural-subject form of one finite verb: is -> are, takes -> take (a VBZ verb becomes its lemma)."""
+    low = info.text.lower()
+    if low in _PLURAL_OF:
+        return WordInfo(_PLURAL_OF[low], info.pos, "VBD" if low in ("was", "wasn't") else "VBP",
+                        info.lemma, info.dep)
+    if info.tag == "VBZ" and info.pos in ("VERB", "AUX") and info.lemma.isalpha() and info.lemma != low:
+        return WordInfo(info.lemma, info.pos, "VBP", info.lemma, info.dep)
+    return info
+
+
+def agree_plural(infos: tuple[WordInfo, ...]) -> tuple[WordInfo, ...]:
+    """Make the property's finite verb agree with a plural group: the verb the group is the subject of
+    ("am comfortable" -> "are comfortable", "takes ... and shows" -> "take ... and show"), never a verb
+    inside a clause with its own subject ("believe the world is flat" keeps "is").
+
+    Why: the data set writes some properties for a singular subject, but every group it asks about is
+    plural ("seventy-year-old people is above average" is not English). Which verbs change: the main
+    verb found by `_verb_index` and the verbs coordinated with it (dependency "conj", tagged VBZ).
+    """
+    i = _verb_index(infos)
+    out = list(infos)
+    changed = False
+    for j, info in enumerate(infos):
+        if j == i or (j > i and info.dep == "conj" and info.tag == "VBZ"):
+            new = _plural_word(info)
+            if new is not info:
+                out[j], changed = new, True
+    return tuple(out) if changed else infos
+
+
+def is_predicate(prop: str) -> bool:
+    """Whether a property can follow a group as its verb phrase ("are kind", "often steal", "can walk").
+
+    False for whole sentences with their own subject ("people of color should have children",
+    "Individuals with ... have the right"), fragments starting with a conjunction or noun ("And juice
+    has a similar sound"), text that starts with a capital letter (a stray sentence, never a phrase that
+    follows a group mid-sentence), and phrases with no verb at all ("very smart"). The test is the
+    property's first word after leading adverbs (or after a post-modifier such as "with tattoos"): it
+    must be an auxiliary, a modal or a verb that the POS model tags as finite or base form.
+    """
+    text = normalise(prop)
+    if not text or (text[0].isupper() and not text.startswith(("I ", "I'"))):
+        return False
+    infos = word_infos(text)
+    i = _verb_index(infos)
+    while i < len(infos) - 1 and infos[i].pos == "ADV" and infos[i].text.lower() not in ("not", "never"):
+        i += 1  # any adverb may lead the verb phrase ("legally enter the US"), not only LEADING_ADVERBS
+    word = infos[i]
+    if i > 0 and not all(w.pos == "ADV" or w.text.lower() in LEADING_ADVERBS for w in infos[:i]) \
+            and infos[0].pos not in ("ADP", "SCONJ") and infos[0].text.lower() not in _POSTMODIFIER_STARTS:
+        return False
+    base = split_negation(word.text)[0]
+    return (base in _AUX_WORDS or word.text.lower() == "cannot"
+            or word.tag in ("VBP", "VBZ", "VBD", "MD", "VB") or (word.pos == "VERB" and word.tag != "VBG"))
+
+
 @functools.cache
 def analyse(prop: str) -> Analysis:
-    """Analyse one property text (any side, any spelling); cached, so each property is parsed once."""
-    text = normalise(prop)
-    if not text:
+    """Analyse one property text (any side, any spelling); cached, so each property is parsed once.
+
+    The property is first made to agree with a plural group (`agree_plural`): the Analysis's text, head,
+    tag and comparative are all plural. The compat fields keep upstream's behaviour (the raw number).
+    """
+    raw_text = normalise(prop)
+    if not raw_text:
         raise ValueError("empty property")
-    infos = word_infos(text)
+    infos = agree_plural(word_infos(raw_text))
     words = [i.text for i in infos]
+    text = " ".join(words)
     low = [w.lower() for w in words]
 
     i = _verb_index(infos)
@@ -445,7 +517,10 @@ def analyse(prop: str) -> Analysis:
         nxt = next_content(i + 1)
         is_aux = contracted or _perfect_have(infos[i], nxt)
     elif base in DO_FORMS:
-        is_aux = contracted or (bool(after) and after[0].lower() == "not")
+        # negated do, or emphatic do before a base-form verb ("do make friends" -> "Do X make friends?")
+        nxt = next_content(i + 1)
+        is_aux = contracted or (bool(after) and after[0].lower() == "not") or (
+            nxt is not None and nxt.tag == "VB" and nxt.pos in ("VERB", "AUX"))
 
     pre_negative = any(w.lower() in NEGATIVE_WORDS for w in pre)
     if is_aux:
@@ -479,16 +554,18 @@ def analyse(prop: str) -> Analysis:
     tag = f"{base} {pronoun}" if negative else f"{negative_tag_aux(base)} {pronoun}"
 
     # upstream (compat): contractions expanded first, then the auxiliary fronted, the rest kept.
-    compat_head, compat_rest = _compat_inversion(text)
+    compat_head, compat_rest = _compat_inversion(raw_text)
 
     pattern = " ".join(i.pos for i in infos)
     eligible = comparative_eligible(infos)
+    raw_infos = word_infos(raw_text)
+    compat_eligible = comparative_eligible(raw_infos)
     return Analysis(
         text=text, head=head, rest=rest, tag=tag, negative=negative, singular=singular,
         do_support=do_support, pattern=pattern,
         comparative=_comparative_phrase(infos, compat=False) if eligible else None,
         compat_head=compat_head, compat_rest=compat_rest,
-        compat_comparative=_comparative_phrase(infos, compat=True) if eligible else None,
+        compat_comparative=_comparative_phrase(raw_infos, compat=True) if compat_eligible else None,
     )
 
 
