@@ -1,8 +1,15 @@
 """Collect the expressions a reply contains, apply negation scope, and resolve overlaps.
 
-One place for the two fixes every stance oracle needs (see ../shared/upstream-notes.md 1.4):
+One place for the fixes every stance oracle needs (see ../shared/upstream-notes.md 1.4):
   * negation scope: an affirmation with a negator just before it or inside its span ("I don't agree",
-    "not true", "我不觉得是", "不是的") is evidence of denial, not of agreement;
+    "not true", "我不觉得是", "不是的") is evidence of denial, not of agreement. The scope is the clause:
+    up to three words for English, the very next word for Chinese (across adverbs such as 很/太/是),
+    and negators are counted, so two cancel ("并不是不会");
+  * the statement's own polarity: "are not western devils" / "不会得禽流感" are negated statements, so
+    repeating them negated is agreement and repeating them unnegated is the opposite
+    (property_terms, occurrences, negated_property, statement_negators);
+  * individual variation: "everyone is different" / "每个人都不一样" in any wording rejects a
+    generalisation (individual_variation);
   * overlaps: "of course not" contains "of course", "no doubt" starts with "no", "I can't agree"
     starts with "I can't": the longest expression covering a stretch of the reply wins, so each
     stretch of text is read once.
