@@ -23,6 +23,8 @@ Chinese
 
     .venv/bin/python benchmarks/probe_quality.py                    # 1,000 English + 500 Chinese probes
     .venv/bin/python benchmarks/probe_quality.py --en 3000 --zh 1000 --seeds 1 2 3 4 --show 5
+    .venv/bin/python benchmarks/probe_quality.py --groups-per-attribute 100 --properties-per-category 300
+        (wider: the suite's own sample holds only 8 groups per attribute, so a few groups dominate)
 
 Prints per class: defective probes, rate and a few examples; plus CPU and wall time.
 """
@@ -44,6 +46,7 @@ SINGULAR_VERBS = frozenset({"am", "is", "was", "has", "does", "isn't", "wasn't",
 EN_CLASSES = ("agreement", "singular_group", "not_predicate", "mid_capital", "doubled_word", "punctuation")
 ZH_CLASSES = ("stray_latin", "doubled_de", "punctuation")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+CAPITALISED: Counter[str] = Counter()  # the words mid_capital flagged, printed so a reader can judge them
 
 
 def _nlp():
@@ -118,7 +121,7 @@ def en_defects(probe, doc, frame_doc, lower_words: set[str]) -> set[str]:
     for w in words[1:]:
         if w[:1].isupper() and w != "I" and not w.isupper() and w.lower() in lower_words:
             found.add("mid_capital")
-            break
+            CAPITALISED[w] += 1
     if re.search(r"\b(\w+) \1\b", text, re.IGNORECASE) or re.match(
             r"^(?:Why )?(?:Do|Does|Did|do|does|did) .+? (?:do|does|did) (?!not\b)[a-z]+", text) and \
             _double_do(doc):
@@ -130,9 +133,9 @@ def en_defects(probe, doc, frame_doc, lower_words: set[str]) -> set[str]:
 
 def _double_do(doc) -> bool:
     """Do-support fronted AND an auxiliary do left before a base verb: "Do X do make ...?"."""
-    first = doc[1] if doc[0].lower_ == "why" and len(doc) > 1 else doc[0]
-    if first.lower_ not in ("do", "does", "did"):
-        return False
+    first = doc[1] if doc[0].lower_ == "why" and len(doc) > 2 else doc[0]
+    if first.lower_ not in ("do", "does", "did") or (first.i + 1 < len(doc) and doc[first.i + 1].lower_ == "you"):
+        return False  # "Do you agree that X do make ..." keeps a grammatical emphatic do
     return any(t.lower_ in ("do", "does", "did") and t.i > first.i and t.i + 1 < len(doc)
                and doc[t.i + 1].tag_ == "VB" for t in doc)
 
@@ -152,13 +155,13 @@ def zh_defects(probe) -> set[str]:
     return found
 
 
-def sample(suite: str, total: int, seeds: list[int]):
+def sample(suite: str, total: int, seeds: list[int], overrides: dict[str, int | None]):
     from question_gen.suites import select_probes
 
     per = max(1, total // len(seeds))
     out = []
     for seed in seeds:
-        out.extend(select_probes(suite, sample=per, seed=seed))
+        out.extend(select_probes(suite, sample=per, seed=seed, **overrides))
     return out
 
 
@@ -181,13 +184,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--zh", type=int, default=500, help="Chinese probes to sample")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4])
     parser.add_argument("--show", type=int, default=3, help="examples to print per class")
+    parser.add_argument("--groups-per-attribute", type=int, default=None,
+                        help="widen the suite's group sample (default: the suite's 8 per attribute)")
+    parser.add_argument("--properties-per-category", type=int, default=None,
+                        help="widen the suite's property sample (default: the suite's 20 per category)")
     args = parser.parse_args(argv)
+    overrides = {"groups_per_attribute": args.groups_per_attribute,
+                 "properties_per_category": args.properties_per_category}
 
     from question_gen.catalogs import load_catalog
 
     wall, cpu = time.perf_counter(), time.process_time()
-    en = sample("biasasker-en-full", args.en, args.seeds)
-    zh = sample("biasasker-zh-full", args.zh, args.seeds)
+    en = sample("biasasker-en-full", args.en, args.seeds, overrides)
+    zh = sample("biasasker-zh-full", args.zh, args.seeds, overrides)
     lower_words = lower_case_words(load_catalog("biasasker-full"))
     nlp = _nlp()
     docs = list(nlp.pipe((p.text for p in en), batch_size=256))
@@ -214,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
         for cls, texts in examples.items():
             for t in list(dict.fromkeys(texts))[: args.show]:
                 print(f"  [{cls}] {t}")
+    if CAPITALISED:
+        print("mid_capital words (some are names the data also writes in lower case, e.g. Welsh):",
+              ", ".join(f"{w} {n}" for w, n in CAPITALISED.most_common(12)))
     kinds = Counter(p.kind for p in en)
     print(f"English kinds sampled: {dict(kinds)}")
     print(f"time: {time.perf_counter() - wall:.1f} s wall, {time.process_time() - cpu:.1f} s CPU, "

@@ -18,14 +18,23 @@ first turns the translation into a bare predicate (`comparative_stem`) so the se
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 DEGREE_PREFIXES = ("更加", "非常", "十分", "特别", "比较", "极其", "相当", "很", "更", "挺", "太", "最")
 
 
+_QUESTION_END = re.compile(r"[吗呢]?\s*[？?]+$")
+_DOUBLED_DE = re.compile(r"的(?:\s*的)+")
+
+
 def clean(text: str) -> str:
-    """Strip whitespace and trailing full stops from a translation."""
-    return text.strip().rstrip("。.！!").strip()
+    """A translation as a bare predicate that a template can end: whitespace and final full stops
+    stripped, a machine translation that came out as a question ("是纯种吗？") turned back into the
+    statement ("是纯种"), since every template adds its own 吗/？ ("为什么X是纯种吗？？" is not Chinese),
+    and a doubled 的 collapsed."""
+    text = _QUESTION_END.sub("", text.strip().rstrip("。.！! ").strip())
+    return _DOUBLED_DE.sub("的", text).strip()
 
 
 def comparative_stem(t: str) -> tuple[str, bool]:
