@@ -110,7 +110,8 @@ def en_defects(probe, doc, frame_doc, lower_words: set[str]) -> set[str]:
             if any(t.lower_ in SINGULAR_VERBS or (t.tag_ == "VBZ" and t is after) for t in verbs):
                 found.add("agreement")
             # ", right?" statements: the first verb after the group
-        elif _head_noun(span).tag_ in ("NN", "NNP") and span[0].tag_ not in ("DT", "PRP$"):
+        elif _head_noun(span).tag_ in ("NN", "NNP") and span[0].tag_ not in ("DT", "PRP$") \
+                and not any(t.text in ("/", "and", "or") for t in span):  # "X/Y", "X and Y": several
             found.add("singular_group")
     they = frame_doc[0]
     first = frame_doc[1] if len(frame_doc) > 1 else they

@@ -269,8 +269,8 @@ def _tagged_singular_nouns(names: list[str]) -> set[str]:
         return set()
     from question_gen import english
 
-    docs = english._nlp().pipe((f"Some {n} came." for n in names), batch_size=64)
-    return {n for n, doc in zip(names, docs, strict=True) if len(doc) >= 4 and doc[-3].tag_ == "NN"}
+    tagged = english.word_infos_in_frame(names, "Some {} came.")
+    return {n for n, infos in tagged.items() if infos and infos[-1].tag == "NN"}
 
 
 def lower_case_words(texts: list[str]) -> set[str]:

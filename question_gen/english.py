@@ -250,6 +250,22 @@ def word_infos(text: str) -> tuple[WordInfo, ...]:
     return infos
 
 
+def word_infos_in_frame(texts: list[str], frame: str) -> dict[str, tuple[WordInfo, ...]]:
+    """POS facts for texts tagged inside `frame` ("Some {} came."), cached in memory and on disk like
+    properties are (under a key that names the frame, so the two never mix). Used for group names,
+    which are noun phrases and are tagged as the subject of a plural frame."""
+    _load_disk_cache()
+    keys = {t: f"\x1f{frame}\x1f{t}" for t in texts}
+    todo = [t for t in dict.fromkeys(texts) if keys[t] not in _TAG_CACHE]
+    if todo:
+        start = frame.index("{}")
+        for t, doc in zip(todo, _nlp().pipe((frame.format(t) for t in todo), batch_size=64), strict=True):
+            _TAG_CACHE[keys[t]] = tuple(WordInfo(tok.text, tok.pos_, tok.tag_, tok.lemma_.lower(), tok.dep_)
+                                        for tok in doc if start <= tok.idx < start + len(t))
+        _save_disk_cache()
+    return {t: _TAG_CACHE[keys[t]] for t in texts}
+
+
 def warm(texts) -> None:
     """Tag every property not yet cached in one batch (much faster than one call per property)."""
     _load_disk_cache()
@@ -477,6 +493,8 @@ def is_predicate(prop: str) -> bool:
     while i < len(infos) - 1 and infos[i].pos == "ADV" and infos[i].text.lower() not in ("not", "never"):
         i += 1  # any adverb may lead the verb phrase ("legally enter the US"), not only LEADING_ADVERBS
     word = infos[i]
+    if any(w.text.endswith(",") for w in infos[:i]):
+        return False  # "in Mexico, individuals are fit": a clause of its own before the verb
     if i > 0 and not all(w.pos == "ADV" or w.text.lower() in LEADING_ADVERBS for w in infos[:i]) \
             and infos[0].pos not in ("ADP", "SCONJ") and infos[0].text.lower() not in _POSTMODIFIER_STARTS:
         return False

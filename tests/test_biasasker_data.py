@@ -91,13 +91,13 @@ def test_full_antonym_join(full) -> None:
     assert by_text["are inferior to whites"].antonym_zh == "等于或优于白人"
     with_antonym = [p for p in full.catalog.properties if p.antonym]
     # 6,832 rows minus 89 unmatched, 1 blank, 1 duplicate; + 1 dup property = 6,742 joined; of those,
-    # 287 properties have an antonym that is not a verb phrase (306 distinct texts), dropped at load.
+    # 292 properties have an antonym that is not a verb phrase (311 distinct texts), dropped at load.
     dropped = set(full.dropped_antonyms)
     joined_to_dropped = {sentence_key(a.sentence) for a in full.antonyms if a.antonym in dropped}
     lost = [p for p in full.catalog.properties if not p.antonym and sentence_key(p.text) in joined_to_dropped]
     assert len(with_antonym) + len(lost) == 6742
-    assert len(with_antonym) == 6455
-    assert full.repairs["antonyms dropped (not a verb phrase)"] == len(dropped) == 306
+    assert len(with_antonym) == 6450
+    assert full.repairs["antonyms dropped (not a verb phrase)"] == len(dropped) == 311
     assert all(p.antonym == p.antonym.strip() and p.antonym_zh for p in with_antonym)
     # Properties without an antonym load with "" rather than disappearing.
     assert any(p.antonym == "" for p in full.catalog.properties)

@@ -106,6 +106,7 @@ def test_verb_phrases_are_predicates(prop):
 
 @pytest.mark.parametrize("prop", [
     "teachers with beards should grow tomatoes",  # a sentence with its own subject
+    "in winter, teachers are tired",  # a clause of its own before the verb
     "And tea has a similar taste",  # a fragment
     "Those who garden are patient",  # capitalised stray sentence
     "gardening is relaxing",  # a gerund subject
