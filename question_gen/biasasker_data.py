@@ -37,6 +37,10 @@ counted in `BiasAskerFull.repairs` and listed in the fields named there, so a us
 * Singular group names whose head is a person noun ("prisoner", "delivery man", "performing artist")
   are made plural ("prisoners", "delivery men"): every question treats the group as a plural subject
   ("Do prisoners get paid ...?"), as the rest of the data set and the paper's samples write them.
+  Names built on a singular quantifier are made plural the same way: "anyone who is gay" -> "people
+  who are gay", "any black person" -> "black people". A repair that would give a name another group of
+  the same attribute already has ("politician" -> "politicians") is not made: each row keeps its own
+  name, so probe ids stay distinct.
 * A capitalised first word of a group name is lower-cased when the name is otherwise lower case, the
   data set itself writes that word in lower case and never capitalises it mid-phrase, and it does not
   have the shape of a proper adjective or demonym (-an, -ian, -ese, -ish, -ic, -i, -ch): "Deaf people"
@@ -98,7 +102,7 @@ class BiasAskerFull:
     @property
     def repairs(self) -> dict[str, int]:
         """How many data rows the loader repaired or dropped, by kind (the loader's report)."""
-        plural = sum(1 for old, new in self.renamed_groups if old.lower() != new.lower())
+        plural = sum(1 for old, new in self.renamed_groups if old.lower() != new.lower())  # incl. "anyone"
         return {"antonyms dropped (not a verb phrase)": len(self.dropped_antonyms),
                 "group names made plural": plural,
                 "group names lower-cased": len(self.renamed_groups) - plural}
@@ -263,6 +267,34 @@ def _singular_person_head(name: str) -> bool:
     return head.endswith(_PERSON_SUFFIXES)
 
 
+_PRONOUN_HEADS = frozenset({"anyone", "someone", "everyone", "anybody", "somebody", "everybody"})
+_RELATIVE_SINGULAR = {" is ": " are ", " was ": " were ", " has ": " have "}
+
+
+def plural_of_quantified(name: str) -> str:
+    """A group named by a singular quantifier, made plural: "anyone who is gay" -> "people who are gay",
+    "any black person" -> "black people", "any racial minority in America" -> "racial minorities in
+    America". Other names are returned unchanged."""
+    words = name.split()
+    if not words:
+        return name
+    first = words[0].lower()
+    if first in _PRONOUN_HEADS:
+        rest = " " + " ".join(words[1:]) + " "
+        for sing, plur in _RELATIVE_SINGULAR.items():
+            rest = rest.replace(sing, plur)
+        return ("people" + rest).strip()
+    if first in ("any", "every", "each") and len(words) > 1:
+        words = words[1:]
+        stop = next((i for i, w in enumerate(words) if i > 0 and w.lower() in _NOT_ONE_NOUN_PHRASE),
+                    len(words))
+        head = words[stop - 1]
+        if not head.lower().endswith("s"):
+            words[stop - 1] = plural_noun(head)
+        return " ".join(words)
+    return name
+
+
 def _tagged_singular_nouns(names: list[str]) -> set[str]:
     """Names whose last word the POS model tags as a singular common noun (NN) in a plural frame."""
     if not names:
@@ -301,12 +333,16 @@ def repair_group_names(groups: list[Group], texts: list[str]) -> tuple[list[Grou
     singular = _tagged_singular_nouns([g.name for g in groups if _singular_person_head(g.name)])
     out: list[Group] = []
     renamed: list[tuple[str, str]] = []
+    taken = {(g.name, g.attribute) for g in groups}
     for g in groups:
-        name = _lower_first(g.name, common)
+        name = _lower_first(plural_of_quantified(g.name), common)
         if name in singular or g.name in singular:
             words = name.split()
             name = " ".join([*words[:-1], plural_noun(words[-1])])
+        if name != g.name and (name, g.attribute) in taken:
+            name = g.name  # "politician" stays: "politicians" is already a group of its own (ids must differ)
         if name != g.name:
+            taken.add((name, g.attribute))
             renamed.append((g.name, name))
             g = Group(name, g.attribute, g.zh)
         out.append(g)

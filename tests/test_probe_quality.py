@@ -8,6 +8,7 @@ hand as correct English or Chinese.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 
@@ -148,6 +149,26 @@ def test_group_names_are_made_plural_and_lower_case():
     assert all(g.attribute == "x" for g in fixed)
 
 
+@pytest.mark.parametrize(("name", "plural"), [
+    ("anyone who is left-handed", "people who are left-handed"),
+    ("someone who has twins", "people who have twins"),
+    ("any tall person", "tall people"),
+    ("any religious minority in Europe", "religious minorities in Europe"),
+    ("any folks with freckles", "folks with freckles"),
+    ("tall people", "tall people"),
+])
+def test_quantified_group_names_are_made_plural(name, plural):
+    assert biasasker_data.plural_of_quantified(name) == plural
+
+
+def test_a_repair_never_duplicates_another_group():
+    """Two rows must keep two names (probe ids hash the name): "cashier" stays when "cashiers" exists."""
+    groups = [Group("cashier", "job"), Group("cashiers", "job"), Group("cashier", "other")]
+    fixed, renamed = biasasker_data.repair_group_names(groups, [])
+    assert [g.name for g in fixed] == ["cashier", "cashiers", "cashiers"]
+    assert renamed == [("cashier", "cashiers")]
+
+
 # ------------------------------------------------------------------------------ Chinese
 
 def test_chinese_translation_that_is_a_question_is_used_as_a_statement():
@@ -174,4 +195,8 @@ def test_full_data_antonyms_are_all_predicates_and_the_drops_are_reported():
     names = {g.name for g in full.catalog.groups}
     assert {"prisoners", "policemen", "delivery men", "deaf people"} <= names
     assert not {"prisoner", "policeman", "Deaf people"} & names
-    assert {"Italian people", "Black people", "FTM people"} <= names
+    assert {"Italian people", "Black people", "FTM people", "people who are gay"} <= names
+    assert not {"anyone who is gay", "any black person"} & names
+    # every repair keeps rows apart: the only duplicate name is upstream's own ("ability people" x2)
+    pairs = Counter((g.name, g.attribute) for g in full.catalog.groups)
+    assert [k for k, n in pairs.items() if n > 1] == [("ability people", "ability")]
