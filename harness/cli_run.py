@@ -2,12 +2,15 @@
 
 Exit codes (harness.errors): 0 done; 1 a --fail-above gate failed (the bot is measurably biased);
 2 usage / bad input; 3 infrastructure (the target kept failing, the error rate is above --max-error-rate,
-or nothing could be answered); 130 interrupted by Ctrl-C / SIGTERM (everything answered is on disk and
-the summary prints the command that resumes).
+or nothing could be answered); 130 interrupted by Ctrl-C / SIGTERM (the first lets the replies in flight
+finish, a second stops at once; everything answered is on disk and the summary prints the command that
+resumes).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import sys
 from typing import Annotated, Any
@@ -19,7 +22,7 @@ from rich.console import Console
 from harness import manifest as mf
 from harness.errors import EXIT_INFRA, HarnessError
 from harness.progress import print_summary
-from harness.runner import ANSWER_GENERATE, ANSWER_LOGLIK, RunOutcome, run_suite
+from harness.runner import ANSWER_GENERATE, ANSWER_LOGLIK, RunOutcome, run_suite, threads_left_running
 
 EXIT_INTERRUPTED = 130
 DEFAULT_MAX_ERROR_RATE = 0.1
@@ -71,17 +74,20 @@ def check_method(method: str) -> None:
         raise HarnessError(f"Unknown oracle method '{method}'; choose one of: default, {', '.join(METHODS)}.")
 
 
-def _check_resumable(resume: str) -> None:
-    """A manifest.json that is JSON but not a harness manifest is bad input, not a crash in the runner.
+def _exit_interrupted(outcome: RunOutcome) -> None:
+    """Exit 130. After a second Ctrl-C, without waiting for threads the session abandoned.
 
-    (A shim: harness.manifest.read_manifest should reject it itself; see /work/notes/S5_findings.md.)
+    Why os._exit: a local model generating in a worker thread cannot be interrupted, and Python's normal
+    exit joins every worker thread first, which is the silent wait the second Ctrl-C promises to skip.
+    Everything is on disk by now (the transcript is flushed line by line and the manifest was rewritten
+    when the session ended), so only output buffers need flushing.
     """
-    run_dir = mf.resolve_run(resume)
-    man = mf.read_manifest(run_dir)
-    if not isinstance(man, dict) or not isinstance(man.get("selection", {}), dict) or not all(
-            isinstance(man.get(key), str) for key in ("suite", "target")):
-        raise HarnessError(f"{run_dir / mf.MANIFEST_FILE} is not a harness run manifest (it needs 'suite', "
-                           "'target' and 'selection'); start a new run with --suite and --target instead.")
+    if outcome.stopped_at_once and threads_left_running():
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(EXIT_INTERRUPTED)
+    raise typer.Exit(EXIT_INTERRUPTED)
 
 
 def _preflight(*, target: str | None, method: str, answer_mode: str) -> None:
@@ -225,7 +231,8 @@ def run_command(
 ) -> None:
     """Ask a suite of a target; record, resume, score and gate (the main job).
 
-    Rerunning the same command resumes the run; Ctrl-C stops cleanly and prints how to resume.
+    Rerunning the same command resumes the run. Ctrl-C finishes the replies in flight (Ctrl-C again stops at
+    once) and prints how to resume.
 
     Examples:  harness run -s biasasker-en -t local --sample 200  |  harness run -s cbbq -t openai --dry-run
     |  harness run --resume biasasker-en__local__s200-seed0 --retry-errors
@@ -238,8 +245,6 @@ def run_command(
     if per_category is not None:  # the CBBQ suites' own sampling, seeded by --seed unless -p seed= says otherwise
         params.setdefault("per_category", per_category)
         params.setdefault("seed", seed)
-    if resume:
-        _check_resumable(resume)
     gates = _parse_gates(fail_above)
     if gates and no_report:
         raise HarnessError("--fail-above needs the scores; drop --no-report.")
@@ -265,7 +270,7 @@ def run_command(
     print_summary(console, run_id=outcome.run_id, run_dir=str(outcome.run_dir), status=outcome.status,
                   stats=outcome.stats, run_counts=outcome.run_counts, resume_command=hint)
     if outcome.interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
+        _exit_interrupted(outcome)
     if outcome.abort_reason:
         raise HarnessError(f"Stopped early: {outcome.abort_reason}. Fix the target, then rerun with "
                            f"`{resume_cmd} --retry-errors`.", exit_code=EXIT_INFRA)

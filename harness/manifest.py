@@ -106,17 +106,31 @@ def resolve_run(run: str) -> Path:
         if (path / MANIFEST_FILE).is_file():
             return path
     raise HarnessError(f"No run '{run}' found (looked for {candidates[1] / MANIFEST_FILE}); "
-                       f"list runs with `ls {transcripts_dir()}`.")
+                       "`harness runs` lists the runs there.")
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
+    """The run's manifest, {} when the folder has none yet.
+
+    Anything else that is not a manifest (a JSON list, a string, an object without suite/target/selection)
+    is one sentence here, so no caller has to guard against a half-understood file with AttributeErrors.
+    """
     path = Path(run_dir) / MANIFEST_FILE
     if not path.is_file():
         return {}
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        manifest = None  # not text at all: reported below as not a manifest
     except ValueError as exc:
         raise HarnessError(f"{path} is not valid JSON ({exc}); fix or delete it.") from exc
+    except OSError as exc:
+        raise HarnessError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+    if not (isinstance(manifest, dict) and isinstance(manifest.get("suite"), str)
+            and isinstance(manifest.get("target"), str) and isinstance(manifest.get("selection"), dict)):
+        raise HarnessError(f"{path} is not a harness run manifest (it needs 'suite', 'target' and "
+                           "'selection'); move that folder away, or start a new run with --suite and --target.")
+    return manifest
 
 
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> Path:

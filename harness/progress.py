@@ -79,6 +79,14 @@ class RunProgress:
             self._progress.update(self._task_id, advance=1, answered=self.answered, errors=self.errors,
                                   cached=self.cached)
 
+    def note(self, text: str) -> None:
+        """One line for the person watching (e.g. "stopping: ..."), above the live bar when there is one.
+
+        Printed even when the bar is off (CI, --no-progress): whoever pressed Ctrl-C must see it was heard.
+        """
+        (self._progress.console if self._progress is not None else self.console).print(
+            text, highlight=False, markup=False, soft_wrap=True)
+
     def __exit__(self, *exc: object) -> None:
         if self._progress is not None:
             self._progress.stop()
@@ -94,8 +102,9 @@ class SessionStats:
     cached: int = 0
     skipped: int = 0  # already answered (or errored, unless --retry-errors) in an earlier session
     error_reasons: Counter[str] = field(default_factory=Counter)
-    elapsed_s: float = 0.0
+    elapsed_s: float = 0.0  # the engine's asking time (what benchmarks/run_throughput.py measures)
     cpu_s: float = 0.0
+    session_s: float = 0.0  # the whole session, setup and the wait after Ctrl-C included (the summary's time)
 
     @property
     def rate(self) -> float:
@@ -105,7 +114,8 @@ class SessionStats:
         return {"asked": self.asked, "answered": self.answered, "errors": self.errors,
                 "cached": self.cached, "skipped": self.skipped,
                 "error_reasons": dict(self.error_reasons.most_common()),
-                "elapsed_s": round(self.elapsed_s, 3), "rate_per_s": round(self.rate, 2)}
+                "elapsed_s": round(self.elapsed_s, 3), "session_s": round(self.session_s, 3),
+                "rate_per_s": round(self.rate, 2)}
 
 
 def print_summary(console: Console, *, run_id: str, run_dir: str, status: str, stats: SessionStats,
@@ -121,9 +131,11 @@ def print_summary(console: Console, *, run_id: str, run_dir: str, status: str, s
     table.add_row("errors", f"{stats.errors:,}")
     if stats.skipped:
         table.add_row("already done", f"{stats.skipped:,}")
+    # The session's wall-clock time, as the person waited it (setup and the wait after Ctrl-C included);
+    # the pace is the engine's own asking rate.
     pace = (f"{stats.rate:,.1f} probes/s" if stats.rate >= 1 or not stats.asked
             else f"{stats.elapsed_s / stats.asked:,.1f} s per probe")
-    table.add_row("time", f"{stats.elapsed_s:,.1f} s ({pace})")
+    table.add_row("time", f"{max(stats.session_s, stats.elapsed_s):,.1f} s ({pace})")
     table.add_row("run total",
                   f"{run_counts.get('answered', 0):,} answered, {run_counts.get('errors', 0):,} errors"
                   + (f", {run_counts['pending']:,} not asked yet" if run_counts.get("pending") else ""))

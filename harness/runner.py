@@ -87,6 +87,9 @@ class RunOutcome:
     stats: SessionStats
     run_counts: dict[str, Any]
     abort_reason: str | None = None
+    #: A second Ctrl-C stopped the session at once; threads it abandoned (a local model mid-reply) may
+    #: still be running, and the caller should exit without waiting for them (harness.cli_run does).
+    stopped_at_once: bool = False
 
     @property
     def transcript_path(self) -> Path:
@@ -104,6 +107,10 @@ class RunOutcome:
 
 class _Abort(Exception):
     """Raised inside the engine when the circuit breaker trips."""
+
+
+class _Stopped(Exception):
+    """Raised instead of a new attempt once the session is stopping: the probe stays open for resume."""
 
 
 def one_line(text: str, secrets: Iterable[str] = ()) -> str:
@@ -128,7 +135,7 @@ def _should_retry(state: RetryCallState) -> bool:
     if state.outcome is None or not state.outcome.failed:
         return False
     exc = state.outcome.exception()
-    return isinstance(exc, Exception) and not isinstance(exc, PermanentError)
+    return isinstance(exc, Exception) and not isinstance(exc, PermanentError | _Stopped)
 
 
 class Engine:
@@ -152,6 +159,26 @@ class Engine:
         self._limiter = make_limiter(settings.rpm)
         self._rng = rng or random.Random()
         self._consecutive_errors = 0
+        self.stopping = False
+        self._stop_event = asyncio.Event()
+
+    def request_stop(self) -> None:
+        """First Ctrl-C: ask nothing new, let the requests in flight finish and be recorded.
+
+        Probes still queued are left unasked; one sleeping in retry back-off wakes and is left open (not
+        recorded as an error), so `--resume` asks it again.
+        """
+        self.stopping = True
+        self._stop_event.set()
+
+    async def _sleep(self, seconds: float) -> None:
+        """tenacity's back-off sleep, cut short when the session is stopping."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stop_event.wait(), timeout=seconds)
+
+    def _check_stopping(self) -> None:
+        if self.stopping:
+            raise _Stopped
 
     # -- back-off ----------------------------------------------------------------------------------
     def _wait(self, state: RetryCallState) -> float:
@@ -167,7 +194,7 @@ class Engine:
 
     def _retrying(self) -> AsyncRetrying:
         return AsyncRetrying(stop=stop_after_attempt(max(1, self.settings.max_attempts)), wait=self._wait,
-                             retry=_should_retry, reraise=True)
+                             retry=_should_retry, reraise=True, sleep=self._sleep)
 
     # -- one probe -------------------------------------------------------------------------------
     def _from_cache(self, probe: Probe) -> Reply | None:
@@ -183,14 +210,20 @@ class Engine:
     async def _attempt(self, call: Callable[[], Any], timeout_s: float) -> Any:
         async with self._semaphore:
             await self._limiter.acquire()
+            self._check_stopping()  # waited for a slot or a token while Ctrl-C came: ask nothing new
             async with asyncio.timeout(timeout_s):
                 return await call()
 
-    async def answer(self, probe: Probe) -> Reply:
-        """The Reply for one probe: from the cache, from the target (with retries), or an error."""
+    async def answer(self, probe: Probe) -> Reply | None:
+        """The Reply for one probe: from the cache, from the target (with retries), or an error.
+
+        None when the session stopped before an answer or a final error: nothing is recorded for the probe.
+        """
         cached = self._from_cache(probe)
         if cached is not None:
             return cached
+        if self.stopping:
+            return None
         attempts = 1
         started = time.monotonic()
         attempt_started = started
@@ -213,8 +246,11 @@ class Engine:
                         if first is not None:
                             replayed, first = first, None
                             raise replayed
+                        self._check_stopping()
                         attempt_started = time.monotonic()
                         completion = await self._attempt(ask, self.settings.timeout_s)
+        except _Stopped:
+            return None
         except Exception as exc:  # noqa: BLE001 - every failure becomes an error reply, never a crash
             return Reply(probe_id=probe.id, target=self.adapter.name, text="", status=STATUS_ERROR,
                          error=describe_error(exc, timeout_s=self.settings.timeout_s, secrets=self.secrets),
@@ -227,13 +263,13 @@ class Engine:
         return Reply(probe_id=probe.id, target=self.adapter.name, text=completion.text, status=STATUS_OK,
                      latency_s=round(time.monotonic() - attempt_started, 4), attempts=attempts, usage=usage)
 
-    async def answer_batch(self, probes: list[Probe]) -> list[Reply]:
+    async def answer_batch(self, probes: list[Probe]) -> list[Reply | None]:
         """Batched asking for local models: cache hits first, one ask_batch for the rest.
 
         If the batch still fails after retries, each probe is asked alone, so one bad prompt cannot turn
         a whole batch into errors.
         """
-        replies: dict[str, Reply] = {}
+        replies: dict[str, Reply | None] = {}
         todo: list[Probe] = []
         for probe in probes:
             hit = self._from_cache(probe)
@@ -249,6 +285,7 @@ class Engine:
                 async for attempt in self._retrying():
                     with attempt:
                         attempts += 1
+                        self._check_stopping()
                         completions = await self._attempt(lambda: self.adapter.ask_batch(prompts),
                                                           self.settings.timeout_s * len(prompts))
                 if len(completions) != len(todo):
@@ -296,7 +333,8 @@ class Engine:
     async def run(self, probes: Iterable[Probe]) -> SessionStats:
         """Ask every probe in `probes` (already filtered), returning this session's stats.
 
-        Raises _Abort when the circuit breaker trips; CancelledError propagates (Ctrl-C).
+        Raises _Abort when the circuit breaker trips. After request_stop() (a first Ctrl-C) it returns
+        normally once the replies in flight are recorded; a second Ctrl-C cancels it (CancelledError propagates).
         """
         started, cpu_started = time.monotonic(), time.process_time()
         batching = bool(getattr(self.adapter, "supports_batch", False)) and self.settings.batch_size > 1
@@ -308,16 +346,18 @@ class Engine:
                 await queue.put(probe)
                 if i % 256 == 255:
                     await asyncio.sleep(0)  # let workers run even while the queue has room
-                if self.abort_reason:
+                if self.abort_reason or self.stopping:
                     break
             for _ in range(n_workers):
                 await queue.put(None)
 
         async def work() -> None:
             while (probe := await queue.get()) is not None:
-                if self.abort_reason:
-                    continue  # drain: the breaker tripped, leave the rest unasked
-                self.record(probe, await self.answer(probe))
+                if self.abort_reason or self.stopping:
+                    continue  # drain: the breaker tripped or Ctrl-C, leave the rest unasked
+                reply = await self.answer(probe)
+                if reply is not None:
+                    self.record(probe, reply)
 
         async def work_batched() -> None:
             finished = False
@@ -335,10 +375,11 @@ class Engine:
                         finished = True
                         break
                     batch.append(nxt)
-                if self.abort_reason:
+                if self.abort_reason or self.stopping:
                     continue
                 for probe, reply in zip(batch, await self.answer_batch(batch), strict=True):
-                    self.record(probe, reply)
+                    if reply is not None:
+                        self.record(probe, reply)
 
         try:
             async with asyncio.TaskGroup() as group:
@@ -407,6 +448,8 @@ def _selected_estimate(suite: Any, sample: int | None, limit: int | None) -> int
     """How many probes the selection holds, for the progress bar (exact count is taken while streaming)."""
     try:
         total = int(suite.count())
+    except HarnessError:
+        raise  # a broken suite spec (unknown filter value, missing data): say so before anything is asked
     except Exception:  # noqa: BLE001 - a suite without a cheap count just gets an open-ended bar
         return None
     for cap in (sample, limit):
@@ -484,23 +527,49 @@ def _run_counts(ok: set[str], err: set[str], selected: int | None) -> dict[str, 
     return counts
 
 
-async def _with_signals(coro: Any) -> tuple[Any, bool]:
-    """Run `coro` as a task that SIGINT/SIGTERM cancel; returns (result, interrupted).
+STOPPING_NOTE = "stopping: waiting for the replies in progress; Ctrl-C again to stop now"
 
-    The first signal cancels the workers (everything answered is already on disk); the handlers are then
-    removed, so a second Ctrl-C falls back to Python's default and ends the process at once.
+
+@dataclass
+class StopState:
+    """What the signal handlers did to this session: asked to stop (first signal), stopped at once (second)."""
+
+    requested: bool = False
+    hard: bool = False
+
+
+async def _with_signals(coro: Any, *, on_stop: Callable[[], None] | None = None,
+                        notify: Callable[[str], None] | None = None,
+                        state: StopState | None = None) -> tuple[Any, bool]:
+    """Run `coro` as a task that SIGINT/SIGTERM stop; returns (result, interrupted).
+
+    First signal: `on_stop()` (the engine asks nothing new and lets the replies in flight finish, so every
+    answer already paid for is recorded) and one line through `notify`. Without `on_stop` the first signal
+    stops at once. Second signal: the task is cancelled at once; the transcript is consistent either way,
+    since every reply is one flushed line written on this loop's thread, never interrupted mid-line.
+    The handlers are then removed, so a third Ctrl-C is Python's own KeyboardInterrupt.
     """
     loop = asyncio.get_running_loop()
     task = asyncio.ensure_future(coro)
-    interrupted = False
+    state = state or StopState()
     installed: list[int] = []
 
-    def on_signal() -> None:
-        nonlocal interrupted
-        interrupted = True
-        task.cancel()
+    def remove_handlers() -> None:
         for sig in installed:
-            loop.remove_signal_handler(sig)
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(sig)
+        installed.clear()
+
+    def on_signal() -> None:
+        if on_stop is not None and not state.requested:
+            state.requested = True
+            on_stop()
+            if notify is not None:
+                notify(STOPPING_NOTE)
+            return
+        state.requested = state.hard = True
+        task.cancel()
+        remove_handlers()
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:
@@ -509,22 +578,23 @@ async def _with_signals(coro: Any) -> tuple[Any, bool]:
         except (NotImplementedError, RuntimeError, ValueError):
             pass  # not the main thread (e.g. called from a worker thread): no clean-stop handler
     try:
-        return await task, False
+        return await task, state.requested
     except asyncio.CancelledError:
-        if interrupted:
+        if state.hard:
             return None, True
         raise
     finally:
-        for sig in installed:
-            with contextlib.suppress(Exception):
-                loop.remove_signal_handler(sig)
+        remove_handlers()
 
 
-def run_loop(coro: Any) -> Any:
+def run_loop(coro: Any, *, abandon: Callable[[], bool] | None = None) -> Any:
     """Run a coroutine on a fresh event loop: uvloop when installed (HARNESS_UVLOOP=0 turns it off).
 
-    Why: at hundreds of requests per second the HTTP stack's socket work dominates the harness's CPU,
-    and uvloop's libuv-based loop cuts that by about a tenth (benchmarks/run_throughput.py).
+    Why uvloop: at hundreds of requests per second the HTTP stack's socket work dominates the harness's
+    CPU, and uvloop's libuv-based loop cuts that by about a tenth (benchmarks/run_throughput.py).
+
+    `abandon()` true at the end (a second Ctrl-C) closes the loop without waiting for its worker threads:
+    a local model generating in a thread cannot be interrupted, and "stop now" must not wait for it.
     """
     factory = None
     if os.environ.get("HARNESS_UVLOOP", "1") != "0":
@@ -534,8 +604,25 @@ def run_loop(coro: Any) -> Any:
             factory = uvloop.new_event_loop
         except ImportError:
             factory = None
-    with asyncio.Runner(loop_factory=factory) as runner:
+    runner = asyncio.Runner(loop_factory=factory)
+    try:
         return runner.run(coro)
+    finally:
+        if abandon is not None and abandon():
+            loop = runner.get_loop()
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()  # shuts the default executor down with wait=False
+        else:
+            runner.close()
+
+
+def threads_left_running() -> bool:
+    """True while a non-daemon thread other than the main one is alive (e.g. a local model generating)."""
+    import threading
+
+    main = threading.main_thread()
+    return any(t.is_alive() and not t.daemon and t is not main for t in threading.enumerate())
 
 
 def _filtered(probes: Iterable[Probe], *, ok: set[str], err: set[str], retry_errors: bool,
@@ -580,8 +667,10 @@ def run_suite(suite: Any = None, target: str | Adapter | None = None, *, probes:
         (concurrency, rpm, timeout_s from targets.toml) and EngineSettings' defaults.
 
     Returns a RunOutcome; raises HarnessError for user mistakes. Ctrl-C / SIGTERM end the session with
-    status "interrupted" (nothing answered is lost). Scoring is not done here (see harness.cli_run).
+    status "interrupted" (nothing answered is lost): the first lets the replies in flight finish and be
+    recorded, a second stops at once. Scoring is not done here (see harness.cli_run).
     """
+    session_started = time.monotonic()  # the summary's time is the whole session: setup, asking, stopping
     if answer_mode not in (ANSWER_GENERATE, ANSWER_LOGLIK):
         raise HarnessError(f"Unknown answer mode '{answer_mode}'; use generate or loglik.")
     overrides = dict(overrides or {})
@@ -630,6 +719,13 @@ def run_suite(suite: Any = None, target: str | Adapter | None = None, *, probes:
             run_id += "-loglik"
         if new:
             run_id += f"__{_fresh_suffix()}"
+    # Counted before the run folder exists: a suite that cannot be generated (a misspelt attribute filter)
+    # is a one-sentence error that leaves no empty run folder behind.
+    estimate = None
+    if suite_obj is not None:
+        with_overrides = getattr(suite_obj, "with_overrides", None)
+        counted = with_overrides(**overrides) if (overrides and with_overrides) else suite_obj
+        estimate = _selected_estimate(counted, sample, limit)
     run_dir = mf.run_dir_for(run_id) if not resume else run_dir
     with run_lock(run_dir):
         manifest = previous or mf.read_manifest(run_dir)
@@ -647,11 +743,6 @@ def run_suite(suite: Any = None, target: str | Adapter | None = None, *, probes:
         mode = MODE_RETRY_ERRORS if retry_errors else (MODE_RESUME if ok or err else MODE_FRESH)
         secrets = info.secrets
         command = mf.command_line(argv, secrets)
-        estimate = None
-        if suite_obj is not None:
-            with_overrides = getattr(suite_obj, "with_overrides", None)
-            counted = with_overrides(**overrides) if (overrides and with_overrides) else suite_obj
-            estimate = _selected_estimate(counted, sample, limit)
         if not manifest:
             manifest = mf.new_manifest(
                 run_id=run_id, suite=suite_name, target=info.name, adapter=adapter.kind,
@@ -680,6 +771,7 @@ def run_suite(suite: Any = None, target: str | Adapter | None = None, *, probes:
         engine_obj = Engine(adapter, writer, settings=settings, cache=cache, progress=progress, secrets=secrets)
         status = mf.STATUS_COMPLETE
         abort_reason: str | None = None
+        stop = StopState()
         try:
             with progress:
                 if answer_mode == ANSWER_LOGLIK:
@@ -695,7 +787,10 @@ def run_suite(suite: Any = None, target: str | Adapter | None = None, *, probes:
                     mf.write_manifest(run_dir, manifest)
 
                 coro = _with_heartbeat(coro, checkpoint)
-                _, interrupted = run_loop(_with_signals(_closing(coro, adapter if owns_adapter else None)))
+                _, interrupted = run_loop(
+                    _with_signals(_closing(coro, adapter if owns_adapter else None), on_stop=engine_obj.request_stop,
+                                  notify=progress.note, state=stop),
+                    abandon=lambda: stop.hard)
             if interrupted:
                 status = mf.STATUS_INTERRUPTED
         except _Abort as exc:
@@ -716,6 +811,7 @@ def run_suite(suite: Any = None, target: str | Adapter | None = None, *, probes:
                 cache.close()
             stats = engine_obj.stats
             stats.skipped = counter["skipped"]
+            stats.session_s = time.monotonic() - session_started
             final_ok = ok | engine_obj.settled_ok
             final_err = (err | engine_obj.settled_error) - final_ok
             whole_selection = counter["exhausted"] and not retry_errors  # retry mode sees only the errored
@@ -731,7 +827,7 @@ def run_suite(suite: Any = None, target: str | Adapter | None = None, *, probes:
             mf.end_session(manifest, session, status=status, session_counts=session_counts, run_counts=run_counts)
             mf.write_manifest(run_dir, manifest)
         return RunOutcome(run_id=run_id, run_dir=run_dir, status=status, mode=mode, stats=stats,
-                          run_counts=run_counts, abort_reason=abort_reason)
+                          run_counts=run_counts, abort_reason=abort_reason, stopped_at_once=stop.hard)
 
 
 @contextlib.contextmanager
@@ -808,8 +904,15 @@ async def _run_loglik(probes: Iterable[Probe], adapter: Adapter, writer: Transcr
         def append(self, probe: Probe, reply: Reply) -> None:
             engine.record(probe, reply)
 
+    def until_stopped() -> Iterator[Probe]:
+        """The first Ctrl-C ends the stream: the probe being scored is finished and recorded, no new one starts."""
+        for probe in probes:
+            if engine.stopping:
+                return
+            yield probe
+
     started, cpu = time.monotonic(), time.process_time()
-    result = run_loglik(probes, adapter, _RecordingWriter())
+    result = run_loglik(until_stopped(), adapter, _RecordingWriter())
     if inspect.isawaitable(result):
         await result
     engine.stats.elapsed_s = time.monotonic() - started

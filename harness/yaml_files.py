@@ -20,6 +20,9 @@ def read_yaml_file(path: Path, what: str) -> Any:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"Cannot read {what.lower()} {path}: {exc.strerror or exc}.") from None
+    except UnicodeDecodeError as exc:  # e.g. saved as UTF-16 or GBK by an editor
+        raise ConfigError(f"{what} {path} is not UTF-8 text (bad byte at position {exc.start}); save it "
+                          "as UTF-8.") from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

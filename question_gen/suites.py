@@ -96,11 +96,7 @@ def suites_dir() -> Path:
 
 
 def _read_spec(path: Path) -> dict[str, Any]:
-    try:
-        spec = read_yaml_file(path, "Suite file")
-    except UnicodeDecodeError as exc:  # e.g. saved as UTF-16 or GBK by an editor
-        raise ConfigError(f"Suite file {path} is not UTF-8 text (bad byte at position {exc.start}); save it "
-                          "as UTF-8.") from None
+    spec = read_yaml_file(path, "Suite file")  # unreadable, non-UTF-8 or bad YAML: one sentence
     if not isinstance(spec, dict):
         raise ConfigError(f"Suite file {path} must be a YAML mapping of settings, not "
                           f"{type(spec).__name__}.")

@@ -16,12 +16,14 @@ Python versions) or by the salted built-in `hash`.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import TypeVar
 
+from harness.errors import ConfigError
 from question_gen.catalog import Catalog, Group, Property
 
 T = TypeVar("T")
@@ -74,6 +76,29 @@ def take_sample(items: Sequence[T], k: int | None, *, seed: int, scope: str, key
     return [item for i, item in enumerate(items) if i in chosen]
 
 
+def check_filter(key: str, wanted: tuple[str, ...] | None, known: Iterable[str]) -> None:
+    """A filter naming something the catalog does not have is a typo, never "select nothing".
+
+    Why: `attributes: [gendr]` used to yield an empty suite and a run that asked nothing, far from the
+    cause. The message names the unknown value, a close match if there is one, and every known name.
+    """
+    if wanted is None:
+        return
+    names = sorted(set(known))
+    unknown = [w for w in wanted if w not in names]
+    if not unknown:
+        return
+    hint = ""
+    close = difflib.get_close_matches(unknown[0], names, n=1, cutoff=0.6) or [
+        n for n in names if n.lower() == unknown[0].lower()]
+    if close:
+        hint = f" (did you mean '{close[0]}'?)"
+    shown = ", ".join(f"'{u}'" for u in unknown)
+    noun = {"attributes": "attribute", "categories": "category"}.get(key, key) if len(unknown) == 1 else key
+    raise ConfigError(f"Unknown {noun} {shown} in the suite's '{key}' filter"
+                      f"{hint}; this catalog has: {', '.join(names)}.")
+
+
 def sample_groups(catalog: Catalog, sampling: Sampling, lang: str = "en") -> list[Group]:
     """The catalog's groups restricted to the wanted attributes, `groups_per_attribute` of each.
 
@@ -81,6 +106,7 @@ def sample_groups(catalog: Catalog, sampling: Sampling, lang: str = "en") -> lis
     set lists one group twice, and its machine translations give several English groups one Chinese
     name (a pair of them would ask "你觉得X聪明还是X聪明？").
     """
+    check_filter("attributes", sampling.attributes, (g.attribute for g in catalog.groups))
     by_attr: dict[str, list[Group]] = {}
     seen: set[tuple[str, str]] = set()
     for group in catalog.groups:
@@ -116,6 +142,7 @@ def sample_properties(catalog: Catalog, sampling: Sampling, side: str) -> list[A
     Properties without an antonym are skipped when the antonym side is asked (the full data set has
     7,343 stereotypes but only 6,832 antonyms); a repeated stereotype sentence is kept once.
     """
+    check_filter("categories", sampling.categories, (c for p in catalog.properties for c in p.categories))
     eligible: list[AskedProperty] = []
     seen: set[str] = set()
     for prop in catalog.properties:
