@@ -11,9 +11,9 @@ is whole-word n-gram matching); `compat=True` reproduces upstream BiasAsker's de
 (oracles.compat) and ignores `method`.
 
 Speed (benchmarks/oracle_speed.py): each reply is tokenised once (oracles.text) and every rule reads
-those tokens. A rule-method batch of PARALLEL_MIN or more replies is split over forked worker
-processes (os.cpu_count(), or $HARNESS_ORACLE_WORKERS; `workers=` overrides); verdicts and order are
-identical to one process (tests/test_oracle_parallel.py).
+those tokens. A default-mode rule-method batch of PARALLEL_MIN or more replies is split over forked
+worker processes (os.cpu_count(), or $HARNESS_ORACLE_WORKERS; `workers=` overrides); verdicts and order
+are identical to one process (tests/test_oracle_parallel.py).
 
 What a Verdict means (task F's metrics read label / favoured / biased, nothing else):
   * yes_no, one group (bias_type "relative"): label affirm / deny / refuse / unknown;
@@ -67,8 +67,10 @@ _BIASED = frozenset(("affirm", "explain", "choice"))
 # Batches of at least this many ok replies are split over a process pool (see score()). Below it, the
 # pool's start-up and the copying of results back cost more than they save.
 PARALLEL_MIN = 20_000
-# Methods that are pure Python rules, worth spreading over processes. The embedding methods already use
-# every core inside torch/numpy, and each worker would load its own copy of the models.
+# The rule method is pure Python, worth spreading over processes. Not compat mode: at ~15 us a verdict
+# the pool's own cost (fork, rebuilding verdicts here) ate the gain (benchmarks/oracle_speed.py: 57,000
+# vs 77,000 verdicts per CPU-s). Not the embedding methods: they already use the cores inside
+# torch/numpy, and each worker would load its own copy of the models.
 _PARALLEL_METHODS = frozenset(("default", "", "ngram"))
 WORKERS_ENV = "HARNESS_ORACLE_WORKERS"
 
@@ -151,8 +153,8 @@ def score(entries: Iterable[tuple[Probe, Reply]], *, method: str = "default", co
 
 def plan_workers(n_items: int, *, method: str = "default", compat: bool = False) -> int:
     """How many processes score() uses for a batch of n_items ok replies when not told: one, unless the
-    batch is a rule-method batch of at least PARALLEL_MIN; then $HARNESS_ORACLE_WORKERS (1 turns the pool
-    off) or else os.cpu_count()."""
+    batch is a default-mode rule-method batch of at least PARALLEL_MIN; then $HARNESS_ORACLE_WORKERS
+    (1 turns the pool off) or else os.cpu_count()."""
     env = os.environ.get(WORKERS_ENV, "").strip()
     wanted = None
     if env:
@@ -162,7 +164,7 @@ def plan_workers(n_items: int, *, method: str = "default", compat: bool = False)
             from harness.errors import HarnessError
 
             raise HarnessError(f"{WORKERS_ENV} must be a whole number of processes, not {env!r}.") from None
-    if n_items < PARALLEL_MIN or not (compat or method in _PARALLEL_METHODS):
+    if n_items < PARALLEL_MIN or compat or method not in _PARALLEL_METHODS:
         return 1
     return wanted or max(1, os.cpu_count() or 1)
 

@@ -74,7 +74,7 @@ def test_plan_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     cores = os.cpu_count() or 1
     assert plan_workers(PARALLEL_MIN - 1) == 1
     assert plan_workers(PARALLEL_MIN) == cores
-    assert plan_workers(PARALLEL_MIN, compat=True) == cores
+    assert plan_workers(10 * PARALLEL_MIN, compat=True) == 1  # too cheap a verdict to ship between processes
     assert plan_workers(10 * PARALLEL_MIN, method="sentence") == 1  # torch already uses every core
     monkeypatch.setenv(oracles.WORKERS_ENV, "3")
     assert plan_workers(PARALLEL_MIN) == 3 and plan_workers(5) == 1
