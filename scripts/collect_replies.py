@@ -281,6 +281,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --suite: antonym and/or stereotype (repeatable; default antonym)")
     ap.add_argument("--shard", default="0/1", metavar="K/N",
                     help="ask only every N-th probe starting at K, so N processes share one batch")
+    ap.add_argument("--reverse", action="store_true",
+                    help="ask from the end of the batch backwards (a helper process joining late)")
     ap.add_argument("--skip-answered", type=Path, action="append", default=[],
                     help="do not re-ask probes answered in this JSONL file (repeatable; unlike --exclude "
                     "it does not change which probes are selected)")
@@ -306,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
         probes = list(build_probes(args.lang, args.n, args.seed))
     k, _, n_shards = args.shard.partition("/")
     probes = probes[int(k)::int(n_shards)]
+    if args.reverse:
+        probes.reverse()
     if args.model:
         ask = _llama_asker(args.model, args.n_threads)
     else:
