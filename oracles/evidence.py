@@ -144,7 +144,8 @@ def occurrences(reply: Tokens, key: frozenset[str]) -> tuple[tuple[int, int, int
     cjk, latin = _key_parts(key)
     words = reply.words
     norm = reply.norm
-    if key and words and all(w in norm for w in cjk) and all(
+    # a key word (or its stem) absent from the reply's text rules the reply out before any token scan
+    if key and words and all(w in norm for w in cjk) and all((stem or w) in norm for w, stem in latin) and all(
             any(_latin_hit(t, w, stem) for t in words) for w, stem in latin):
         toks = reply.tokens
         for lo, hi in reply.clause_spans:
