@@ -332,3 +332,32 @@ def test_bad_manifest_in_every_command_that_reads_one(run_env: Path, capsys: pyt
         assert err.startswith("error:") and "is not a harness run manifest" in err and "Traceback" not in err
     assert main(["runs"]) == 0
     assert "unreadable manifest" in capsys.readouterr().out
+
+
+def test_first_ctrl_c_ends_retry_back_off_and_leaves_those_probes_open(run_env: Path) -> None:
+    """A probe waiting out a Retry-After (60 s here) is not an answer in flight: it stops at once, unrecorded,
+    so `--resume` asks it again (recording it as an error would hide it from a plain resume)."""
+    from fault_server import FAULT_429
+
+    with FaultServer(fault_rate=1.0, weights={FAULT_429: 1}, retry_after="60") as server:
+        (run_env / "targets.toml").write_text(
+            f'[targets.busy]\nadapter = "openai"\nmodel = "busy"\nbase_url = "{server.base_url}"\n', encoding="utf-8")
+        run_id = f"{SUITE}__busy__s6-seed0"
+        session = Session(["run", "-s", SUITE, "-t", "busy", "--sample", "6", "--concurrency", "2", "--no-report",
+                           "--no-progress"], run_env)
+        deadline = time.monotonic() + 120
+        while server.total_requests < 4:  # each of the 4 workers asked once, got a 429 and now sleeps 60 s
+            assert session.proc.poll() is None and time.monotonic() < deadline, session.output
+            time.sleep(0.05)
+        time.sleep(1)
+        asked = server.total_requests
+        signalled = time.monotonic()
+        session.proc.send_signal(signal.SIGINT)
+        code, ended = session.finish(timeout=50)
+        assert code == 130 and ended - signalled < 20, session.output
+        assert STOPPING_NOTE in session.output
+        assert server.total_requests == asked  # no new attempt after Ctrl-C
+    transcript = run_env / "transcripts" / run_id / "transcript.jsonl"
+    assert lines_of(transcript) == []  # neither an answer nor an error: those probes stay open
+    manifest = json.loads((transcript.parent / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["status"] == "interrupted" and manifest["counts"]["pending"] == 6
