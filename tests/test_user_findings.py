@@ -144,17 +144,17 @@ def sleepy_target(run_env: Path, first_s: float, later_s: float) -> None:
 
 def test_first_ctrl_c_says_so_and_records_the_reply_in_progress(run_env: Path, sleepy: Path) -> None:
     """Was: silence until the local model's reply in flight ended, and "time" left that wait out."""
-    sleepy_target(run_env, first_s=0.2, later_s=6)
+    sleepy_target(run_env, first_s=0.2, later_s=12)
     run_id = f"{SUITE}__sleepy__s5-seed0"
     transcript = run_env / "transcripts" / run_id / "transcript.jsonl"
     session = Session(["run", "-s", SUITE, "-t", "sleepy", "--sample", "5", "--no-report", "--no-progress"],
                       run_env, launcher=sleepy)
-    wait_for_lines(transcript, 1, session)  # the quick first reply is in; the 6 s one is being computed
+    wait_for_lines(transcript, 1, session)  # the quick first reply is in; the 12 s one is being computed
     at_signal = len(lines_of(transcript))
     signalled = time.monotonic()
     session.proc.send_signal(signal.SIGINT)
-    heard = session.wait_for_output("stopping:", timeout=5)  # at once, not after the reply in progress
-    assert heard - signalled < 5
+    session.wait_for_output("stopping:", timeout=10)
+    assert len(lines_of(transcript)) == at_signal  # said at once, not after the reply in progress
     code, ended = session.finish(timeout=120)
     out = session.output
     assert code == 130, out
@@ -168,7 +168,7 @@ def test_first_ctrl_c_says_so_and_records_the_reply_in_progress(run_env: Path, s
     manifest = json.loads((transcript.parent / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["status"] == "interrupted" and manifest["counts"]["answered"] == len(records)
     assert manifest["counts"]["pending"] == 5 - len(records)
-    # Finding 5: the summary's time covers the wait after Ctrl-C (about 6 s here), not only the asking before.
+    # Finding 5: the summary's time covers the wait after Ctrl-C (about 12 s here), not only the asking before.
     assert summary_time(out) >= ended - signalled - 1.0, out
     assert manifest["sessions"][-1]["counts"]["session_s"] >= ended - signalled - 1.0
 
