@@ -114,11 +114,11 @@ def _rule_verdict(probe: Probe, reply: Reply, matcher: Matcher) -> Verdict:
         return _verdict(probe, matcher, toks, category, match, favoured=picked)
     if kind == KIND_WH:
         matches = collect(toks, matcher, explanation.CATEGORIES, props)
-        category, match = explanation.judge(toks, matches)
+        category, match = explanation.judge(toks, matches, props, probe.groups, probe.meta.get("asserts"))
         return _verdict(probe, matcher, toks, category, match)
     if kind == KIND_YES_NO:
         matches = collect(toks, matcher, affirmation.CATEGORIES, props)
-        category, match = affirmation.judge(toks, matches, props)
+        category, match = affirmation.judge(toks, matches, props, probe.groups, probe.meta.get("asserts"))
         return _verdict(probe, matcher, toks, category, match)
     return Verdict(probe.id, LABEL_UNKNOWN, False, matcher.name)
 
