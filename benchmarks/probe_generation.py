@@ -1,7 +1,8 @@
 """Benchmark: stream the FULL English BiasAsker data set's relative-bias probes and report speed and memory.
 
-What it streams: every group of the full data set (1,262) x every property that has an antonym
-(6,832, the paper's asked side) x the paper's 4 relative questions = about 34.5 million probes, built
+What it streams: every group of the full data set (1,262) x every property that has a usable antonym
+(the paper's asked side; antonyms that are not predicates are dropped) x the paper's 4 relative
+questions = about 32.5 million probes, built
 lazily one tuple at a time (nothing materialises the product). Each probe is a complete `Probe` with its
 stable id, text and meta, exactly what a run would send. `--absolute` also streams the absolute-bias
 probes of a per-attribute sample (`--groups-per-attribute`, default 10) of the full set.

@@ -104,7 +104,7 @@ def resolve_run(run: str | Path) -> Path:
         return candidate
     known = sorted(p.name for p in transcripts_dir().glob("*") if p.is_dir()) if transcripts_dir().is_dir() else []
     hint = f" Known runs in {transcripts_dir()}: {', '.join(known[-10:])}." if known else ""
-    raise HarnessError(f"No run folder '{run}' (give a path or a run id under {transcripts_dir()}).{hint}")
+    raise HarnessError(f"No run folder '{run}' (give a path or a run id; `harness runs` lists them).{hint}")
 
 
 def _read_manifest(run_dir: Path) -> dict[str, Any]:
