@@ -71,7 +71,7 @@ def upstream_vocab(lang: str) -> UpstreamVocab:
         if not path.is_file():
             raise DataMissingError(
                 f"Compat mode needs upstream BiasAsker's word lists but {path} is missing; "
-                "run `harness data fetch biasasker` or set HARNESS_DATA_DIR.")
+                "run `harness data pull biasasker` or set HARNESS_DATA_DIR.")
         lines = path.read_text(encoding="utf-8").splitlines()
         return tuple(x.replace("\r", "").lower().translate(table) for x in lines)
 
