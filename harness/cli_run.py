@@ -115,7 +115,7 @@ def _dry_run(console: Console, *, suite: str | None, target: str | None, resume:
              retry_errors: bool, run_id: str | None = None, answer_mode: str = ANSWER_GENERATE,
              new: bool = False) -> int:
     """Count what a run would ask, estimate tokens and cost; contacts nothing, needs no API key."""
-    from harness.runner import load_suite_any, scan_transcript, select_any, target_config
+    from harness.runner import derived_run_id, load_suite_any, scan_transcript, select_any, target_config
 
     if resume:
         run_dir = mf.resolve_run(resume)
@@ -128,10 +128,9 @@ def _dry_run(console: Console, *, suite: str | None, target: str | None, resume:
         raise HarnessError("Say what to ask and whom: --suite NAME --target NAME (or --resume RUN).")
     config = target_config(target)
     suite_obj = load_suite_any(suite)
-    if not (resume or run_id):  # the same id `harness run` would use (runner.run_suite)
-        run_id = mf.default_run_id(suite_obj.name, target, sample=sample, seed=seed, limit=limit,
-                                   extra="-".join(f"{k}{v}" for k, v in sorted(params.items())))
-        run_id += "-loglik" if answer_mode == ANSWER_LOGLIK else ""
+    if not (resume or run_id):  # the same id `harness run` would use
+        run_id = derived_run_id(suite_obj.name, target, sample=sample, seed=seed, limit=limit, overrides=params,
+                                answer_mode=answer_mode)
     run_id = resume or run_id
     run_dir = mf.run_dir_for(run_id) if not resume else mf.resolve_run(resume)
     ok, err = (set(), set()) if new else scan_transcript(run_dir / "transcript.jsonl")  # --new: a fresh folder
@@ -327,10 +326,9 @@ def runs_command(
     manifests = []
     for path in root.glob(f"*/{mf.MANIFEST_FILE}") if root.is_dir() else []:
         try:
-            man = mf.read_manifest(path.parent)
-        except HarnessError:
-            man = None
-        manifests.append((path.parent, man if isinstance(man, dict) else {"status": "unreadable manifest"}))
+            manifests.append((path.parent, mf.read_manifest(path.parent)))
+        except HarnessError:  # read_manifest refuses anything that is not a manifest
+            manifests.append((path.parent, {"status": "unreadable manifest"}))
     console = Console()
     if not manifests:
         console.print(f"No runs in {root} yet; start one with `harness run --suite NAME --target NAME`.",

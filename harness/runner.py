@@ -617,6 +617,15 @@ def run_loop(coro: Any, *, abandon: Callable[[], bool] | None = None) -> Any:
             runner.close()
 
 
+def derived_run_id(suite_name: str, target_name: str, *, sample: int | None, seed: int, limit: int | None,
+                   overrides: dict[str, Any], answer_mode: str = ANSWER_GENERATE) -> str:
+    """The run id a command without --run-id gets: the same command always lands in the same folder
+    (that is how rerunning resumes), and `harness run --dry-run` counts against that same folder."""
+    run_id = mf.default_run_id(suite_name, target_name, sample=sample, seed=seed, limit=limit,
+                               extra="-".join(f"{k}{v}" for k, v in sorted(overrides.items())))
+    return run_id + "-loglik" if answer_mode == ANSWER_LOGLIK else run_id
+
+
 def threads_left_running() -> bool:
     """True while a non-daemon thread other than the main one is alive (e.g. a local model generating)."""
     import threading
@@ -713,10 +722,8 @@ def run_suite(suite: Any = None, target: str | Adapter | None = None, *, probes:
         settings = EngineSettings(**{**asdict(settings), **{k: v for k, v in merged.items() if k in known}})
 
     if not run_id:
-        run_id = mf.default_run_id(suite_name, info.name, sample=sample, seed=seed, limit=limit,
-                                   extra="-".join(f"{k}{v}" for k, v in sorted(overrides.items())))
-        if answer_mode == ANSWER_LOGLIK:
-            run_id += "-loglik"
+        run_id = derived_run_id(suite_name, info.name, sample=sample, seed=seed, limit=limit,
+                                overrides=overrides, answer_mode=answer_mode)
         if new:
             run_id += f"__{_fresh_suffix()}"
     # Counted before the run folder exists: a suite that cannot be generated (a misspelt attribute filter)
