@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 import threading
 from collections.abc import Iterable, Sequence
 
@@ -149,7 +150,11 @@ def score(entries: Iterable[tuple[Probe, Reply]], *, method: str = "default", co
         verdicts = _score_forked(ok, method, compat, n)
         if verdicts is not None:
             return verdicts
-    return _score_serial(ok, method, compat)
+    verdicts = _score_serial(ok, method, compat)
+    embeddings = sys.modules.get("oracles.embeddings")  # loaded only if an embedding method ran
+    if embeddings is not None:
+        embeddings.save_word_cache()
+    return verdicts
 
 
 def plan_workers(n_items: int, *, method: str = "default", compat: bool = False) -> int:

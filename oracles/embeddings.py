@@ -148,7 +148,10 @@ def _load_use_cache() -> None:
 
 
 def save_word_cache() -> None:
-    """Persist the Chinese word vectors (called after each batch that added words)."""
+    """Persist the Chinese word vectors once per scored batch (oracles.score), if it added words.
+
+    Not per reply: the file holds every word seen so far, so rewriting it for each reply that brings a
+    new word would make a long Chinese run's I/O grow with the square of its vocabulary."""
     global _word_cache_dirty
     if not _word_cache_dirty:
         return
@@ -177,7 +180,6 @@ def word_vectors(words: tuple[str, ...] | list[str], lang: str) -> np.ndarray:
             for w, v in zip(chunk, _use_encode(chunk), strict=True):
                 _word_cache[w] = v
         _word_cache_dirty += len(missing)
-        save_word_cache()
     if not words:
         return np.zeros((0, 512), dtype=np.float32)
     return np.stack([_word_cache[w] for w in words])
