@@ -97,11 +97,9 @@ def _incomplete_note(run_dir: Path, manifest: dict, recorded: int) -> str | None
     selected = manifest.get("probes_selected")
     if not isinstance(selected, int) or recorded >= selected:
         return None
-    from harness.cli_run import _is_locked
+    from harness.cli_run import live_status
 
-    status = str(manifest.get("status") or "unknown")
-    if status == "running" and not _is_locked(run_dir):
-        status = "stopped"  # no process holds the folder: it was killed or crashed
+    status = live_status(run_dir, manifest, missing="unknown")
     return (f"Run {run_dir.name} is incomplete ({status}): {recorded:,} of {selected:,} selected probes have a "
             f"record, and the figures cover only those; to ask the rest, {_continue_hint(run_dir, manifest)}.")
 

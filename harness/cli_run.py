@@ -297,6 +297,15 @@ def run_command(
                            exit_code=EXIT_INFRA)
 
 
+def live_status(run_dir: Any, manifest: dict[str, Any], missing: str = "?") -> str:
+    """The manifest's status, except that "running" with no process holding the folder is "stopped"
+    (killed or crashed: resume it)."""
+    status = str(manifest.get("status") or missing)
+    if status == mf.STATUS_RUNNING and not _is_locked(run_dir):
+        return "stopped"
+    return status
+
+
 def _is_locked(run_dir: Any) -> bool:
     """True while a harness process holds the run folder (harness.runner.run_lock)."""
     import fcntl
@@ -340,12 +349,7 @@ def runs_command(
     shown = manifests[:limit]
     # The id is shown whole (it is what --resume takes); the other columns give way on narrow terminals.
     table.add_column("run", no_wrap=True, min_width=max(len(d.name) for d, _ in shown))
-    statuses = []
-    for run_dir, man in shown:
-        status = str(man.get("status", "?"))
-        if status == mf.STATUS_RUNNING and not _is_locked(run_dir):
-            status = "stopped"  # says running, but no process holds it: killed or crashed; resume it
-        statuses.append(status)
+    statuses = [live_status(run_dir, man) for run_dir, man in shown]
     table.add_column("status", no_wrap=True, min_width=max(len(s) for s in statuses))
     for column in ("ok", "err", "todo"):
         table.add_column(column, justify="right", no_wrap=True)
