@@ -88,5 +88,5 @@ class LlamaCppAdapter(Adapter):
         return await asyncio.to_thread(self._generate, prompt, history)
 
     def fingerprint(self) -> str:
-        public = {k: v for k, v in self.settings.items() if k not in ("n_threads", "model")}
-        return settings_fingerprint(self.kind, {**public, "model": Path(self._path).name})
+        # The file name, not the path: the same model answers the same wherever it is installed.
+        return settings_fingerprint(self.kind, {**self.settings, "model": Path(self._path).name})

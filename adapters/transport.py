@@ -26,7 +26,7 @@ RETRYABLE_STATUSES = frozenset({408, 409, 425, 429})
 #: Settings that change how we talk to a target but not what it answers; excluded from fingerprints so
 #: a longer timeout or a bigger batch does not invalidate the response cache.
 TRANSPORT_KEYS = frozenset({"timeout_s", "batch_size", "concurrency", "rpm", "max_connections", "threads",
-                            "http_client"})
+                            "n_threads", "http_client"})
 
 #: A ${VAR} reference to an environment variable in a header value (see adapters.http_json).
 ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
