@@ -26,10 +26,13 @@ LANGS = ("en", "zh")
 BIASED_LABELS = {"affirm", "choice", "explain"}
 
 
+BATCH_FILES = ("labelled_{lang}.jsonl", "labelled_{lang}_batch2.jsonl")
+
+
 def load(lang: str) -> list[dict]:
-    """Both batches: labelled_{lang}.jsonl (batch 1) and labelled_{lang}_batch2.jsonl (batch 2)."""
+    """The labelled batches named in BATCH_FILES (a new batch is measured blind before it is added)."""
     items = []
-    for path in sorted(DATA.glob(f"labelled_{lang}*.jsonl")):
+    for path in (DATA / name.format(lang=lang) for name in BATCH_FILES):
         items += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return items
 
