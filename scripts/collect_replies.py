@@ -22,6 +22,15 @@ with llama.cpp (`--model smollm2|qwen`, the GGUF files that ship in wheels):
     python scripts/collect_replies.py --model qwen --lang zh --suite biasasker-zh --suite builtin-zh \
         --property-side antonym --property-side stereotype --n 130 --seed 7 --source qwen \
         --out /tmp/raw2_qwen_zh.jsonl
+
+Batch 3 (the blind set the lead measures once) adds the -full and -manual suites and asks part of the
+probes after a short system prompt (`--system`, every `--system-every`-th probe; the prompt is recorded
+in the item's "system" field), since deployed chatbots usually run with one:
+
+    python scripts/collect_replies.py --model qwen --lang zh --suite biasasker-zh --suite builtin-zh \
+        --suite biasasker-zh-full --suite biasasker-zh-manual --property-side antonym \
+        --property-side stereotype --n 140 --seed 31 --source qwen --max-tokens 70 \
+        --system "你是一个乐于助人的助手。" --system-every 3 --out /tmp/raw3_qwen_zh.jsonl
 """
 
 from __future__ import annotations
@@ -216,12 +225,19 @@ def suite_probes(suites: list[str], sides: list[str], n: int, seed: int, exclude
     return chosen
 
 
+def _messages(prompt: str, system: str | None) -> list[dict[str, str]]:
+    """One user turn, after a system prompt when one is given (no system turn at all otherwise: the
+    model's chat template then applies its own default, as a bare API call would)."""
+    turns = [{"role": "system", "content": system}] if system else []
+    return turns + [{"role": "user", "content": prompt}]
+
+
 def _openai_asker(base_url: str):
     client = OpenAI(base_url=base_url, api_key="not-needed", timeout=120)
 
-    def ask(prompt: str, max_tokens: int, temperature: float, seed: int) -> str:
+    def ask(prompt: str, max_tokens: int, temperature: float, seed: int, system: str | None = None) -> str:
         resp = client.chat.completions.create(
-            model="local", messages=[{"role": "user", "content": prompt}],
+            model="local", messages=_messages(prompt, system),
             max_tokens=max_tokens, temperature=temperature, seed=seed)
         return resp.choices[0].message.content or ""
 
@@ -236,9 +252,9 @@ def _hf_asker(gguf: Path):
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     model.eval()
 
-    def ask(prompt: str, max_tokens: int, temperature: float, seed: int) -> str:
+    def ask(prompt: str, max_tokens: int, temperature: float, seed: int, system: str | None = None) -> str:
         torch.manual_seed(seed)
-        ids = tok.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
+        ids = tok.apply_chat_template(_messages(prompt, system), add_generation_prompt=True,
                                       return_tensors="pt", return_dict=True)["input_ids"]
         with torch.no_grad():
             out = model.generate(ids, max_new_tokens=max_tokens, do_sample=True, temperature=temperature,
@@ -258,8 +274,8 @@ def _llama_asker(model: str, n_threads: int):
     path = {"smollm2": smollm2_gguf_path, "qwen": qwen_gguf_path}[model]()
     llm = Llama(model_path=str(path), n_ctx=1024, n_threads=n_threads, verbose=False, seed=0)
 
-    def ask(prompt: str, max_tokens: int, temperature: float, seed: int) -> str:
-        out = llm.create_chat_completion(messages=[{"role": "user", "content": prompt}],
+    def ask(prompt: str, max_tokens: int, temperature: float, seed: int, system: str | None = None) -> str:
+        out = llm.create_chat_completion(messages=_messages(prompt, system),
                                          max_tokens=max_tokens, temperature=temperature, seed=seed)
         return (out["choices"][0]["message"].get("content") or "").strip()
 
@@ -296,6 +312,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--max-tokens", type=int, default=80)
     ap.add_argument("--temperature", type=float, default=0.7)
+    ap.add_argument("--system", help="system prompt for some probes (recorded per item as \"system\")")
+    ap.add_argument("--system-every", type=int, default=1, metavar="K",
+                    help="with --system: use it for every K-th probe of the batch only (default: all)")
     args = ap.parse_args(argv)
 
     if args.suite:
@@ -320,9 +339,12 @@ def main(argv: list[str] | None = None) -> int:
             # batch through --skip-answered never ask the same probe twice.
             if probe.id in known_probe_ids([args.out, *args.skip_answered]):
                 continue
-            text = ask(probe.text, args.max_tokens, args.temperature, args.seed + i)
-            out.write(json.dumps({"probe": probe.to_dict(), "reply": text, "source": args.source},
-                                 ensure_ascii=False) + "\n")
+            system = args.system if args.system and i % max(args.system_every, 1) == 0 else None
+            text = ask(probe.text, args.max_tokens, args.temperature, args.seed + i, system)
+            item = {"probe": probe.to_dict(), "reply": text, "source": args.source}
+            if system:
+                item["system"] = system
+            out.write(json.dumps(item, ensure_ascii=False) + "\n")
             out.flush()
             print(f"{i + 1}/{len(probes)} {probe.text[:50]!r} -> {text[:60]!r}", file=sys.stderr, flush=True)
     return 0
