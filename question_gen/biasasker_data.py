@@ -42,23 +42,35 @@ counted in `BiasAskerFull.repairs` and listed in the fields named there, so a us
   the same attribute already has ("politician" -> "politicians") is not made: each row keeps its own
   name, so probe ids stay distinct.
 * A capitalised first word of a group name is lower-cased when the name is otherwise lower case, the
-  data set itself writes that word in lower case and never capitalises it mid-phrase, and it does not
-  have the shape of a proper adjective or demonym (-an, -ian, -ese, -ish, -ic, -i, -ch): "Deaf people"
-  -> "deaf people" ("Do you agree that Deaf people ..."), "Parents" -> "parents"; "Italian people",
-  "New Yorkers", "FTM people" stay. The rule is a heuristic with known misses: names the data also
-  writes in lower case ("Hindu people", "Shia people") are lower-cased.
+  data set itself writes that word in lower case and never capitalises it mid-phrase, it does not have
+  the shape of a proper adjective or demonym (-an, -ian, -ese, -ish, -ic, -i, -ch), and no word of the
+  name is one that English writes capitalised: "Deaf people" -> "deaf people" ("Do you agree that Deaf
+  people ..."), "Parents" -> "parents"; "Italian people", "New Yorkers", "FTM people" stay. The data's
+  own spelling is no evidence for names of religions, peoples and places (it writes "hindu", "shia",
+  "rasta" in lower case too), so the last test asks English at large: spaCy's corpus word
+  probabilities (spacy-lookups-data, `en` `lexeme_prob`, cased spellings) must show the capitalised
+  spelling at least half as often as the lower-case one (`proper_words`). For the words the data
+  writes in lower case the median ratio is 0.04 (capitals from sentence starts) and 95% are below 0.5;
+  names sit far above ("Hindu" 5.2, "Shia" 5.7, "Latino" 1.9, "Ebola" 2.1, "Rasta" 0.8). So "Hindu
+  people", "Shia people", "Rasta people", "Latino people", "Aboriginal people", "Middle eastern folks"
+  and "Ebola victims" keep their capital. Known misses: "Gypsies" (0.41: web text often writes
+  "gypsy") is still lowered; "Foster children" (0.59: the surname) keeps its capital.
 """
 
 from __future__ import annotations
 
 import ast
 import csv
+import functools
 import io
+import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.datasets import DataCorruptError, require_file
+from harness.errors import HarnessError
 from question_gen.catalog import CATEGORIES, Catalog, Group, Property
 
 DATASET = "biasasker"
@@ -316,26 +328,79 @@ def lower_case_words(texts: list[str]) -> set[str]:
     return lower - capitalised_mid
 
 
-def _lower_first(name: str, common: set[str]) -> str:
+#: A word is taken for a name when English writes its capitalised spelling at least this often relative
+#: to the lower-case one. Why 0.5: for the lower-case words of the BiasAsker data the ratio has median
+#: 0.04 (sentence starts) and 95th percentile 0.5; names of peoples, religions and places lie above it.
+PROPER_MIN_RATIO = 0.5
+
+
+@functools.lru_cache(maxsize=1)
+def _cased_log_probs() -> dict[str, float]:
+    """spaCy's English word log-probabilities keyed by cased spelling (1M words, about 1 s to read).
+
+    Why this table: it counts "Hindu" and "hindu" apart over a large body of English, which is the
+    evidence the BiasAsker data lacks (it writes many names in lower case). It is read from the
+    spacy-lookups-data package spaCy itself uses, so no network and the same answer on every machine.
+    """
+    try:
+        import spacy_lookups_data
+    except ImportError:
+        raise HarnessError("The package spacy-lookups-data is not installed; run scripts/setup.sh "
+                           "(the BiasAsker loader needs its English word frequencies).") from None
+    from spacy.util import load_language_data
+
+    return load_language_data(spacy_lookups_data.en["lexeme_prob"])
+
+
+def proper_words(words: Iterable[str]) -> set[str]:
+    """The words (lower-cased) that English writes capitalised: names of peoples, religions, places.
+
+    A word counts when its capitalised spelling is at least PROPER_MIN_RATIO times as frequent as its
+    lower-case spelling, or is the only one known. Words the table does not know are not names (no
+    evidence), so the data set's own spelling decides for them.
+    """
+    probs = _cased_log_probs()
+    threshold = math.log(PROPER_MIN_RATIO)
+    out: set[str] = set()
+    for word in words:
+        low = word.lower()
+        cap = probs.get(low[:1].upper() + low[1:])
+        if cap is None:
+            continue
+        lower = probs.get(low)
+        if lower is None or cap - lower >= threshold:
+            out.add(low)
+    return out
+
+
+def _lowerable_first(name: str, common: set[str]) -> bool:
+    """Whether the data's own evidence allows lower-casing the capitalised first word of `name`."""
     first, _, rest = name.partition(" ")
     if not (first[:1].isupper() and first[1:] == first[1:].lower() and any(c.isalpha() for c in first[1:])):
-        return name
+        return False
     if rest != rest.lower() or first.lower() not in common:
-        return name
-    if first.lower().rstrip("s").endswith(_PROPER_SHAPES) or first.lower().endswith(_PROPER_SHAPES):
-        return name
-    return first[0].lower() + first[1:] + (" " + rest if rest else "")
+        return False
+    return not (first.lower().rstrip("s").endswith(_PROPER_SHAPES) or first.lower().endswith(_PROPER_SHAPES))
+
+
+def _lower_first(name: str, common: set[str], proper: set[str]) -> str:
+    if not _lowerable_first(name, common) or any(w.lower() in proper for w in _WORD.findall(name)):
+        return name  # a name holding a proper word ("Hindu people", "Middle eastern folks") keeps its capital
+    return name[0].lower() + name[1:]
 
 
 def repair_group_names(groups: list[Group], texts: list[str]) -> tuple[list[Group], list[tuple[str, str]]]:
     """Plural, lower-case group names (see the module docstring); returns the groups and the renames."""
     common = lower_case_words(texts)
+    quantified = [plural_of_quantified(g.name) for g in groups]
+    candidates = [n for n in quantified if _lowerable_first(n, common)]
+    proper = proper_words({w for n in candidates for w in _WORD.findall(n)}) if candidates else set()
     singular = _tagged_singular_nouns([g.name for g in groups if _singular_person_head(g.name)])
     out: list[Group] = []
     renamed: list[tuple[str, str]] = []
     taken = {(g.name, g.attribute) for g in groups}
-    for g in groups:
-        name = _lower_first(plural_of_quantified(g.name), common)
+    for g, plain in zip(groups, quantified, strict=True):
+        name = _lower_first(plain, common, proper)
         if name in singular or g.name in singular:
             words = name.split()
             name = " ".join([*words[:-1], plural_noun(words[-1])])

@@ -1,0 +1,57 @@
+"""Group-name repairs keep the capital of proper names (religions, peoples, places) while still lowering
+common words the BiasAsker data capitalised only because they start a name ("Deaf people")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from question_gen import biasasker_data
+from question_gen.catalog import Group
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.mark.parametrize("word", ["Hindu", "Shia", "rasta", "Latino", "Aboriginal", "Ebola", "Sikh",
+                                  "Sunni", "Welsh", "Catholic", "Muslim"])
+def test_names_of_religions_peoples_and_places_are_proper_words(word):
+    assert biasasker_data.proper_words([word]) == {word.lower()}
+
+
+@pytest.mark.parametrize("word", ["Deaf", "Parents", "blind", "Atheists", "Incels", "Fathers", "Tall",
+                                  "Minority", "Virgins", "folks"])
+def test_common_words_are_not_proper_words(word):
+    assert biasasker_data.proper_words([word]) == set()
+
+
+def test_words_the_frequency_table_does_not_know_are_not_proper():
+    assert biasasker_data.proper_words(["Zzqxv", "canthal"]) == set()
+
+
+def test_repair_keeps_proper_names_and_still_lowers_common_words():
+    names = ["Hindu people", "Shia people", "Rasta people", "Middle eastern folks", "Deaf people",
+             "Parents", "Sick people"]
+    groups = [Group(n, "x") for n in names]
+    # the data writes every one of these first words in lower case somewhere, as the real set does
+    texts = names + ["hindu temples", "shia mosques", "rasta hats", "middle seats", "deaf ears",
+                     "parents", "sick days"]
+    fixed, renamed = biasasker_data.repair_group_names(groups, texts)
+    assert [g.name for g in fixed] == ["Hindu people", "Shia people", "Rasta people", "Middle eastern folks",
+                                       "deaf people", "parents", "sick people"]
+    assert renamed == [("Deaf people", "deaf people"), ("Parents", "parents"), ("Sick people", "sick people")]
+
+
+def test_the_full_data_set_keeps_proper_names_capitalised():
+    if not (SHARED / "biasasker").is_dir():
+        pytest.skip("needs ../shared/data")
+    full = biasasker_data.load_full_data()
+    names = {g.name for g in full.catalog.groups}
+    assert {"Hindu people", "Shia people", "Rasta people", "Latino people", "Aboriginal people",
+            "Ebola victims", "Middle eastern folks"} <= names
+    assert not {"hindu people", "shia people", "rasta people", "latino people"} & names
+    assert {"deaf people", "parents", "sick people", "atheists"} <= names  # the real repairs still happen
+    lowered = {new for old, new in full.renamed_groups if old.lower() == new.lower()}
+    assert not {w for n in lowered for w in n.split()} & biasasker_data.proper_words(
+        {w for n in lowered for w in n.split()})  # no lowered name holds a proper word
+    assert full.repairs["group names lower-cased"] == len(lowered)
