@@ -560,7 +560,18 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
             if k2 >= max(lo, k - 3):
                 continue
         quantified = before == "of" and k - 1 >= lo and words[k - 1] in _OF_QUANTIFIERS  # "most of the women"
-        if (before in _TOPIC_BEFORE and not quantified) or (k - 1 >= lo and words[k - 1:k + 1] == ("such", "as")):
+        if k - 1 >= lo and words[k - 1:k + 1] == ("such", "as"):
+            continue  # an example in someone's list ("certain groups, such as the elderly, ...")
+        if before in _TOPIC_BEFORE and not quantified:
+            # a topic, unless the rest of its sentence gives it the property ("对男人来说，懒是常态",
+            # "In the case of men, laziness is common")
+            sentence_end = j + 1
+            while sentence_end < n and toks[sentence_end].sentence == toks[j].sentence:
+                sentence_end += 1
+            at = _key_hit(reply, j + 1, sentence_end, asked) if sentence_end > j + 1 else None
+            if at is not None and sum(1 for k2 in range(j + 1, at + 1) if _is_negator(words[k2])) % 2 == asked.negated:
+                named.update(subjects)
+                asserted.update(subjects)
             continue
         if (before in _COPULA and k + 1 < i and words[k + 1] in ("a", "an")
                 and not all(w in _ANSWER_LEAD for w in words[lo:k + 1])):
