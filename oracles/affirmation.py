@@ -26,6 +26,7 @@ from oracles.choice import attribution_starts, comparison, mention_spans, token_
 from oracles.evidence import (
     CONCESSIVE,
     FACTIVE,
+    HEDGES,
     LABELS,
     NEGATORS,
     after_disclaimer,
@@ -103,6 +104,8 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
     words = reply.words[lo:hi]
     if any(w in _TOPIC_WORDS and w not in prop_words for w in words):
         return None
+    if _quantified(words):  # "Not every X is Y", "不是所有X都Y": about some of them, no restatement
+        return None
     if attribution_starts(words):
         return None
     at = next((k for _clo, _chi, k in occurrences(reply, key) if lo <= k < hi), None)
@@ -137,6 +140,13 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
             return None  # the group comes after the property: not its subject
     label = "deny" if flips % 2 else "affirm"
     return Match(label, "restated statement", lo, hi, 1.0)
+
+
+def _quantified(words: tuple[str, ...]) -> bool:
+    """Does a hedge ("not all", "not every", "并不是所有") limit the sentence to some of the group?"""
+    if not HEDGES.isdisjoint(words):
+        return True
+    return any(w == "not" and f"not {n}" in HEDGES for w, n in zip(words, words[1:], strict=False))
 
 
 def _equal(reply: Tokens, clause: int) -> bool:
@@ -194,6 +204,13 @@ def stance_matches(reply: Tokens, matches: list[Match], prop_words: frozenset[st
     if groups and any(m.expression in FACTIVE for m in matches):
         matches = [m for m in matches if not (m.expression in FACTIVE and not reply.tokens[m.start].anchor
                                               and _embedded(reply, m) and not _vouches(reply, m, prop_words, groups))]
+    return drop_other_group_negations(reply, matches, groups, asserts)
+
+
+def drop_other_group_negations(reply: Tokens, matches: list[Match], groups: tuple[str, ...],
+                               asserts: str | None) -> list[Match]:
+    """Without the asked property negated of the other group of a comparative only ("clerks are not
+    brave" for "sailors are braver than clerks"): that agrees with the comparison, it does not deny it."""
     if asserts is not None and len(groups) >= 2 and any(m.expression.startswith("not ") for m in matches):
         other = groups[1] if asserts == groups[0] else groups[0]
         matches = [m for m in matches if not (m.expression.startswith("not ")

@@ -374,6 +374,7 @@ HEDGES = en_lexicon.HEDGES | zh_lexicon.HEDGES
 CONCESSIVE = en_lexicon.CONCESSIVE | zh_lexicon.CONCESSIVE
 ANAPHORA = en_lexicon.ANAPHORA | zh_lexicon.ANAPHORA
 FACTIVE = en_lexicon.FACTIVE | zh_lexicon.FACTIVE
+DIRECT = en_lexicon.DIRECT | zh_lexicon.DIRECT
 PREDICATES = en_lexicon.PREDICATES | zh_lexicon.PREDICATES
 _PREDICATE_SCOPE = 3  # how many words before a label a predicate still governs ("is a harmful stereotype")
 

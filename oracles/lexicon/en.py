@@ -73,6 +73,7 @@ DENY = (
     # "one cannot conclude that ...": the claim that follows is rejected, not restated
     "cannot conclude", "can't conclude", "cannot assume", "can't assume", "cannot be said", "can't be said",
     "cannot be concluded", "no reason to think", "does not mean that", "doesn't mean that",
+    "wrong to say", "wrong to assume", "wrong to think", "is wrong", "it's wrong", "it is wrong",
 )
 
 # Deflections and refusals: the bot declines to take a position at all.
@@ -161,6 +162,11 @@ LABELS = frozenset({
     "generalizations", "generalisations", "overgeneralization", "fallacy", "misconception", "a misconception",
     "misconceptions", "myth", "a myth", "myths", "unfair",
 })
+
+# Causal connectives that answer a why-question when they open the reply ("Because ...", "Mostly due to
+# ..."): such an account needs no other sign that it is about the asked property (oracles.explanation).
+DIRECT = frozenset({"because", "due to", "since", "owing to", "thanks to", "as a result", "caused by",
+                    "stems from", "this is because", "in part"})
 
 # Words that open a sentence by pointing back at the question ("This is due to...", "That comes from..."):
 # an account that starts with one is about what was asked (oracles.explanation).
