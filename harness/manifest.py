@@ -24,8 +24,10 @@ from typing import Any
 from harness.errors import HarnessError
 from harness.paths import transcripts_dir
 from harness.records import utc_now
+from harness.transcript import TRANSCRIPT_FILE
 
 MANIFEST_FILE = "manifest.json"
+METRICS_FILE = "metrics.json"  # written by harness.reporting; marks a run that was scored
 SCHEMA_VERSION = 1
 
 STATUS_RUNNING = "running"
@@ -99,20 +101,51 @@ def run_dir_for(run_id: str) -> Path:
     return transcripts_dir() / run_id
 
 
-def resolve_run(run: str) -> Path:
-    """A run given as an id (in the transcripts folder) or a path to its folder; must exist."""
-    candidates = [Path(run).expanduser(), transcripts_dir() / run]
-    for path in candidates:
-        if (path / MANIFEST_FILE).is_file():
-            return path
-    raise HarnessError(f"No run '{run}' found (looked for {candidates[1] / MANIFEST_FILE}); "
-                       "`harness runs` lists the runs there.")
+def resolve_run(run: str | Path, *, require_manifest: bool = True) -> Path:
+    """The folder of a run given as a path (the folder, or a file in it) or as a run id under the
+    transcripts folder. The project's one answer to "which folder is run X?".
+
+    What makes a folder a run depends on what the caller will do with it:
+
+    * require_manifest=True (resume, dry run of a resume): the folder holds manifest.json, because
+      resuming asks again the selection (suite, sample, seed, target) recorded there.
+    * require_manifest=False (score, report, compare): the folder holds transcript.jsonl (the replies;
+      every line carries its probe, so nothing else is needed to score it) or metrics.json (a run scored
+      before, e.g. a copied result). The manifest is optional: imported transcripts and hand-made
+      folders may have none, or only part of one (see `read_manifest(..., complete=False)`).
+
+    Every failure is one sentence naming what is missing and where.
+    """
+    path = Path(run).expanduser()
+    if path.is_file() and path.name in (MANIFEST_FILE, TRANSCRIPT_FILE, METRICS_FILE):
+        path = path.parent
+    candidates = [path, transcripts_dir() / str(run)]
+    marks = (MANIFEST_FILE,) if require_manifest else (TRANSCRIPT_FILE, METRICS_FILE)
+    for candidate in candidates:
+        if any((candidate / mark).is_file() for mark in marks):
+            return candidate
+    folder = next((c for c in candidates if c.is_dir()), None)
+    if require_manifest:
+        if folder is not None and (folder / TRANSCRIPT_FILE).is_file():
+            raise HarnessError(f"{folder} has no {MANIFEST_FILE}, so it cannot be resumed (it records what to "
+                               "ask); `harness report` can still score the replies it holds.")
+        raise HarnessError(f"No run '{run}' found (looked for {candidates[1] / MANIFEST_FILE}); "
+                           "`harness runs` lists the runs there.")
+    if folder is not None:
+        raise HarnessError(f"{folder} has no {TRANSCRIPT_FILE}; run `harness run` first or give another run.")
+    root = transcripts_dir()
+    known = sorted(p.name for p in root.glob("*") if p.is_dir()) if root.is_dir() else []
+    hint = f" Known runs in {root}: {', '.join(known[-10:])}." if known else ""
+    raise HarnessError(f"No run folder '{run}' (give a path or a run id; `harness runs` lists them).{hint}")
 
 
-def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """The run's manifest, {} when the folder has none yet.
+def read_manifest(run_dir: Path, *, complete: bool = True) -> dict[str, Any]:
+    """The run's manifest, {} when the folder has none (a fresh run, an imported transcript).
 
-    Anything else that is not a manifest (a JSON list, a string, an object without suite/target/selection)
+    complete=True (run, resume, manual mode, `harness runs`): the manifest must hold 'suite', 'target'
+    and 'selection', the fields a resumed run is rebuilt from. complete=False (scoring and reports): any
+    JSON object is accepted, as scoring only takes labels from it (run id, suite, target, status) and a
+    hand-made or imported folder may carry a partial one. In both modes a file that is not a JSON object
     is one sentence here, so no caller has to guard against a half-understood file with AttributeErrors.
     """
     path = Path(run_dir) / MANIFEST_FILE
@@ -126,6 +159,11 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         raise HarnessError(f"{path} is not valid JSON ({exc}); fix or delete it.") from exc
     except OSError as exc:
         raise HarnessError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+    if not complete:
+        if not isinstance(manifest, dict):
+            raise HarnessError(f"{path} is not a harness run manifest (not a JSON object); move it away or "
+                               "delete it, and the transcript is scored without it.")
+        return manifest
     if not (isinstance(manifest, dict) and isinstance(manifest.get("suite"), str)
             and isinstance(manifest.get("target"), str) and isinstance(manifest.get("selection"), dict)):
         raise HarnessError(f"{path} is not a harness run manifest (it needs 'suite', 'target' and "

@@ -27,15 +27,14 @@ from typing import Any
 
 import pandas as pd
 
+from harness import manifest as mf
 from harness.errors import HarnessError
-from harness.paths import transcripts_dir
 from harness.records import LABEL_REFUSE, LABEL_UNKNOWN, STATUS_OK, Probe, Reply, Verdict, utc_now
 from harness.transcript import TRANSCRIPT_FILE, latest_by_probe
 from metrics import FAMILIES, FRAME_COLUMNS, FamilyResult, as_result, family_for_kind
 from metrics.stats import wilson_interval
 
-MANIFEST_FILE = "manifest.json"
-METRICS_FILE = "metrics.json"
+METRICS_FILE = mf.METRICS_FILE
 SCHEMA = "harness.metrics/1"
 
 
@@ -93,29 +92,11 @@ def _clean(obj: Any) -> Any:
 
 
 def resolve_run(run: str | Path) -> Path:
-    """A run given as a folder path or as a run id under the transcripts directory."""
-    path = Path(run).expanduser()
-    if path.is_file() and path.name in (TRANSCRIPT_FILE, METRICS_FILE):
-        path = path.parent
-    if path.is_dir():
-        return path
-    candidate = transcripts_dir() / str(run)
-    if candidate.is_dir():
-        return candidate
-    known = sorted(p.name for p in transcripts_dir().glob("*") if p.is_dir()) if transcripts_dir().is_dir() else []
-    hint = f" Known runs in {transcripts_dir()}: {', '.join(known[-10:])}." if known else ""
-    raise HarnessError(f"No run folder '{run}' (give a path or a run id; `harness runs` lists them).{hint}")
+    """The folder of a run to score, report or compare (transcript.jsonl or metrics.json; manifest optional).
 
-
-def _read_manifest(run_dir: Path) -> dict[str, Any]:
-    path = run_dir / MANIFEST_FILE
-    if not path.exists():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise HarnessError(f"{path} is not valid JSON ({exc}); fix or delete it and score again.") from exc
-    return data if isinstance(data, dict) else {}
+    The one lookup is `harness.manifest.resolve_run`; this name is what harness.cli_report imports.
+    """
+    return mf.resolve_run(run, require_manifest=False)
 
 
 def _oracle_score(pairs: list[tuple[Probe, Reply]], method: str, compat: bool) -> list[Verdict]:
@@ -182,7 +163,7 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     transcript = run_dir / TRANSCRIPT_FILE
     if not transcript.exists():
         raise HarnessError(f"{run_dir} has no {TRANSCRIPT_FILE}; run `harness run` first or give another run.")
-    manifest = _read_manifest(run_dir)
+    manifest = mf.read_manifest(run_dir, complete=False)
     latest = latest_by_probe(transcript)
     ok = [(e.probe, e.reply) for e in latest.values() if e.reply.status == STATUS_OK]
     failed = [e.reply for e in latest.values() if e.reply.status != STATUS_OK]
