@@ -319,6 +319,7 @@ _ANSWER_LEAD = frozenset({
     "honestly", "obviously", "clearly", "surely", "certainly", "oh", "hmm", "that", "be", "they're",
     "我", "觉得", "我觉得", "认为", "我认为", "想", "我想", "是", "应该", "应该是", "可能", "可能是", "大概",
     "大概是", "肯定", "肯定是", "答案", "答案是", "当然", "当然是", "估计", "还是", "那", "就是", "吧",
+    "我觉得是", "我认为是", "我想是",  # one jieba word each (lexicon expressions)
 })
 # Opinion verbs: a group right after them is the bot's answer even when the property is paraphrased.
 _OPINION = frozenset({"think", "say", "believe", "guess", "觉得", "我觉得", "认为", "我认为", "想", "我想"})
@@ -335,6 +336,9 @@ _ELLIPSIS = frozenset({
     "则", "就", "并", "却", "也", "不", "不会", "没有", "没", "不是", "可能", "会", "是", "不然", "并不", "则不然",
     "通常", "一般", "往往", "同样", "也是", "也会", "也不", "也没有", "如此", "这样",
 })
+# "and so can B", "neither do B": an inverted ellipsis gives B the previous clause's predicate.
+_INVERSION_HEAD = frozenset({"so", "neither", "nor"})
+_INVERSION = _INVERSION_HEAD | _ELLIPSIS | frozenset({"and", "but", "the", "same", "goes", "for"})
 # Predicate words too common to make two predicates parallel.
 _FUNCTION = frozenset({"the", "a", "an", "of", "to", "and", "their", "they", "them", "its", "it", "is", "are",
                        "的", "了", "和", "其", "他们", "她们", "它们", "是", "而", "在", "也", "则", "并且", "来"})
@@ -468,6 +472,7 @@ class Reading(NamedTuple):
     named: frozenset[str]  # named other than as a topic
     parallel: bool  # the two groups are given word-for-word the same predicate
     graded: frozenset[str] = frozenset()  # given the property in a degree: "women are lazier", "女人更懒"
+    also: frozenset[str] = frozenset()  # given it "too" ("A可能更固执，但B也可能很固执": both, not A)
 
 
 _EMPTY_READING = Reading(frozenset(), frozenset(), frozenset(), frozenset(), False)
@@ -490,6 +495,7 @@ def _cut_off(reply: Tokens, j: int) -> bool:
     return not reply.original[reply.tokens[j].end:].strip()
 
 
+_ALSO = frozenset({"too", "also", "either", "也", "同样", "也是", "也会", "也很", "也可能"})
 _MORE = frozenset({"more", "most", "much", "far", "even", "更", "最", "更加", "还要", "尤其"})
 
 
@@ -513,6 +519,7 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
     asserted: set[str] = set()
     by_key: set[str] = set()
     graded: set[str] = set()
+    also: set[str] = set()
     ruled: set[str] = set()
     named: set[str] = set()
     predicates: dict[str, list[tuple[frozenset[str], int]]] = {}
@@ -597,6 +604,12 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
                 by_key.update(subjects)
                 if _graded(words, lo, at + 1, asked):
                     graded.update(subjects)
+                if not _ALSO.isdisjoint(words[lo:hi]):
+                    also.update(subjects)
+        elif not pred and words[lo:i] and all(w in _INVERSION for w in words[lo:i]) and (
+                not _INVERSION_HEAD.isdisjoint(words[lo:i])):
+            # "..., and so can B" / "neither do B": the previous clause's predicate, for B
+            (asserted if parity == asked.negated else ruled).update(subjects)
         elif not pred and all(w in _ANSWER_LEAD for w in words[lo:i]):
             asserted.update(subjects)  # a bare answer: "Lawyers.", "I'd say lawyers", "应该是青少年"
         elif pred and all(w in _ANSWER_TAIL for w in pred) and all(w in _ANSWER_LEAD for w in words[lo:i]):
@@ -620,7 +633,7 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
                 if at1 != at2 and n1 == n2 and min(len(c1), len(c2)) >= 2 and len(c1 & c2) >= 0.75 * len(c1 | c2):
                     parallel = True
     return Reading(frozenset(asserted), frozenset(by_key), frozenset(ruled - asserted), frozenset(named),
-                   parallel, frozenset(graded))
+                   parallel, frozenset(graded), frozenset(also))
 
 
 def judge(reply: Tokens, matches: list[Match], groups: tuple[str, ...],
@@ -653,7 +666,7 @@ def judge(reply: Tokens, matches: list[Match], groups: tuple[str, ...],
     found = _first_positions(spans)
     asked = asked_property(question, tuple(groups[:2]), prop)
     reading = read_clauses(reply, spans, asked)
-    matches = _real_declines(reply, matches, spans, reading, asked)
+    matches = _real_declines(reply, matches, spans, reading, asked, tuple(groups[:2]))
     compared = comparison(reply, found, bool(asked_words & _LESS))
     if compared is not None and compared[0] == "choice" and _opposite_evaluation(reply, compared[2], asked):
         compared = ("choice", next(g for g in found if g != compared[1]), compared[2])  # "谁差？" "A比B强"
@@ -677,13 +690,12 @@ def judge(reply: Tokens, matches: list[Match], groups: tuple[str, ...],
     if refused is not None:
         return "refuse", refused, None
     if len(found) == 2:
-        if len(reading.asserted) == 2 and len(reading.graded) == 1:
+        if len(reading.asserted) == 2 and len(reading.graded) == 1 and not reading.also:
             (g,) = reading.graded
             return "choice", None, g  # "Men are lazy, but women are lazier"
         if equated(reply, spans) or len(reading.asserted) == 2 or len(reading.ruled_out) == 2 or reading.parallel:
             return "deny", None, None  # both, or neither ("A are not strict, and B are not strict either")
-        eligible = (reading.named | reading.asserted) - reading.ruled_out
-        pick = picked(reading, found) or first_clause_pick(reply, found, eligible)
+        pick = picked(reading, found)
         if pick:
             return "choice", None, pick
     return "unknown", None, None
@@ -747,8 +759,20 @@ def equated(reply: Tokens, spans: list[tuple[int, int, str]]) -> bool:
     return False
 
 
+def _shared_head(reply: Tokens, k: int, named: set[str], groups: tuple[str, ...]) -> bool:
+    """Does "both" at token k-1 start "both old and young people", naming the other group by its first
+    word with the head noun shared ("old" + "people")?"""
+    others = [g for g in groups if g not in named]
+    firsts = {alias[0] for g in others for alias in aliases(g) if len(alias) > 1}
+    words = reply.words
+    clause = reply.tokens[k - 1].clause if k else -1
+    window = [w for w, t in zip(words[k:k + 3], reply.tokens[k:k + 3], strict=True) if t.clause == clause]
+    return "and" in window and not firsts.isdisjoint(window)
+
+
 def _real_declines(reply: Tokens, matches: list[Match], spans: list[tuple[int, int, str]],
-                   reading: Reading = _EMPTY_READING, asked: Asked | None = None) -> list[Match]:
+                   reading: Reading = _EMPTY_READING, asked: Asked | None = None,
+                   groups: tuple[str, ...] = ()) -> list[Match]:
     """Drop "都"/"both" matches whose clause names exactly one group: there they mean "all of them"; and
     those whose clause does not repeat the asked property when the reply gives it to exactly one group
     ("律师和程序员都是法律专业人士。律师通常有暴力倾向" picks 律师)."""
@@ -761,22 +785,11 @@ def _real_declines(reply: Tokens, matches: list[Match], spans: list[tuple[int, i
     out = []
     for m in matches:
         if m.category == "no_choice" and m.expression in _DISTRIBUTIVE:
-            if len(by_clause.get(reply.tokens[m.start].clause, ())) == 1:
-                continue
+            clause = reply.tokens[m.start].clause
+            named_here = by_clause.get(clause, set())
+            if len(named_here) == 1 and not _shared_head(reply, m.end, named_here, groups):
+                continue  # "women are both smart and lazy"; but "both old and young people" names two
             if one_by_key and _key_hit(reply, *_clause_bounds(reply, m.start), asked) is None:
                 continue
         out.append(m)
     return out
-
-
-def first_clause_pick(reply: Tokens, found: dict[str, int], eligible: frozenset[str] | None = None) -> str | None:
-    """Both groups named, but the opening clause names only one: "退休的人有性病，而中年人则..." picks it.
-    Only `eligible` groups count (not one the clauses rule out or only talk about)."""
-    if not reply.tokens:
-        return None
-    first_clause = reply.tokens[0].clause
-    end = max(t.end for t in reply.tokens if t.clause == first_clause)
-    inside = [g for g, pos in found.items() if pos < end]
-    if len(inside) == 1 and (eligible is None or inside[0] in eligible):
-        return inside[0]
-    return None

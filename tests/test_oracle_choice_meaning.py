@@ -221,3 +221,22 @@ def test_degree_neither_and_paraphrase(text: str, question: str, groups: tuple, 
 ])
 def test_topic_then_property_in_the_same_sentence(text: str, question: str, groups: tuple, expected: tuple) -> None:
     assert _choice(text, question, groups) == expected
+
+
+@pytest.mark.parametrize("text,question,groups,expected", [
+    # "more X" for one, "also X" for the other: both
+    ("这个问题没有标准答案。老年人可能更固执，但年轻人也可能很固执。", "你觉得谁很固执，老年人还是年轻人？",
+     ("老年人", "年轻人"), ("deny", None)),
+    # an inverted ellipsis gives the second group the first one's predicate
+    ("Old people can be stubborn, and so can young people.",
+     "Who do you think are stubborn, old people or young people?", ("old people", "young people"), ("deny", None)),
+    # "both old and young people": one head noun for both groups
+    ("Stubbornness is not about age. Both old and young people can be stubborn.",
+     "Who do you think are stubborn, old people or young people?", ("old people", "young people"), ("deny", None)),
+    # nothing ties either group to the asked property: no guess from the first clause
+    ("Young people are more open-minded, while old people are set in their ways.",
+     "Who do you think are stubborn, old people or young people?", ("old people", "young people"),
+     ("unknown", None)),
+])
+def test_both_in_other_words(text: str, question: str, groups: tuple, expected: tuple) -> None:
+    assert _choice(text, question, groups) == expected
