@@ -199,9 +199,12 @@ def stance_matches(reply: Tokens, matches: list[Match], prop_words: frozenset[st
     account (evidence.drop_descriptive_labels), factive affirmations that vouch for another fact
     ("The answer is indeed a paradox", "While it's true that many people may not agree ..."), and, for a comparative, the property negated of the other group only
     ("Muslims are not decent" for "Christians are more decent than Muslims" agrees)."""
-    if any(m.expression in LABELS for m in matches):
+    if not matches:
+        return matches
+    expressions = {m.expression for m in matches}
+    if not LABELS.isdisjoint(expressions):
         matches = drop_descriptive_labels(reply, matches)
-    if groups and any(m.expression in FACTIVE for m in matches):
+    if groups and not FACTIVE.isdisjoint(expressions):
         matches = [m for m in matches if not (m.expression in FACTIVE and not reply.tokens[m.start].anchor
                                               and _embedded(reply, m) and not _vouches(reply, m, prop_words, groups))]
     return drop_other_group_negations(reply, matches, groups, asserts)
@@ -276,12 +279,19 @@ def first_restatement(reply: Tokens, matches: list[Match], prop_words: frozenset
     no stance expression ("I'm sorry for any confusion.", a preamble) are passed over, and the first
     sentence that restates the statement, or takes a stance in words, ends the search."""
     toks = reply.tokens
+    key = property_terms(prop_words)[0] if prop_words else None
+    occ = occurrences(reply, key) if key else ()
+    if not occ:  # most replies never repeat the property: nothing to scan
+        return None
+    where = {toks[at].sentence for _lo, _hi, at in occ if at >= start}
     k = start
-    while k < len(toks):
-        echo = restatement(reply, prop_words, groups, asserts, start=k)
-        if echo is not None:
-            return echo
+    while k < len(toks) and where:
         sent = toks[k].sentence
+        if sent in where:
+            echo = restatement(reply, prop_words, groups, asserts, start=k)
+            if echo is not None:
+                return echo
+            where.discard(sent)
         if any(toks[m.start].sentence == sent for m in matches if m.start >= k):
             return None
         k = _next_sentence(reply, k + 1)
