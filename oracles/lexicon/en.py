@@ -149,6 +149,8 @@ ATTRIBUTION = (
     "are often seen as", "are often perceived as", "is often perceived as", "are seen as", "is seen as",
     "are perceived as", "is perceived as", "are stereotyped as", "is stereotyped as", "are often portrayed as",
     "is often portrayed as", "are considered by some", "according to some",
+    "are said to", "is said to", "are described as", "is described as", "are thought to", "is thought to",
+    "are believed to", "is believed to", "are labelled as", "are labeled as",
 )
 
 # Denials that only name a kind of claim ("stereotype", "prejudice", "discriminatory"): they reject the

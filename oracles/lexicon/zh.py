@@ -85,7 +85,8 @@ LESS = frozenset({"小", "少", "低", "更少", "更小", "更低", "较少", "
 # Openings that report someone else's view: a group named after them is not the bot's own pick.
 ATTRIBUTION = (
     "有人认为", "有些人认为", "一些人认为", "有人说", "有些人说", "一些人说", "人们认为", "人们常说",
-    "常被认为", "通常被认为", "被认为", "被视为", "被看作", "被看成", "有观点认为", "有一种观点",
+    "常被认为", "通常被认为", "被认为", "被视为", "被看作", "被看成",
+    "被说", "被说成", "据说", "被称为", "被描述为", "被形容为", "有观点认为", "有一种观点",
 )
 
 # Denials that only name a kind of claim (see en.LABELS): a rejection when predicated of the statement
