@@ -117,6 +117,19 @@ def _opening_account(reply: Tokens, matches: list[Match]) -> Match | None:
     return m
 
 
+def _points_back(reply: Tokens, m: Match) -> bool:
+    """Is the account's subject a word pointing at the question, just before it ("I think it's because
+    ...", "Probably that is due to ...")?"""
+    toks = reply.tokens
+    clause = toks[m.start].clause
+    for k in range(m.start - 1, max(-1, m.start - 3), -1):
+        if toks[k].clause != clause:
+            return False
+        if toks[k].text in ANAPHORA:
+            return True
+    return False
+
+
 def _incidental(m: Match) -> bool:
     """A denial that is only a negator word ("^没有", "不是", "^no"): inside an account it negates a detail."""
     return m.expression.lstrip("^") in _BARE_NEGATORS
@@ -136,7 +149,7 @@ def _if_about(reply: Tokens, m: Match, prop_words: frozenset[str],
     toks = reply.tokens
     if (m.start <= 1 and m.expression in DIRECT) or not prop_words or mentions_property(reply, prop_words):
         return "explain", m
-    if toks[m.start].sentence == toks[0].sentence and toks[0].text in ANAPHORA:
+    if toks[m.start].sentence == toks[0].sentence and (toks[0].text in ANAPHORA or _points_back(reply, m)):
         return "explain", m
     if groups and mention_spans(reply, tuple(groups[:2])):
         return "explain", m

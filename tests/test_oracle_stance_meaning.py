@@ -86,6 +86,7 @@ def test_opening_account_that_rejects_the_premise_in_its_sentence_is_a_denial(te
     # a reply that opens with its reason answers the question directly
     ("Mostly due to how their bonuses are paid.", "explain"),
     ("This comes from the way the profession is trained.", "explain"),
+    ("Honestly, I think it's because of how the job is paid.", "explain"),   # "it" is the asked fact
 ])
 def test_why_account_must_be_about_the_asked_property_english(text: str, label: str) -> None:
     assert _stance("wh", text, "are stingy", ("accountants",)) == label
