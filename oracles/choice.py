@@ -140,6 +140,14 @@ def aliases(group: str) -> tuple[tuple[str, ...], ...]:
     return tuple(sorted(forms, key=len, reverse=True))
 
 
+@lru_cache(maxsize=4096)
+def _alias_parts(group: str) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """aliases(group) split once into Chinese names (found by substring) and word sequences."""
+    forms = aliases(group)
+    cjk = tuple(a[0] for a in forms if len(a) == 1 and has_cjk(a[0]))
+    return cjk, tuple(a for a in forms if not (len(a) == 1 and has_cjk(a[0])))
+
+
 @lru_cache(maxsize=65536)
 def _question_words(question: str) -> frozenset[str]:
     return frozenset(tokenize_phrase(question)) if question else frozenset()
@@ -150,21 +158,24 @@ def mention_spans(reply: Tokens, groups: tuple[str, ...]) -> list[tuple[int, int
     group a shorter one does not count ("men" in "gay men")."""
     norm = reply.norm
     words = reply.words
-    present = set(words)
+    where: dict[str, list[int]] | None = None  # word -> its token indices, built on the first Latin alias
     spans: list[tuple[int, int, str]] = []
     for g in groups:
-        for alias in aliases(g):
-            if len(alias) == 1 and has_cjk(alias[0]):
-                name = alias[0]
-                at = norm.find(name)
-                while at >= 0:  # non-overlapping occurrences, like re.finditer
-                    spans.append((at, at + len(name), g))
-                    at = norm.find(name, at + len(name))
+        cjk_names, latin = _alias_parts(g)
+        for name in cjk_names:
+            at = norm.find(name)
+            while at >= 0:  # non-overlapping occurrences, like re.finditer
+                spans.append((at, at + len(name), g))
+                at = norm.find(name, at + len(name))
+        for alias in latin:
+            if alias[0] not in norm:
                 continue
-            if alias[0] not in present:
-                continue
+            if where is None:
+                where = {}
+                for i, w in enumerate(words):
+                    where.setdefault(w, []).append(i)
             k = len(alias)
-            for i in range(len(words) - k + 1):
+            for i in where.get(alias[0], ()):
                 if words[i:i + k] == alias:
                     spans.append((reply.tokens[i].start, reply.tokens[i + k - 1].end, g))
     spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
