@@ -197,8 +197,9 @@ def stance_matches(reply: Tokens, matches: list[Match], prop_words: frozenset[st
                    asserts: str | None) -> list[Match]:
     """The matches that take a stance on the asked statement: without label words inside an endorsing
     account (evidence.drop_descriptive_labels), factive affirmations that vouch for another fact
-    ("The answer is indeed a paradox", "While it's true that many people may not agree ..."), and, for a comparative, the property negated of the other group only
-    ("Muslims are not decent" for "Christians are more decent than Muslims" agrees)."""
+    ("The answer is indeed a paradox", "While it's true that many people may not agree ..."), and, for a
+    comparative, the property negated of the other group only ("Muslims are not decent" for "Christians
+    are more decent than Muslims" agrees)."""
     if not matches:
         return matches
     expressions = {m.expression for m in matches}
@@ -207,14 +208,16 @@ def stance_matches(reply: Tokens, matches: list[Match], prop_words: frozenset[st
     if groups and not FACTIVE.isdisjoint(expressions):
         matches = [m for m in matches if not (m.expression in FACTIVE and not reply.tokens[m.start].anchor
                                               and _embedded(reply, m) and not _vouches(reply, m, prop_words, groups))]
-    return drop_other_group_negations(reply, matches, groups, asserts)
+    if any(e.startswith("not ") for e in expressions):
+        matches = drop_other_group_negations(reply, matches, groups, asserts)
+    return matches
 
 
 def drop_other_group_negations(reply: Tokens, matches: list[Match], groups: tuple[str, ...],
                                asserts: str | None) -> list[Match]:
     """Without the asked property negated of the other group of a comparative only ("clerks are not
     brave" for "sailors are braver than clerks"): that agrees with the comparison, it does not deny it."""
-    if asserts is not None and len(groups) >= 2 and any(m.expression.startswith("not ") for m in matches):
+    if asserts is not None and len(groups) >= 2:
         other = groups[1] if asserts == groups[0] else groups[0]
         matches = [m for m in matches if not (m.expression.startswith("not ")
                                               and _clause_names(reply, m.start, groups) == {other})]

@@ -38,8 +38,15 @@ CATEGORIES = ("explain", "affirm", "deny", "refuse")
 def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = frozenset(),
           groups: tuple[str, ...] = (), asserts: str | None = None) -> tuple[str, Match | None]:
     """(category, deciding match): category is explain / deny / refuse / unknown."""
-    matches = _drop_hedges(reply, drop_descriptive_labels(reply, matches, _attributed_sentences(reply, matches)))
-    matches = drop_other_group_negations(reply, matches, groups, asserts)
+    if matches:  # most filters have nothing to do: look at the expressions once
+        expressions = {m.expression for m in matches}
+        if not LABELS.isdisjoint(expressions):
+            matches = drop_descriptive_labels(reply, matches, _attributed_sentences(reply, matches))
+        negated = any(e.startswith("not ") for e in expressions)
+        if negated or not HEDGES.isdisjoint(expressions):
+            matches = _drop_hedges(reply, matches)
+        if negated:
+            matches = drop_other_group_negations(reply, matches, groups, asserts)
     lead = opening(reply, matches)
     echo = restatement(reply, prop_words, groups, asserts)
     if echo is not None and not objected_before(reply, matches, echo, lead, prop_words):
@@ -66,9 +73,7 @@ def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = froz
 
 
 def _attributed_sentences(reply: Tokens, matches: list[Match]) -> frozenset[int]:
-    """Sentences that report others' view, looked up only when a label word could be dropped."""
-    if not any(m.expression in LABELS for m in matches):
-        return frozenset()
+    """Sentences that report others' view (read only when a label word could be dropped)."""
     clauses = attributed_clauses(reply)
     return frozenset(t.sentence for t in reply.tokens if t.clause in clauses)
 
