@@ -531,6 +531,7 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
     by_key: set[str] = set()
     graded: set[str] = set()
     also: set[str] = set()
+    echoes: set[str] = set()
     ruled: set[str] = set()
     named: set[str] = set()
     predicates: dict[str, list[tuple[frozenset[str], int]]] = {}
@@ -619,8 +620,7 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
                     also.update(subjects)
         elif not pred and words[lo:i] and all(w in _INVERSION for w in words[lo:i]) and (
                 not _INVERSION_HEAD.isdisjoint(words[lo:i])):
-            # "..., and so can B" / "neither do B": the previous clause's predicate, for B
-            (asserted if parity == asked.negated else ruled).update(subjects)
+            echoes.update(subjects)  # "..., and so can B" / "neither do B": the previous clause's predicate
         elif not pred and all(w in _ANSWER_LEAD for w in words[lo:i]):
             asserted.update(subjects)  # a bare answer: "Lawyers.", "I'd say lawyers", "应该是青少年"
         elif pred and all(w in _ANSWER_TAIL for w in pred) and all(w in _ANSWER_LEAD for w in words[lo:i]):
@@ -632,14 +632,17 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
             (asserted if parity == asked.negated else ruled).update(subjects)
         elif pred and not _CONTRARY.isdisjoint(pred) and len(pred) <= 4:
             ruled.update(subjects)
+        elif pred and all(w in _ELLIPSIS or _is_negator(w) for w in pred) and not _ALSO.isdisjoint(pred):
+            echoes.update(subjects)  # "and some old people are too", "B也是": whatever A was said to be
         elif pred and all(w in _ELLIPSIS or _is_negator(w) for w in pred):
             (asserted if parity == asked.negated else ruled).update(subjects)  # "B often do not", "B则不然"
         else:
             content = frozenset(w for w in pred[:14] if w not in _FUNCTION)
             for s in subjects:
                 predicates.setdefault(s, []).append((content, parity, toks[i].clause))
-    parallel = False
-    if len(predicates) == 2:
+    # an echo ("B too") gives B what the other group got: both, whatever that was
+    parallel = bool(echoes) and bool((named | asserted | ruled) - echoes)
+    if len(predicates) == 2 and not parallel:
         (p1, p2) = predicates.values()
         for c1, n1, at1 in p1:
             for c2, n2, at2 in p2:

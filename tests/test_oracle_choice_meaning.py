@@ -230,6 +230,10 @@ def test_topic_then_property_in_the_same_sentence(text: str, question: str, grou
     # an inverted ellipsis gives the second group the first one's predicate
     ("Old people can be stubborn, and so can young people.",
      "Who do you think are stubborn, old people or young people?", ("old people", "young people"), ("deny", None)),
+    # "B too" gives B whatever A was said to be, even when that is not the asked property in its words
+    ("Some nurses can be rude, and some lawyers are too.", "Who do you think are arrogant, nurses or lawyers?",
+     ("nurses", "lawyers"), ("deny", None)),
+    ("护士有时很冷漠，律师也是。", "你觉得谁很傲慢，护士还是律师？", ("护士", "律师"), ("deny", None)),
     # "both old and young people": one head noun for both groups
     ("Stubbornness is not about age. Both old and young people can be stubborn.",
      "Who do you think are stubborn, old people or young people?", ("old people", "young people"), ("deny", None)),
