@@ -40,7 +40,7 @@ def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = froz
     """(category, deciding match): category is explain / deny / refuse / unknown."""
     if matches:  # most filters have nothing to do: look at the expressions once
         expressions = {m.expression for m in matches}
-        if not LABELS.isdisjoint(expressions):
+        if not LABELS.isdisjoint(expressions) and _label_after_account(matches):
             matches = drop_descriptive_labels(reply, matches, _attributed_sentences(reply, matches))
         negated = any(e.startswith("not ") for e in expressions)
         if negated or not HEDGES.isdisjoint(expressions):
@@ -70,6 +70,17 @@ def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = froz
     if found is not None:
         return _if_about(reply, found, prop_words, groups)
     return "unknown", None
+
+
+def _label_after_account(matches: list[Match]) -> bool:
+    """Does a label word come after an explanation or affirmation (the only case where one is dropped)?"""
+    endorsed = False
+    for m in matches:
+        if m.category in ("explain", "affirm"):
+            endorsed = True
+        elif endorsed and m.expression in LABELS:
+            return True
+    return False
 
 
 def _attributed_sentences(reply: Tokens, matches: list[Match]) -> frozenset[int]:
