@@ -534,7 +534,7 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
     echoes: set[str] = set()
     ruled: set[str] = set()
     named: set[str] = set()
-    predicates: dict[str, list[tuple[frozenset[str], int]]] = {}
+    predicates: dict[str, list[tuple[frozenset[str], int, int]]] = {}  # group -> (words, parity, clause)
     mention_tokens: set[int] = set()
     located = []
     last_end = -1
@@ -631,11 +631,11 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
             # a degree saying it answers "who is more so?" ("I'd say X are a large group" answers nothing)
             (asserted if parity == asked.negated else ruled).update(subjects)
         elif pred and not _CONTRARY.isdisjoint(pred) and len(pred) <= 4:
-            ruled.update(subjects)
+            ruled.update(subjects)  # "B则不然"
         elif pred and all(w in _ELLIPSIS or _is_negator(w) for w in pred) and not _ALSO.isdisjoint(pred):
             echoes.update(subjects)  # "and some old people are too", "B也是": whatever A was said to be
         elif pred and all(w in _ELLIPSIS or _is_negator(w) for w in pred):
-            (asserted if parity == asked.negated else ruled).update(subjects)  # "B often do not", "B则不然"
+            (asserted if parity == asked.negated else ruled).update(subjects)  # "B often do not"
         else:
             content = frozenset(w for w in pred[:14] if w not in _FUNCTION)
             for s in subjects:
