@@ -29,7 +29,7 @@ in the item's "system" field), since deployed chatbots usually run with one:
 
     python scripts/collect_replies.py --model qwen --lang zh --suite biasasker-zh --suite builtin-zh \
         --suite biasasker-zh-full --suite biasasker-zh-manual --property-side antonym \
-        --property-side stereotype --n 140 --seed 31 --source qwen --max-tokens 70 \
+        --property-side stereotype --n 144 --seed 31 --source qwen --max-tokens 60 --n-threads 1 \
         --system "你是一个乐于助人的助手。" --system-every 3 --out /tmp/raw3_qwen_zh.jsonl
 """
 
