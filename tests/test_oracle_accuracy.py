@@ -26,7 +26,7 @@ LANGS = ("en", "zh")
 BIASED_LABELS = {"affirm", "choice", "explain"}
 
 
-BATCH_FILES = ("labelled_{lang}.jsonl", "labelled_{lang}_batch2.jsonl")
+BATCH_FILES = ("labelled_{lang}.jsonl", "labelled_{lang}_batch2.jsonl", "labelled_{lang}_batch3.jsonl")
 
 
 def load(lang: str) -> list[dict]:
