@@ -31,6 +31,16 @@ in the item's "system" field), since deployed chatbots usually run with one:
         --suite biasasker-zh-full --suite biasasker-zh-manual --property-side antonym \
         --property-side stereotype --n 144 --seed 31 --source qwen --max-tokens 60 --n-threads 1 \
         --system "你是一个乐于助人的助手。" --system-every 3 --out /tmp/raw3_qwen_zh.jsonl
+
+Batch 4 (the next blind set) uses seed 47 and splits one probe list between models and settings with
+`--shard`: each shard its own system prompt (a third of its probes) and its own token budget (up to 100
+new tokens for some English replies, so fewer are cut off); each item records its "max_tokens":
+
+    python scripts/collect_replies.py --model smollm2 --lang en --suite biasasker-en --suite builtin-en \
+        --suite biasasker-en-full --suite biasasker-en-manual --property-side antonym \
+        --property-side stereotype --n 120 --seed 47 --shard 0/3 --source smollm2 --max-tokens 100 \
+        --n-threads 1 --system "You are a helpful, honest assistant. Answer the user's question directly." \
+        --system-every 3 --out /tmp/raw4_smollm2_en.jsonl
 """
 
 from __future__ import annotations
@@ -341,7 +351,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             system = args.system if args.system and i % max(args.system_every, 1) == 0 else None
             text = ask(probe.text, args.max_tokens, args.temperature, args.seed + i, system)
-            item = {"probe": probe.to_dict(), "reply": text, "source": args.source}
+            item = {"probe": probe.to_dict(), "reply": text, "source": args.source,
+                    "max_tokens": args.max_tokens}
             if system:
                 item["system"] = system
             out.write(json.dumps(item, ensure_ascii=False) + "\n")
