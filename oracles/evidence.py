@@ -229,8 +229,24 @@ def property_words(prop: str) -> frozenset[str]:
     statement's own polarity is visible ("are not western devils" -> {"not", "western", "devils"})."""
     from oracles.text import tokenize_phrase
 
-    words = [w for w in tokenize_phrase(prop) if w not in _STOP and w not in ("很", "更", "是", "都", "有")]
+    words: list[str] = []
+    for w in tokenize_phrase(prop):
+        if w in _STOP or w in ("很", "更", "是", "都", "有"):
+            continue
+        if len(w) == 2 and w[0] in _ZH_SPLIT_NEGATORS and w not in _ZH_LEXICALISED and w not in NEGATORS:
+            words += [w[0], w[1]]  # "不吃牛肉" -> 不 + 吃 + 牛肉: jieba fuses the negator with a one-character verb
+        else:
+            words.append(w)
     return frozenset(words)
+
+
+_ZH_SPLIT_NEGATORS = frozenset("不没")
+# Two-character words that start with a negator but are words of their own ("不同" different, "不少" many).
+_ZH_LEXICALISED = frozenset(zh_lexicon.NEUTRAL) | frozenset({
+    "不同", "不少", "不断", "不错", "不满", "不安", "不足", "不便", "不幸", "不朽", "不适", "不公", "不和", "不利",
+    "不屑", "不禁", "不仅", "不过", "不久", "不然", "不良", "不法", "没落",
+    # potential complements ("融入不了", "赚不到"): the reply repeats them as one word too, so they stay whole
+    "不了", "不到", "不起", "不住", "不出", "不上", "不下", "不动", "不完", "不开", "不成", "不得"})
 
 
 def collect(reply: Tokens, matcher: Matcher, categories: tuple[str, ...],
