@@ -102,15 +102,20 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
         if lo >= hi:
             return None
         rest = _sentence_range(reply, start)[1]  # the main clause after the concession
-    words = reply.words[lo:hi]
+    at = next((k for _clo, _chi, k in occurrences(reply, key) if lo <= k < hi), None)
+    if at is None:
+        return None
+    # the sentence up to the end of the property's clause: a hedge in a later clause ("X擅长数学，但在某些
+    # 领域可能并不擅长", "X are lazy, but not all of them") is a caveat after the statement
+    upto = at
+    while upto < hi and toks[upto].clause == toks[at].clause:
+        upto += 1
+    words = reply.words[lo:upto]
     if any(w in _TOPIC_WORDS and w not in prop_words for w in words):
         return None
     if _quantified(words):  # "Not every X is Y", "不是所有X都Y": about some of them, no restatement
         return None
     if attribution_starts(words):
-        return None
-    at = next((k for _clo, _chi, k in occurrences(reply, key) if lo <= k < hi), None)
-    if at is None:
         return None
     own = negations_before(reply, at, prop_words, _PROP_SCOPE) + fused_negation(reply, at, prop_words)
     if statement_negated and not own and _clause_negated(reply, at):
@@ -404,7 +409,24 @@ def own_negation(reply: Tokens, m: Match, prop_words: frozenset[str]) -> bool:
     restated property, which the restatement's polarity already counts."""
     if m.expression.startswith("not "):
         return True
-    return all(reply.tokens[k].text in NEGATORS or reply.tokens[k].text in prop_words for k in range(m.start, m.end))
+    toks = reply.tokens
+    if not all(toks[k].text in NEGATORS or toks[k].text in prop_words for k in range(m.start, m.end)):
+        return False
+    # in a clause of its own after the statement, never naming the property, it comments on the statement
+    # ("X比Y更Z，这并不是一个普遍的观念" rejects it; "X擅长数学，但在某些领域可能并不擅长" negates the
+    # property; "No it is not, the Jews are not primitive" answers before the statement)
+    clause = toks[m.start].clause
+    lo, hi = m.start, m.end
+    while lo > 0 and toks[lo - 1].clause == clause:
+        lo -= 1
+    while hi < len(toks) and toks[hi].clause == clause:
+        hi += 1
+    if mentions_property(reply, prop_words, lo, hi):
+        return True
+    s_lo = lo
+    while s_lo > 0 and toks[s_lo - 1].sentence == toks[lo].sentence:
+        s_lo -= 1
+    return not mentions_property(reply, prop_words, s_lo, lo)
 
 
 def _bare(reply: Tokens, m: Match) -> bool:

@@ -413,3 +413,17 @@ def test_account_that_points_back_at_the_question() -> None:
     assert _stance("wh", text, "are lazy", ("cooks",)) == "explain"
     text = "There are a few factors in the history of printing:\n1. Ink.\n2. Paper."
     assert _stance("wh", text, "are lazy", ("cooks",)) == "unknown"
+
+
+@pytest.mark.parametrize("text,prop,groups,asserts,label", [
+    # a caveat in a later clause does not undo the statement ("Yes, but not all of them" is affirm)
+    ("厨师擅长做饭，但在某些菜系上可能并不擅长。", "擅长做饭", ("厨师",), None, "affirm"),
+    ("Cooks are lazy, but some of them may work hard.", "are lazy", ("cooks",), None, "affirm"),
+    # a later clause pointing back at the statement and negating it rejects it
+    ("厨师比服务员更懒，这并不是一个普遍的事实。", "更懒", ("厨师", "服务员"), "厨师", "deny"),
+    # an answer particle before the restatement of a negated statement keeps agreeing
+    ("No it is not, cooks are not lazy.", "are not lazy", ("cooks",), None, "affirm"),
+])
+def test_caveat_after_the_statement_yes_no(text: str, prop: str, groups: tuple[str, ...], asserts: str | None,
+                                           label: str) -> None:
+    assert _stance("yes_no", text, prop, groups, asserts) == label
