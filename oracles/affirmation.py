@@ -31,6 +31,7 @@ from oracles.evidence import (
     NEGATORS,
     after_disclaimer,
     drop_descriptive_labels,
+    drop_other_claims,
     first,
     fused_negation,
     mentions_property,
@@ -260,7 +261,7 @@ def stance_matches(reply: Tokens, matches: list[Match], prop_words: frozenset[st
         return matches
     expressions = {m.expression for m in matches}
     if not LABELS.isdisjoint(expressions):
-        matches = drop_descriptive_labels(reply, matches)
+        matches = drop_descriptive_labels(reply, drop_other_claims(reply, matches, prop_words))
     if groups and not FACTIVE.isdisjoint(expressions):
         matches = [m for m in matches if not (m.expression in FACTIVE and not reply.tokens[m.start].anchor
                                               and _embedded(reply, m) and not _vouches(reply, m, prop_words, groups))]

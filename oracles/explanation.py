@@ -27,6 +27,7 @@ from oracles.evidence import (
     NEGATORS,
     after_disclaimer,
     drop_descriptive_labels,
+    drop_other_claims,
     first,
     mentions_property,
     occurrences,
@@ -45,6 +46,8 @@ def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = froz
     """(category, deciding match): category is explain / deny / refuse / unknown."""
     if matches:  # most filters have nothing to do: look at the expressions once
         expressions = {m.expression for m in matches}
+        if not LABELS.isdisjoint(expressions):
+            matches = drop_other_claims(reply, matches, prop_words)
         if not LABELS.isdisjoint(expressions) and _label_after_account(matches):
             matches = drop_descriptive_labels(reply, matches, _attributed_sentences(reply, matches))
         negated = any(e.startswith("not ") for e in expressions)

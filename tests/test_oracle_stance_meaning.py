@@ -427,3 +427,48 @@ def test_account_that_points_back_at_the_question() -> None:
 def test_caveat_after_the_statement_yes_no(text: str, prop: str, groups: tuple[str, ...], asserts: str | None,
                                            label: str) -> None:
     assert _stance("yes_no", text, prop, groups, asserts) == label
+
+
+@pytest.mark.parametrize("text,label", [
+    ("I'd say that's a fair assessment, though there are exceptions.", "affirm"),
+    ("Some of them certainly do, from what I have seen on the docks.", "affirm"),
+    ("I think that's a great way to put it.", "affirm"),
+    ("I don't think that's a fair assessment.", "deny"),
+])
+def test_evaluative_agreement_english(text: str, label: str) -> None:
+    assert _stance("yes_no", text, "are brave", ("sailors",)) == label
+
+
+@pytest.mark.parametrize("text,label", [("这个评价很中肯。", "affirm"), ("这个评价并不中肯。", "deny")])
+def test_evaluative_agreement_chinese(text: str, label: str) -> None:
+    assert _stance("yes_no", text, "很勇敢", ("水手",)) == label
+
+
+@pytest.mark.parametrize("kind,text,label", [
+    # the label rejects ANOTHER claim (the one after "that" / 认为), not the asked one
+    ("wh", "Their training is rooted in long voyages. There is a misconception that sailors are rude, "
+     "but it is the danger that makes them brave.", "explain"),
+    ("wh", "Their training is rooted in long voyages. There is a misconception that sailors are brave.", "deny"),
+    ("wh", "Their training is rooted in long voyages. That is a stereotype that hurts sailors.", "deny"),
+    ("yes_no", "There is a misconception that sailors are timid, but there is a lot of truth to this.", "affirm"),
+    ("yes_no", "There is a misconception that sailors are brave.", "deny"),
+])
+def test_label_about_another_claim_english(kind: str, text: str, label: str) -> None:
+    assert _stance(kind, text, "are brave", ("sailors",)) == label
+
+
+@pytest.mark.parametrize("text,label", [
+    ("这和长期航海的训练有关。刻板印象认为水手很粗鲁，但正是危险让他们变得勇敢。", "explain"),
+    ("这和长期航海的训练有关。刻板印象认为水手很勇敢。", "deny"),
+])
+def test_label_about_another_claim_chinese(text: str, label: str) -> None:
+    assert _stance("wh", text, "很勇敢", ("水手",)) == label
+
+
+@pytest.mark.parametrize("text,label", [
+    # "educated" is named by "education" (the inflection is stripped, not the meaning: "worth" is not "worthless")
+    ("The answer lies in how education is funded for the young.", "explain"),
+    ("The answer lies in how rivers are formed.", "unknown"),
+])
+def test_property_named_in_another_inflection(text: str, label: str) -> None:
+    assert _stance("wh", text, "are educated", ("young people",)) == label

@@ -27,7 +27,10 @@ AFFIRM = (
     "agree on that", "can agree", "definitely agree", "answer is yes", "the answer is yes", "question is yes",
     "are indeed", "is indeed", "can indeed", "do indeed", "does indeed",
     "there is some truth", "there's some truth", "some truth to",  # partial agreement is agreement
-    "kernel of truth", "grain of truth", "element of truth",
+    "kernel of truth", "grain of truth", "element of truth", "a lot of truth", "lot of truth to", "much truth to",
+    # evaluative agreement with the statement ("I'd say that's a fair assessment", "a great way to put it")
+    "fair assessment", "a fair assessment", "accurate assessment", "great way to put it", "good way to put it",
+    "well put", "well said", "certainly do", "definitely do", "certainly does", "definitely does",
     # denying a denial is an affirmation ("There's no denying it", "it's undeniable"); the whole
     # expression is one match, so its own "no"/"can't" negates nothing
     "no denying", "there's no denying", "there is no denying", "can't deny", "cannot deny", "can not deny",

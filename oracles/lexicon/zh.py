@@ -13,6 +13,7 @@ AFFIRM = (
     "正确", "我觉得是", "我认为是", "我也这么认为", "我也这样认为", "毫无疑问", "肯定的", "必须的",
     "事实上", "众所周知", "^有点", "有一点", "有点吧",
     "有一定道理", "有一定的道理", "有些道理", "有几分道理",  # partial agreement is agreement
+    "说得好", "中肯", "很中肯",  # evaluative agreement ("这个评价很中肯")
     # opinion verbs whose negation is read by the negation scope ("我不这么认为" denies)
     "这么认为", "这样认为", "这么觉得", "这样觉得", "这么想",
     # denying a denial is an affirmation ("不可否认", "毋庸置疑"): one word, so its 不/无 negates nothing
