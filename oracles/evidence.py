@@ -220,6 +220,8 @@ _STOP = frozenset((
     "are", "is", "be", "been", "have", "has", "had", "do", "does", "did", "the", "a", "an", "to", "of",
     "their", "they", "them", "in", "on", "for", "and", "or", "with", "as", "at", "by", "from", "can",
     "could", "will", "would", "should", "all", "always", "often", "more", "than", "very",
+    # light verbs: "stay positive" is said as "are positive", "get sick" as "are sick"
+    "stay", "stays", "remain", "remains", "become", "becomes", "get", "gets", "seem", "seems",
 ))
 
 

@@ -137,7 +137,8 @@ CONTRAST = frozenset({"but", "however", "although", "though", "yet", "neverthele
 # Words that flip the meaning of an affirmation found just after them ("not true", "don't agree").
 NEGATORS = frozenset({
     "not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", "can't",
-    "cannot", "won't", "wouldn't", "shouldn't", "couldn't", "hardly", "neither", "nor", "without",
+    "cannot", "won't", "wouldn't", "shouldn't", "couldn't", "hardly", "rarely", "seldom", "neither", "nor",
+    "without",
 })
 
 # Words that turn a comparison around: "X are less lazy than Y" says Y is the lazier one.
