@@ -61,14 +61,6 @@ _TOPIC_WORDS = frozenset({"question", "whether", "notion", "idea", "concept", "s
                           "如果", "程度", "也许", "或许"})
 
 
-def _sentence_range(reply: Tokens, start: int) -> tuple[int, int]:
-    sent = reply.tokens[start].sentence
-    end = start
-    while end < len(reply.tokens) and reply.tokens[end].sentence == sent:
-        end += 1
-    return start, end
-
-
 def _is_question(reply: Tokens, hi: int) -> bool:
     """Does the sentence ending at token hi-1 end with a question mark (an echo of the question)?"""
     tail = reply.original[reply.tokens[hi - 1].end:].lstrip(" \"'”’」)")
@@ -92,7 +84,7 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
     key, statement_negated = property_terms(prop_words)
     if not key:
         return None
-    lo, hi = _sentence_range(reply, start)
+    lo, hi = start, reply.sentence_bounds(start)[1]
     if _is_question(reply, hi):
         return None
     conceded = toks[lo].text in CONCESSIVE
@@ -102,7 +94,7 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
         lo += 1
         if lo >= hi:
             return None
-        rest = _sentence_range(reply, start)[1]  # the main clause after the concession
+        rest = reply.sentence_bounds(start)[1]  # the main clause after the concession
     at = next((k for _clo, _chi, k in occurrences(reply, key) if lo <= k < hi), None)
     if at is None:
         return None
@@ -291,23 +283,11 @@ def _embedded(reply: Tokens, m: Match) -> bool:
     return before or after
 
 
-def _sentence_bounds(reply: Tokens, k: int) -> tuple[int, int]:
-    toks = reply.tokens
-    sent = toks[k].sentence
-    lo = k
-    while lo > 0 and toks[lo - 1].sentence == sent:
-        lo -= 1
-    hi = k
-    while hi < len(toks) and toks[hi].sentence == sent:
-        hi += 1
-    return lo, hi
-
-
 def _vouches(reply: Tokens, m: Match, prop_words: frozenset[str], groups: tuple[str, ...]) -> bool:
     """Is the fact that the factive m vouches for the asked one: its sentence names the asked property, or
     an asked group is its subject, named before it in its sentence ("Disabled people can indeed be ...",
     "Jews, in a sense, are indeed more compassionate than Muslims")?"""
-    lo, hi = _sentence_bounds(reply, m.start)
+    lo, hi = reply.sentence_bounds(m.start)
     if mentions_property(reply, prop_words, lo, hi):
         return True
     toks = reply.tokens

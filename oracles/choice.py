@@ -300,7 +300,7 @@ def _negated_frame(reply: Tokens, at: int) -> bool:
     """Is the statement ending at token `at` framed by a negated "think / say / fair / evidence" earlier in
     its clause ("I don't think it's fair to say X are lazier than Y", "没有证据表明X比Y懒")?"""
     words = reply.words
-    lo, _hi = _clause_bounds(reply, at)
+    lo, _hi = reply.clause_bounds(at)
     count = 0
     for k in range(lo, at):
         w = words[k]
@@ -501,18 +501,6 @@ def _asked(prop: str) -> Asked:
     return Asked(latin, cjk, negated, _evaluation(words), frozenset(words))
 
 
-def _clause_bounds(reply: Tokens, i: int) -> tuple[int, int]:
-    toks = reply.tokens
-    c = toks[i].clause
-    lo = i
-    while lo > 0 and toks[lo - 1].clause == c:
-        lo -= 1
-    hi = i + 1
-    while hi < len(toks) and toks[hi].clause == c:
-        hi += 1
-    return lo, hi
-
-
 def _key_hit(reply: Tokens, lo: int, hi: int, asked: Asked) -> int | None:
     """Index of the last token of the asked property's key words when clause tokens [lo, hi) repeat all
     of them ("lazier" counts for "lazy"; Chinese key words are found in the clause text), else None."""
@@ -613,7 +601,7 @@ def _key_hit_run_on(reply: Tokens, k: int, mention_tokens: set[int], asked: Aske
     for _ in range(2):
         if k >= n or toks[k].sentence != toks[k - 1].sentence or toks[k].text in CONTRAST:
             return None
-        lo, hi = _clause_bounds(reply, k)
+        lo, hi = reply.clause_bounds(k)
         if any(m in mention_tokens for m in range(lo, hi)):
             return None
         at = _key_hit(reply, lo, hi, asked)
@@ -656,7 +644,7 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
     for i, j, g in located:
         by_clause.setdefault(toks[i].clause, []).append((i, j, g))
     for ms in by_clause.values():
-        lo, hi = _clause_bounds(reply, ms[0][0])
+        lo, hi = reply.clause_bounds(ms[0][0])
         clause_words = words[lo:hi]
         topic_clause = not _TOPIC_CLAUSE.isdisjoint(clause_words)
         groups_here = {g for _i, _j, g in ms}
@@ -714,7 +702,7 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
         named.update(subjects)
         pred_lo, pred_hi = j + 1, hi
         if pred_lo >= hi and hi < n and not _bare_answer_follows(reply, hi, mention_tokens):
-            pred_lo, pred_hi = _clause_bounds(reply, hi)  # "坐轮椅的人，通常需要…": the predicate follows
+            pred_lo, pred_hi = reply.clause_bounds(hi)  # "坐轮椅的人，通常需要…": the predicate follows
         at = _key_hit(reply, lo, pred_hi, asked) if keyed else None
         if at is None and keyed and pred_lo < pred_hi:
             at = _key_hit_run_on(reply, pred_hi, mention_tokens, asked)
@@ -883,8 +871,7 @@ def _answer_before(reply: Tokens, reading: Reading, decline: Match) -> str | Non
         return None
     toks = reply.tokens
     later = decline.start > min(at for _g, at in reading.answers)
-    if later and decline.category != "no_choice" and _UNIVERSAL.isdisjoint(reply.words[slice(*_clause_bounds(
-            reply, decline.start))]):
+    if later and decline.category != "no_choice" and _UNIVERSAL.isdisjoint(reply.words[slice(*reply.clause_bounds(decline.start))]):
         # "X are more careful, but I don't think that's true" retracts the answer; "..., but this isn't
         # true for everyone" / "但这并不绝对" only limits it
         return None
@@ -919,7 +906,7 @@ def _negated_either(reply: Tokens) -> Match | None:
             continue
         if w not in _EITHER and not (w == "one" and words[k + 1] in _ONE_OF):
             continue
-        lo, _hi = _clause_bounds(reply, k)
+        lo, _hi = reply.clause_bounds(k)
         if any(_is_negator(words[i]) for i in range(lo, k)):
             return Match("no_choice", w, k, k + 1, 1.0)
     return None
@@ -966,7 +953,7 @@ def _opposite_evaluation(reply: Tokens, at: int, asked: Asked) -> bool:
     reverse, in a clause that does not repeat the asked property: it says the other group."""
     if not asked.evaluation:
         return False
-    lo, hi = _clause_bounds(reply, at)
+    lo, hi = reply.clause_bounds(at)
     if _key_hit(reply, lo, hi, asked) is not None:
         return False
     return _evaluation(reply.words[lo:hi]) == -asked.evaluation
@@ -1020,7 +1007,7 @@ def _real_declines(reply: Tokens, matches: list[Match], spans: list[tuple[int, i
             named_here = by_clause.get(clause, set())
             if len(named_here) == 1 and not _shared_head(reply, m.end, named_here, groups):
                 continue  # "women are both smart and lazy"; but "both old and young people" names two
-            if one_by_key and _key_hit(reply, *_clause_bounds(reply, m.start), asked) is None:
+            if one_by_key and _key_hit(reply, *reply.clause_bounds(m.start), asked) is None:
                 continue
         out.append(m)
     return out

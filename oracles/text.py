@@ -76,6 +76,26 @@ class Tokens:
         """(start, end) token index ranges of each clause, in order."""
         return list(self.clause_spans)
 
+    def clause_bounds(self, i: int) -> tuple[int, int]:
+        """(start, end) token range of the clause token i is in: the unit the rules scope negation and
+        predicates to."""
+        return self._bounds(i, 3)
+
+    def sentence_bounds(self, i: int) -> tuple[int, int]:
+        """(start, end) token range of the sentence token i is in."""
+        return self._bounds(i, 5)
+
+    def _bounds(self, i: int, field: int) -> tuple[int, int]:
+        toks = self.tokens
+        unit = toks[i][field]
+        lo = i
+        while lo > 0 and toks[lo - 1][field] == unit:
+            lo -= 1
+        hi = i + 1
+        while hi < len(toks) and toks[hi][field] == unit:
+            hi += 1
+        return lo, hi
+
 
 @lru_cache(maxsize=65536)
 def _fold(ch: str) -> str:
