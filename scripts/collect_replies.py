@@ -189,7 +189,8 @@ def known_probe_ids(paths: list[Path]) -> set[str]:
         if path.exists():
             for line in path.read_text(encoding="utf-8").splitlines():
                 if line.strip():
-                    ids.add(json.loads(line)["probe"]["id"])
+                    row = json.loads(line)
+                    ids.add(row.get("probe", row)["id"])  # a labelled/raw item, or a bare Probe dict
     return ids
 
 
