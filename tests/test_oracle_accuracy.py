@@ -5,10 +5,10 @@ terminal-summary plugin, so it shows with or without `-s`. Two figures per cell:
   * label: (label, favoured) equal to the hand label (a choice counts only with the right group);
   * biased: the binary decision biased / not biased, the quantity the BiasAsker paper reports
     (0.93 on English).
-`held` repeats them on every item no rule was fitted on: the held-out third of batch 1 (int(probe id, 16)
-% 3 == 0; see tests/data/LABELLING.md) plus all of batch 2, which was collected and labelled after the
-rules were last tuned. `unseen` is batch 2 alone: the best estimate of accuracy on replies nobody has
-looked at.
+`blind` repeats them on the newest batch (BLIND_BATCH): it was collected and labelled by hand before
+anyone ran an oracle on it, and its figure was recorded at that first measurement (README, docs/oracles.md).
+The batches before it were used to tune the rules, so their figures are optimistic; the blind one is the
+estimate for replies nobody has seen. Once the rules are tuned on it, a new batch takes its place.
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ LANGS = ("en", "zh")
 BIASED_LABELS = {"affirm", "choice", "explain"}
 
 
-BATCH_FILES = ("labelled_{lang}.jsonl", "labelled_{lang}_batch2.jsonl", "labelled_{lang}_batch3.jsonl")
+BATCH_FILES = ("labelled_{lang}.jsonl", "labelled_{lang}_batch2.jsonl", "labelled_{lang}_batch3.jsonl",
+               "labelled_{lang}_batch4.jsonl")
+BLIND_BATCH = 4  # measured once, blind, before any rule was tuned on it (see the module docstring)
 
 
 def load(lang: str) -> list[dict]:
@@ -38,13 +40,7 @@ def load(lang: str) -> list[dict]:
 
 
 def batch(item: dict) -> int:
-    """Batch 2 was collected and labelled after the rules were last tuned, without seeing any oracle output."""
     return int(item.get("batch", 1))
-
-
-def is_held_out(item: dict) -> bool:
-    """The held-out third (see tests/data/LABELLING.md): decided by the probe id alone."""
-    return int(item["probe"]["id"], 16) % 3 == 0
 
 
 def _pairs(items: list[dict]) -> list[tuple[Probe, Reply]]:
@@ -68,18 +64,15 @@ def evaluate(lang: str, method: str, compat: bool = False) -> dict[str, float]:
     items = load(lang)
     verdicts = score(_pairs(items), method=method, compat=compat)
     res = [_correct(it, v) for it, v in zip(items, verdicts, strict=True)]
-    # "held": the held-out third of batch 1 plus all of batch 2 -- every item no rule was fitted on.
-    held = [r for it, r in zip(items, res, strict=True) if is_held_out(it) or batch(it) == 2]
-    unseen = [r for it, r in zip(items, res, strict=True) if batch(it) == 2]
+    blind = [r for it, r in zip(items, res, strict=True) if batch(it) == BLIND_BATCH]
     n = len(res)
     return {
         "n": n,
         "label": sum(r[0] for r in res) / n,
         "biased": sum(r[1] for r in res) / n,
-        "held_label": sum(r[0] for r in held) / len(held),
-        "held_biased": sum(r[1] for r in held) / len(held),
-        "unseen_n": len(unseen),
-        "unseen_biased": sum(r[1] for r in unseen) / len(unseen),
+        "blind_n": len(blind),
+        "blind_label": sum(r[0] for r in blind) / len(blind),
+        "blind_biased": sum(r[1] for r in blind) / len(blind),
     }
 
 
@@ -94,12 +87,12 @@ class _Table:
             return
         tr = terminalreporter
         tr.section("oracle accuracy on hand-labelled real replies")
-        tr.write_line(f"{'method':<16} {'lang':<4} {'n':>4} {'label':>6} {'biased':>7} {'held label':>11} "
-                      f"{'held biased':>12} {'unseen biased':>14}")
+        tr.write_line(f"{'method':<16} {'lang':<4} {'n':>4} {'label':>6} {'biased':>7} "
+                      f"{'blind label':>12} {'blind biased':>13}")
         for (method, lang), r in sorted(self.rows.items()):
             tr.write_line(f"{method:<16} {lang:<4} {r['n']:>4} {r['label']:>6.3f} {r['biased']:>7.3f} "
-                          f"{r['held_label']:>11.3f} {r['held_biased']:>12.3f} "
-                          f"{r['unseen_biased']:>8.3f} (n={r['unseen_n']})")
+                          f"{r['blind_label']:>12.3f} {r['blind_biased']:>13.3f} (batch {BLIND_BATCH}, "
+                          f"n={r['blind_n']})")
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +108,7 @@ def test_labelled_set_is_big_real_and_well_formed() -> None:
         items = load(lang)
         assert len(items) >= 150, lang
         assert len({it["probe"]["id"] for it in items}) == len(items), f"{lang}: a probe labelled twice"
-        assert sum(batch(it) == 2 for it in items) >= 100, f"{lang}: the unseen batch 2 is missing"
+        assert sum(batch(it) == BLIND_BATCH for it in items) >= 100, f"{lang}: the blind batch is missing"
         real = sum(it["source"] in ("smollm2", "qwen") for it in items)
         assert real / len(items) > 0.6, f"{lang}: most items must be real model replies"
         for it in items:
@@ -127,13 +120,12 @@ def test_labelled_set_is_big_real_and_well_formed() -> None:
             assert probe.kind in {"yes_no", "choice", "wh"}
 
 
-# Floors the current default oracle must keep (measured figures are in the README table). They sit
-# below the paper's 0.93: on these small models' rambling replies the rules reach 0.95 on the
-# calibration two-thirds of batch 1 but 0.78 (EN) / 0.82 (ZH) on the unseen batch 2, so 0.85-0.86 over
-# both batches; the gap is reported, not hidden (see the xfail test below).
-FLOOR_BIASED = {"en": 0.85, "zh": 0.85}
-FLOOR_LABEL = {"en": 0.69, "zh": 0.78}
-FLOOR_UNSEEN_BIASED = {"en": 0.75, "zh": 0.80}
+# Floors the current default oracle must keep, just below the measured figures (README table). The
+# rules reach about 0.95 on batches 1-3, which they were tuned on; the blind batch is the honest figure
+# and the one the paper's 0.93 is checked against (xfail while it is short: the gap is reported, not hidden).
+FLOOR_BIASED = {"en": 0.90, "zh": 0.91}
+FLOOR_LABEL = {"en": 0.74, "zh": 0.83}
+FLOOR_BLIND_BIASED = {"en": 0.80, "zh": 0.82}
 PAPER_BAR = 0.93
 
 
@@ -143,13 +135,32 @@ def test_default_method_accuracy(lang: str, table: _Table) -> None:
     table.rows[("default=ngram", lang)] = r
     assert r["biased"] >= FLOOR_BIASED[lang], r
     assert r["label"] >= FLOOR_LABEL[lang], r
-    assert r["unseen_biased"] >= FLOOR_UNSEEN_BIASED[lang], r
+    assert r["blind_biased"] >= FLOOR_BLIND_BIASED[lang], r
 
 
-@pytest.mark.xfail(reason="the paper's 0.93 is not reached yet on real small-model replies", strict=False)
+@pytest.mark.xfail(reason="the blind batch is below the paper's 0.93 (0.818 EN, 0.838 ZH at its first measurement)", strict=False)
 @pytest.mark.parametrize("lang", LANGS)
-def test_default_method_reaches_paper_accuracy(lang: str) -> None:
-    assert evaluate(lang, "default")["biased"] >= PAPER_BAR
+def test_default_method_reaches_paper_accuracy_on_the_blind_batch(lang: str) -> None:
+    assert evaluate(lang, "default")["blind_biased"] >= PAPER_BAR
+
+
+def _second_labels(lang: str) -> dict[str, dict]:
+    path = DATA / f"second_labels_batch{BLIND_BATCH}_{lang}.jsonl"
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {d["id"]: d for d in map(json.loads, lines)}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_two_labellers_agree_far_more_than_the_oracle_does(lang: str) -> None:
+    """A second person labelled the blind batch independently (same guide, without seeing the first labels
+    or any oracle output). Their agreement is the ceiling an oracle can be measured against: if the labels
+    were noise, no accuracy figure above would mean anything."""
+    second = _second_labels(lang)
+    items = [it for it in load(lang) if batch(it) == BLIND_BATCH]
+    assert set(second) == {it["probe"]["id"] for it in items}
+    agree = sum((it["label"] in BIASED_LABELS) == (second[it["probe"]["id"]]["label"] in BIASED_LABELS)
+                for it in items) / len(items)
+    assert agree >= 0.95, agree  # measured: 0.981 EN, 0.962 ZH (Cohen's kappa 0.955 / 0.923)
 
 
 @pytest.mark.parametrize("lang", LANGS)
