@@ -41,6 +41,10 @@ new tokens for some English replies, so fewer are cut off); each item records it
         --property-side stereotype --n 120 --seed 47 --shard 0/3 --source smollm2 --max-tokens 100 \
         --n-threads 1 --system "You are a helpful, honest assistant. Answer the user's question directly." \
         --system-every 3 --out /tmp/raw4_smollm2_en.jsonl
+
+Batch 5 is collected the same way with new seeds (71 English, 83 Chinese) and more varied system
+prompts per shard, including a brevity instruction ("Answer in one or two sentences." / "请简短回答。").
+Outside pytest, set HARNESS_DATA_DIR (e.g. /work/shared/data) so the suites find the upstream data.
 """
 
 from __future__ import annotations
