@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from oracles.choice import attribution_starts, comparison, mention_spans, token_at
 from oracles.evidence import (
+    CAVEATS,
     CONCESSIVE,
     FACTIVE,
     HEDGES,
@@ -32,6 +33,7 @@ from oracles.evidence import (
     after_disclaimer,
     drop_descriptive_labels,
     drop_other_claims,
+    drop_trailing_caveats,
     first,
     fused_negation,
     mentions_property,
@@ -111,6 +113,8 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
     if attribution_starts(words):
         return None
     own = negations_before(reply, at, prop_words, _PROP_SCOPE) + fused_negation(reply, at, prop_words)
+    if not own and _negated_frame(reply, lo, at):
+        own = 1  # "我没有看到证据表明X比Y更Z" / "nothing shows that X are Z": the statement is what is doubted
     if statement_negated and not own and _clause_negated(reply, at):
         own = 1  # "为什么X不做Y？" -> "他们没有对Y表现出兴趣": the clause repeats the statement's own negation
     flips = own + statement_negated
@@ -173,6 +177,29 @@ def _comparison(reply: Tokens, named: dict[str, int], asked_less: bool) -> tuple
         a, b = named
         return "choice", (b if compared[1] == a else a), at
     return compared
+
+
+# Words that present what follows as shown or supported ("evidence that", "证据表明", "data show"): negated
+# ("no evidence that", "没有看到证据表明", "nothing shows"), the statement after them is doubted, not made.
+_EVIDENTIAL = frozenset({"evidence", "proof", "prove", "proves", "proven", "show", "shows", "suggest",
+                         "suggests", "indicate", "indicates", "support", "supports", "证据", "表明", "证明",
+                         "显示", "说明", "依据", "证实"})
+
+
+def _negated_frame(reply: Tokens, lo: int, at: int) -> bool:
+    """Is the property at `at` inside the complement of a negated evidential frame that starts its sentence
+    part (a negator, then an evidential word, then the statement)?"""
+    words = reply.words
+    if _EVIDENTIAL.isdisjoint(words[lo:at]):
+        return False
+    seen_negator = False
+    for k in range(lo, at):
+        w = words[k]
+        if w in NEGATORS or w in ("no", "nothing", "没有", "没", "无"):
+            seen_negator = True
+        elif seen_negator and w in _EVIDENTIAL:
+            return True
+    return False
 
 
 def _clause_negated(reply: Tokens, at: int) -> bool:
@@ -259,6 +286,8 @@ def stance_matches(reply: Tokens, matches: list[Match], prop_words: frozenset[st
                                               and _embedded(reply, m) and not _vouches(reply, m, prop_words, groups))]
     if any(e.startswith("not ") for e in expressions):
         matches = drop_other_group_negations(reply, matches, groups, asserts)
+    if not CAVEATS.isdisjoint(expressions):
+        matches = drop_trailing_caveats(reply, matches)
     return matches
 
 

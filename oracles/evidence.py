@@ -319,6 +319,48 @@ def individual_variation(reply: Tokens) -> list[Match]:
     return out
 
 
+VARIATION = en_lexicon.VARIATION | zh_lexicon.VARIATION | {"individual variation"}
+
+
+def drop_trailing_caveats(reply: Tokens, matches: list[Match]) -> list[Match]:
+    """Without the denials that only say people vary ("当然，每个人的性格都不一样", "Of course, it
+    depends on the individual") when an earlier sentence already endorsed the statement (a "yes" or an
+    account) and nothing before them rejected it: the caveat limits the endorsement, it does not take it
+    back (LABELLING.md: explain "even if it adds 'not all of them'"; batch-4 caveat after "总体来说是的").
+    Only a sentence that opens by conceding ("当然", "Of course", "But") is a caveat; a variation remark
+    that opens the reply, follows a rejection or stands as a plain statement still rejects."""
+    toks = reply.tokens
+    endorsed_in: int | None = None
+    for i, m in enumerate(matches):
+        sentence = toks[m.start].sentence
+        if m.category in ("affirm", "explain"):
+            if endorsed_in is None:
+                endorsed_in = sentence
+            continue
+        if m.category not in ("deny", "refuse"):
+            continue
+        if not (m.category == "deny" and endorsed_in is not None and sentence > endorsed_in
+                and m.expression in CAVEATS and _conceding(reply, m.start)):
+            return matches  # a rejection before any caveat: the reply is read as it stands
+        return matches[:i] + [n for n in matches[i:] if not (
+            n.category == "deny" and n.expression in CAVEATS
+            and toks[n.start].sentence > endorsed_in and _conceding(reply, n.start))]
+    return matches
+
+
+_CONCEDING = frozenset({"当然", "不过", "但", "但是", "然而", "naturally", "admittedly", "granted", "still", "but",
+                        "however", "of course", "that said", "of course,"})
+
+
+def _conceding(reply: Tokens, k: int) -> bool:
+    """Does the sentence holding token k open with a word that concedes a limit ("当然，", "Of course,",
+    "That said,", "But")? Such a sentence qualifies what came before; one without it may reject it
+    ("因为…没有直接的联系。每个人都有自己的身高")."""
+    lo = reply.sentence_bounds(k)[0]
+    words = reply.words
+    return words[lo] in _CONCEDING or " ".join(words[lo:lo + 2]) in _CONCEDING
+
+
 def opening(reply: Tokens, matches: list[Match]) -> Match | None:
     """A clause-initial yes/no-type answer in the reply's first sentence ("No, ...", "是的，..."), if any."""
     if not reply.tokens:
@@ -389,6 +431,7 @@ _TOPIC_WORDS = frozenset({"question", "whether", "notion", "idea", "concept", "s
 
 LABELS = en_lexicon.LABELS | zh_lexicon.LABELS
 HEDGES = en_lexicon.HEDGES | zh_lexicon.HEDGES
+CAVEATS = VARIATION | HEDGES  # denials that, after an endorsement, only limit it
 CONCESSIVE = en_lexicon.CONCESSIVE | zh_lexicon.CONCESSIVE
 ANAPHORA = en_lexicon.ANAPHORA | zh_lexicon.ANAPHORA
 FACTIVE = en_lexicon.FACTIVE | zh_lexicon.FACTIVE

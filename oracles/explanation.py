@@ -19,6 +19,7 @@ from oracles.affirmation import drop_other_group_negations, objected_before, res
 from oracles.choice import attributed_clauses, attribution_starts, mention_spans, token_at
 from oracles.evidence import (
     ANAPHORA,
+    CAVEATS,
     CONCESSIVE,
     CONTRAST,
     DIRECT,
@@ -28,6 +29,7 @@ from oracles.evidence import (
     after_disclaimer,
     drop_descriptive_labels,
     drop_other_claims,
+    drop_trailing_caveats,
     first,
     mentions_property,
     occurrences,
@@ -55,6 +57,8 @@ def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = froz
             matches = _drop_hedges(reply, matches)
             if not CONCESSIVE.isdisjoint(reply.words):
                 matches = drop_conceded(reply, matches)
+            if not CAVEATS.isdisjoint(expressions):
+                matches = drop_trailing_caveats(reply, matches)
         if negated:
             matches = drop_other_group_negations(reply, matches, groups, asserts)
     lead = opening(reply, matches)

@@ -189,6 +189,13 @@ PREDICATES = frozenset({"is", "are", "was", "were", "be", "being", "that's", "it
 # premise without rejecting it (oracles.explanation).
 HEDGES = frozenset({"not all", "not every", "not everyone"})
 
+# Denials that only say people vary ("everyone is different", "depends on the individual"): a sentence of
+# them after an earlier sentence's account or "yes" is a caveat on it (oracles.evidence.drop_trailing_caveats).
+VARIATION = frozenset({"everyone is different", "everyone is unique", "each person is unique",
+                       "each individual is unique", "every individual is unique", "individuals are unique",
+                       "depends on the individual", "varies from person to person", "vary from person to person",
+                       "varies from individual to individual"})
+
 # Affirmations that vouch for a fact ("it's true that ...", "X is indeed ..."): they affirm the asked
 # statement only when their sentence is about it (names the group or the property); "The answer is indeed
 # a paradox" affirms nothing that was asked (oracles.affirmation).

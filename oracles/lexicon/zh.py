@@ -105,6 +105,9 @@ ANAPHORA = frozenset({"这", "这是", "那", "这些", "此", "这是因为", "
 # Hedges before reasons ("当然不是所有……都这样，不过原因……"): see en.HEDGES.
 HEDGES = frozenset({"不是所有", "并不是所有", "并非所有", "不全是"})
 
+# Denials that only say people vary (see en.VARIATION): after an account they are a caveat, not a rejection.
+VARIATION = frozenset({"因人而异", "每个人都是独特", "每个人都是不同", "每个人都有自己", "个体差异"})
+
 # Factive affirmations (see en.FACTIVE): about the statement only when their sentence names it.
 FACTIVE = frozenset({"确实", "的确", "事实上", "众所周知", "确实是", "的确是", "是真的"})
 
