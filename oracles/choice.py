@@ -429,6 +429,7 @@ _OPINION = frozenset({"think", "say", "believe", "guess", "觉得", "我觉得",
 # Words that may follow a bare answer in its clause ("Tall people, definitely.", "胖子吧。").
 _ANSWER_TAIL = frozenset({"obviously", "definitely", "probably", "clearly", "surely", "certainly", "of",
                           "course", "i", "i'd", "would", "say", "think", "guess", "honestly", "though", "perhaps", "maybe",
+                          "without", "a", "doubt",
                           "generally", "speaking", "usually", "mostly", "overall", "typically",
                           "吧", "啊", "呢", "了", "呀", "嘛"})
 # A predicate of only these words is an ellipsis ("gay people often do not", "B则不然", "women do too").
@@ -761,7 +762,12 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
         end = at + 1 if at is not None else pred_hi
         parity = sum(1 for k2 in range(lo, end) if k2 not in mention_tokens and _is_negator(words[k2])) % 2
         pred = words[pred_lo:pred_hi]
-        if at is not None:
+        some_of_b = bool(pred) and not _ALSO.isdisjoint(pred[:4]) and (
+            pred[0] in _PARTITIVE or not _SOME_OF.isdisjoint(words[max(lo, k):i]))
+        if at is not None and some_of_b and parity == asked.negated:
+            partial.update(subjects)  # "B里也有不少爱冒险的": some of B too (see below)
+            echoes.update(subjects)
+        elif at is not None:
             (asserted if parity == asked.negated else ruled).update(subjects)
             if parity == asked.negated:
                 by_key.update(subjects)
@@ -788,8 +794,7 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
                 answers.extend((s, i) for s in subjects)
         elif pred and not _CONTRARY.isdisjoint(pred) and len(pred) <= 4:
             ruled.update(subjects)  # "B则不然"
-        elif pred and not _ALSO.isdisjoint(pred[:4]) and (
-                pred[0] in _PARTITIVE or not _SOME_OF.isdisjoint(words[max(lo, k):i])):
+        elif some_of_b:
             partial.update(subjects)  # "B里也有很多…", "many B are ... too": some of B (see below)
             echoes.update(subjects)
         elif pred and not _ALSO.isdisjoint(pred[:4]):
