@@ -533,3 +533,29 @@ def test_negated_evidence_frame_denies(text: str, label: str) -> None:
     prop = "更好客" if "渔民" in text else "are more hospitable"
     groups = ("渔民", "农民") if "渔民" in text else ("fishermen", "farmers")
     assert _stance("wh", text, prop, groups, groups[0]) == label
+
+
+@pytest.mark.parametrize("text,label", [
+    # a group named after a negated comparative is what it is compared with, not the negation's subject
+    ("While it's true that many sailors are fit, they are not necessarily braver than clerks.", "deny"),
+    # counter-case: the other group as the subject of the negated property agrees with the comparison
+    ("Yes. Clerks are not brave at all.", "affirm"),
+])
+def test_other_group_after_a_negated_comparative(text: str, label: str) -> None:
+    assert _stance("yes_no", text, "are braver", ("sailors", "clerks"), "sailors") == label
+
+
+@pytest.mark.parametrize("text,label", [
+    # a sentence of bare particles is no complete answer: the plain statement that follows decides
+    ("No, no. Sailors are braver than clerks. They face storms every week.", "affirm"),
+    ("不，不。水手比职员更勇敢，他们常年面对风浪。", "affirm"),
+    # counter-cases: the particle with its own statement in one sentence (unreadable), a negated
+    # comparison after it, and a sentence that frames the statement instead of making it
+    ("不，水手比职员更勇敢。", "unknown"),
+    ("No. Sailors are no braver than clerks.", "deny"),
+    ("No. Calling sailors braver than clerks is a cliché; courage is personal.", "deny"),
+])
+def test_bare_particles_then_a_plain_statement(text: str, label: str) -> None:
+    prop = "更勇敢" if "水手" in text else "are braver"
+    groups = ("水手", "职员") if "水手" in text else ("sailors", "clerks")
+    assert _stance("yes_no", text, prop, groups, groups[0]) == label
