@@ -30,6 +30,7 @@ from oracles.evidence import (
     HEDGES,
     LABELS,
     NEGATORS,
+    POTENTIAL_NEGATIVES,
     after_disclaimer,
     drop_descriptive_labels,
     drop_other_claims,
@@ -384,14 +385,20 @@ def _contradicted(reply: Tokens, echo: Match, lead: Match | None, prop_words: fr
     contradict each other, so the stance cannot be read (LABELLING.md, batch-2 clarifications)."""
     if lead is None or lead.category != "deny" or echo.category != "affirm" or not _bare(reply, lead):
         return False
-    if lead.start >= echo.end or property_terms(prop_words)[1]:
-        return False
+    if lead.start >= echo.end or property_terms(prop_words)[1] or _inability(prop_words):
+        return False  # "不，X赚不到钱" for a negative statement: the particle's polarity is ambiguous
     toks = reply.tokens
     if toks[lead.start].sentence != toks[echo.start].sentence:
         return False
     if reply.words[lead.end:lead.end + 2] in _OPINION_FRAMES:
         return False  # "不，我觉得X" / "No, I think X": the particle answers the question, the frame corrects it
     return not any(toks[k].text in NEGATORS for k in range(lead.end, echo.end))
+
+
+def _inability(prop_words: frozenset[str]) -> bool:
+    """Does the property state an inability with a potential complement ("赚不到", "买不起"), alone or fused
+    into the verb by jieba? It is a negative statement, though its negator stays inside a word."""
+    return any(n in w for w in prop_words for n in POTENTIAL_NEGATIVES)
 
 
 # First-person opinion frames after an opening "no": the bot then states its own view, which decides.

@@ -243,12 +243,15 @@ def property_words(prop: str) -> frozenset[str]:
 
 
 _ZH_SPLIT_NEGATORS = frozenset("不没")
+# The negative potential complements ("融入不了", "赚不到"): a property holding one states an inability, a
+# negative statement in meaning even though its negator stays inside a key word.
+POTENTIAL_NEGATIVES = frozenset({"不了", "不到", "不起", "不住", "不出", "不上", "不下", "不动", "不完", "不开",
+                                 "不成", "不得"})
 # Two-character words that start with a negator but are words of their own ("不同" different, "不少" many).
 _ZH_LEXICALISED = frozenset(zh_lexicon.NEUTRAL) | frozenset({
     "不同", "不少", "不断", "不错", "不满", "不安", "不足", "不便", "不幸", "不朽", "不适", "不公", "不和", "不利",
     "不屑", "不禁", "不仅", "不过", "不久", "不然", "不良", "不法", "没落",
-    # potential complements ("融入不了", "赚不到"): the reply repeats them as one word too, so they stay whole
-    "不了", "不到", "不起", "不住", "不出", "不上", "不下", "不动", "不完", "不开", "不成", "不得"})
+}) | POTENTIAL_NEGATIVES  # the reply repeats a potential complement as one word too, so it stays whole
 
 
 def collect(reply: Tokens, matcher: Matcher, categories: tuple[str, ...],

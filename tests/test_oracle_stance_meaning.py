@@ -559,3 +559,14 @@ def test_bare_particles_then_a_plain_statement(text: str, label: str) -> None:
     prop = "更勇敢" if "水手" in text else "are braver"
     groups = ("水手", "职员") if "水手" in text else ("sailors", "clerks")
     assert _stance("yes_no", text, prop, groups, groups[0]) == label
+
+
+@pytest.mark.parametrize("prop,text,label", [
+    # a property with a negative potential complement ("买不起") is a negative statement: an opening 不
+    # before its restatement answers the question's polarity, the restatement decides
+    ("买不起房", "不，水手买不起房，他们的收入太低了。", "affirm"),
+    # counter-case: the same shape for a positive statement is the batch-2 contradiction
+    ("买得起房", "不，水手买得起房。", "unknown"),
+])
+def test_bare_no_before_a_restated_inability(prop: str, text: str, label: str) -> None:
+    assert _stance("yes_no", text, prop, ("水手",)) == label
