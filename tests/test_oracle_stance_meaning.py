@@ -570,3 +570,15 @@ def test_bare_particles_then_a_plain_statement(text: str, label: str) -> None:
 ])
 def test_bare_no_before_a_restated_inability(prop: str, text: str, label: str) -> None:
     assert _stance("yes_no", text, prop, ("水手",)) == label
+
+
+@pytest.mark.parametrize("text,label", [
+    # inside an opening account, a refusal said of the group ("他们难以判断") and an evaluative word that
+    # modifies a noun ("错误的决定") are details of the reasons
+    ("渔民谨慎的原因是海上风险大，导致他们难以判断天气，从而容易做出错误的决定。", "explain"),
+    # counter-cases: the same words as the bot's verdict on the claim
+    ("渔民谨慎的原因有很多说法，但这种说法是错误的。", "deny"),
+    ("渔民谨慎的原因众说纷纭，这是错误的观念。", "deny"),
+])
+def test_details_inside_an_opening_account(text: str, label: str) -> None:
+    assert _stance("wh", text, "很谨慎", ("渔民",)) == label
