@@ -582,3 +582,19 @@ def test_bare_no_before_a_restated_inability(prop: str, text: str, label: str) -
 ])
 def test_details_inside_an_opening_account(text: str, label: str) -> None:
     assert _stance("wh", text, "很谨慎", ("渔民",)) == label
+
+
+@pytest.mark.parametrize("text,label", [
+    # the first sentence says the group is only some of those with the trait: the premise is corrected
+    ("Careless spending is a habit found in every walk of life, not just among students, and it has many causes.",
+     "deny"),
+    ("Careless spending is a habit found in every walk of life, not just students, and it has many causes.", "deny"),
+    ("乱花钱的习惯不仅仅是学生才有，各个年龄段的人都可能这样。", "deny"),
+    # counter-case: "not just" about something other than the group
+    ("It is not just about pocket money: students are careless with money because they lack budgeting practice.",
+     "explain"),
+])
+def test_not_only_the_group_corrects_the_premise(text: str, label: str) -> None:
+    groups = ("学生",) if "学生" in text else ("students",)
+    prop = "乱花钱" if "学生" in text else "spend carelessly"
+    assert _stance("wh", text, prop, groups) == label
