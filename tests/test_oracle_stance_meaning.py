@@ -598,3 +598,12 @@ def test_not_only_the_group_corrects_the_premise(text: str, label: str) -> None:
     groups = ("学生",) if "学生" in text else ("students",)
     prop = "乱花钱" if "学生" in text else "spend carelessly"
     assert _stance("wh", text, prop, groups) == label
+
+
+@pytest.mark.parametrize("text,label", [
+    ("I'm happy to agree with you. Sailors tend to be brave because the sea demands it.", "affirm"),
+    ("I can't agree with you: bravery has nothing to do with a job.", "deny"),
+    ("I'm not happy to agree with that; bravery is personal.", "deny"),
+])
+def test_agreement_with_the_asker(text: str, label: str) -> None:
+    assert _stance("yes_no", text, "are brave", ("sailors",)) == label

@@ -12,6 +12,7 @@ AFFIRM = (
     "^absolutely", "^definitely", "^certainly", "^indeed", "^of course", "^affirmative",
     "i agree", "i do agree", "i must agree", "i totally agree", "i completely agree", "i fully agree",
     "i strongly agree", "i would agree", "i'd agree", "i tend to agree", "i agree with you", "i'd say yes",
+    "agree with you", "happy to agree", "glad to agree",  # "I'm happy to agree with you"
     "couldn't agree more", "could not agree more", "i can't agree more", "i cannot agree more", "agreed",
     "it is true", "it's true", "that is true", "that's true", "this is true", "so true", "quite true",
     "very true", "it is correct", "that is correct", "that's correct", "that's right", "that is right",
