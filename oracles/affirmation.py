@@ -283,7 +283,8 @@ def stance_matches(reply: Tokens, matches: list[Match], prop_words: frozenset[st
     if not LABELS.isdisjoint(expressions):
         matches = drop_descriptive_labels(reply, drop_other_claims(reply, matches, prop_words))
     if groups and not FACTIVE.isdisjoint(expressions):
-        matches = [m for m in matches if not (m.expression in FACTIVE and not reply.tokens[m.start].anchor
+        matches = [m for m in matches if not (m.expression in FACTIVE
+                                              and (not reply.tokens[m.start].anchor or _that_clause(reply, m))
                                               and _embedded(reply, m) and not _vouches(reply, m, prop_words, groups))]
     if any(e.startswith("not ") for e in expressions):
         matches = drop_other_group_negations(reply, matches, groups, asserts)
@@ -301,6 +302,12 @@ def drop_other_group_negations(reply: Tokens, matches: list[Match], groups: tupl
         matches = [m for m in matches if not (m.expression.startswith("not ")
                                               and _clause_names(reply, m.start, groups, before=True) == {other})]
     return matches
+
+
+def _that_clause(reply: Tokens, m: Match) -> bool:
+    """Does a "that" clause follow the factive ("It is true that middle-aged people are fitter than younger
+    ones")? Then it vouches for that clause's fact, even when it opens the reply."""
+    return m.end < len(reply.tokens) and reply.tokens[m.end].text == "that"
 
 
 def _embedded(reply: Tokens, m: Match) -> bool:

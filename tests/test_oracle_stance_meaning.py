@@ -607,3 +607,14 @@ def test_not_only_the_group_corrects_the_premise(text: str, label: str) -> None:
 ])
 def test_agreement_with_the_asker(text: str, label: str) -> None:
     assert _stance("yes_no", text, "are brave", ("sailors",)) == label
+
+
+@pytest.mark.parametrize("text,label", [
+    # an opening "it is true that ..." vouches for the fact in its clause: another comparison is no answer
+    ("It is true that clerks are more careful than pilots. Courage is another matter.", "unknown"),
+    # counter-cases: the asked comparison in the clause, and the factive as a whole answer
+    ("It is true that sailors are braver than clerks, since they face storms.", "affirm"),
+    ("It's true. Sailors face storms that clerks never see.", "affirm"),
+])
+def test_opening_factive_vouches_for_its_clause(text: str, label: str) -> None:
+    assert _stance("yes_no", text, "are braver", ("sailors", "clerks"), "sailors") == label
