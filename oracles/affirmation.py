@@ -134,6 +134,8 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
                     return Match("deny", "restated as equal", lo, hi, 1.0) if _equal(reply, clause) else None
                 if not named:  # "X和Y都是…，它们都有Z" / "Both X and Y ... they all are Z": the trait is shared
                     return Match("deny", "restated as shared", lo, hi, 1.0) if _shared(reply, clause) else None
+        if compared is not None and _garbled_comparison(reply, compared[2], at):
+            return None  # "A比B也是X": "more than" and "also" at once restate no comparison (LABELLING.md, batch 4)
         if compared is not None:
             category, pick, _at = compared
             flips += 1 if category == "deny" or pick != asserts else 0
@@ -302,6 +304,19 @@ def drop_other_group_negations(reply: Tokens, matches: list[Match], groups: tupl
         matches = [m for m in matches if not (m.expression.startswith("not ")
                                               and _clause_names(reply, m.start, groups, before=True) == {other})]
     return matches
+
+
+def _garbled_comparison(reply: Tokens, than: int, at: int) -> bool:
+    """Does "比" join its groups with "也" (also) and no comparative degree word before the property ("聋哑人
+    比健全的人也是文盲")? The sentence says neither "more" nor "equally": it restates no comparison."""
+    toks = reply.tokens
+    if toks[than].text != "比":
+        return False
+    between = {toks[k].text for k in range(than + 1, min(at + 1, len(toks)))}
+    return any(w.startswith("也") for w in between) and between.isdisjoint(_DEGREE)  # jieba: 也是 / 也 + 是
+
+
+_DEGREE = frozenset({"更", "更加", "还", "还要", "更为"})
 
 
 def _that_clause(reply: Tokens, m: Match) -> bool:

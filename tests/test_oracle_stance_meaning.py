@@ -618,3 +618,14 @@ def test_agreement_with_the_asker(text: str, label: str) -> None:
 ])
 def test_opening_factive_vouches_for_its_clause(text: str, label: str) -> None:
     assert _stance("yes_no", text, "are braver", ("sailors", "clerks"), "sailors") == label
+
+
+@pytest.mark.parametrize("text,label", [
+    # "比" with "也" and no degree word says neither "more" nor "equally": no restatement
+    ("水手比职员也是勇敢。", "unknown"),
+    # counter-cases: a degree word makes it a comparison again
+    ("水手比职员也更勇敢，他们常年面对风浪。", "affirm"),
+    ("水手比职员更勇敢。", "affirm"),
+])
+def test_garbled_comparison_is_no_restatement(text: str, label: str) -> None:
+    assert _stance("yes_no", text, "更勇敢", ("水手", "职员"), "水手") == label
