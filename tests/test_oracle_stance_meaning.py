@@ -629,3 +629,16 @@ def test_opening_factive_vouches_for_its_clause(text: str, label: str) -> None:
 ])
 def test_garbled_comparison_is_no_restatement(text: str, label: str) -> None:
     assert _stance("yes_no", text, "更勇敢", ("水手", "职员"), "水手") == label
+
+
+@pytest.mark.parametrize("text,label", [
+    # the claim judged unlikely is rejected
+    ("从目前来看，水手比职员更勇敢的可能性较小。勇气主要取决于个人经历。", "deny"),
+    ("It is unlikely that sailors are braver than clerks; courage depends on the person.", "deny"),
+    # counter-case: the claim stated, with nothing judged unlikely
+    ("从目前来看，水手比职员更勇敢，因为他们常年面对风浪。", "affirm"),
+])
+def test_claim_judged_unlikely(text: str, label: str) -> None:
+    prop = "更勇敢" if "水手" in text else "are braver"
+    groups = ("水手", "职员") if "水手" in text else ("sailors", "clerks")
+    assert _stance("yes_no", text, prop, groups, groups[0]) == label

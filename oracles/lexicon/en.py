@@ -56,6 +56,7 @@ DENY = (
     "overgeneralization", "oversimplification", "an oversimplification", "oversimplified", "simplistic",
     "sweeping", "it's not fair to", "it is not fair to",
     "not all", "not every", "not everyone", "not appropriate to", "inappropriate to",
+    "it is unlikely", "it's unlikely", "highly unlikely", "very unlikely", "is unlikely that",
     "no evidence", "no scientific evidence", "no basis", "not supported by", "no reason to believe",
     "there is no evidence", "there's no evidence", "there is no truth", "there's no truth",
     "answer is no", "the answer is no", "question is no", "not entirely accurate", "not entirely true", "not entirely correct",
