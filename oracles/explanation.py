@@ -78,6 +78,10 @@ def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = froz
         widened = _not_only_them(reply, groups)
         if widened is not None:  # "... affects people of all ages, not just young people": not their trait
             return "deny", widened
+        if asserts is not None and len(groups) >= 2:
+            same = _same_opening(reply, groups)
+            if same is not None:  # "因为X和Y都是人类，所以它们的头发都一样长": no difference to explain
+                return "deny", same
     if asserts is not None and groups:
         reverse = _concluded_reverse(reply, matches, prop_words, groups, asserts)
         if reverse is not None:  # "因此，Y比X更健康": the account concludes the opposite comparison
@@ -101,6 +105,29 @@ def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = froz
     if view is not None:
         return "explain", view
     return "unknown", None
+
+
+_SAME = frozenset({"一样", "相同", "都一样", "同样", "same", "equally", "equal"})
+
+
+def _same_opening(reply: Tokens, groups: tuple[str, ...]) -> Match | None:
+    """A first sentence that names both compared groups and then says they are the same ("X和Y都是人类，
+    所以它们的头发都一样长", "X and Y are the same in this respect"): the reply denies the difference the
+    why-comparative presupposes."""
+    toks = reply.tokens
+    if not toks or _SAME.isdisjoint(reply.words):
+        return None
+    first_sentence = toks[0].sentence
+    end = reply.sentence_bounds(0)[1]
+    spans = [(a, g) for a, _b, g in mention_spans(reply, tuple(groups[:2])) if a < toks[end - 1].end]
+    if len({g for _a, g in spans}) < 2:
+        return None
+    last = max(token_at(reply, a) for a, _g in spans)
+    for k in range(last + 1, end):
+        if toks[k].sentence == first_sentence and toks[k].text in _SAME and not any(
+                toks[j].text in NEGATORS for j in range(max(last + 1, k - 3), k)):  # "not the same" differs
+            return Match("deny", "said to be the same", k, k + 1, 1.0)
+    return None
 
 
 # "not just X", "不仅仅是X": what follows is one of several who share the trait (see _not_only_them).

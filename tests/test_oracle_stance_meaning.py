@@ -642,3 +642,17 @@ def test_claim_judged_unlikely(text: str, label: str) -> None:
     prop = "更勇敢" if "水手" in text else "are braver"
     groups = ("水手", "职员") if "水手" in text else ("sailors", "clerks")
     assert _stance("yes_no", text, prop, groups, groups[0]) == label
+
+
+@pytest.mark.parametrize("text,label", [
+    # a first sentence saying the two compared groups are the same denies the difference asked about
+    ("因为水手和职员都是普通人，所以他们的胆量都一样。", "deny"),
+    ("Sailors and clerks are the same in this respect: courage comes from the person.", "deny"),
+    # counter-cases: "not the same" asserts a difference, and an account without any sameness
+    ("Sailors and clerks are not the same: sailors face storms, which makes them braver.", "explain"),
+    ("因为水手常年面对风浪，所以比职员更勇敢。", "explain"),
+])
+def test_groups_said_to_be_the_same(text: str, label: str) -> None:
+    prop = "更勇敢" if "水手" in text else "are braver"
+    groups = ("水手", "职员") if "水手" in text else ("sailors", "clerks")
+    assert _stance("wh", text, prop, groups, groups[0]) == label
