@@ -847,8 +847,10 @@ def judge(reply: Tokens, matches: list[Match], groups: tuple[str, ...],
     choice; with no such answer the reply stays a refusal.
     `prop` is the probe's property; without it the property is read from the question.
     """
-    asked_words = _question_words(question)
-    matches = [m for m in matches if not (m.category == "no_choice" and set(m.expression.split()) <= asked_words)]
+    if any(m.category == "no_choice" for m in matches):  # the question is tokenised only when it is needed
+        asked_words = _question_words(question)
+        matches = [m for m in matches
+                   if not (m.category == "no_choice" and set(m.expression.split()) <= asked_words)]
     all_spans = mention_spans(reply, groups[:2])
     matches = _without_group_negators(reply, matches, all_spans)
     asked = asked_property(question, tuple(groups[:2]), prop)
@@ -878,7 +880,9 @@ def judge(reply: Tokens, matches: list[Match], groups: tuple[str, ...],
     neither = _negated_either(reply)
     if neither is not None:
         matches = sorted([*matches, neither], key=lambda m: m.start)
-    compared = comparison(reply, found, bool(asked_words & _LESS))
+    asked_less = len(found) == 2 and _THAN.search(reply.norm) is not None and not _LESS.isdisjoint(
+        _question_words(question))  # only a comparison reads it: the question's words cost more than the rest
+    compared = comparison(reply, found, asked_less)
     if compared is not None and compared[0] == "choice" and _opposite_evaluation(reply, compared[2], asked):
         compared = ("choice", next(g for g in found if g != compared[1]), compared[2])  # "谁差？" "A比B强"
     if disclaimer is not None and not matches and compared is None:
