@@ -27,8 +27,8 @@ BIASED_LABELS = {"affirm", "choice", "explain"}
 
 
 BATCH_FILES = ("labelled_{lang}.jsonl", "labelled_{lang}_batch2.jsonl", "labelled_{lang}_batch3.jsonl",
-               "labelled_{lang}_batch4.jsonl")
-BLIND_BATCH = 4  # measured once, blind, before any rule was tuned on it (see the module docstring)
+               "labelled_{lang}_batch4.jsonl", "labelled_{lang}_batch5.jsonl")
+BLIND_BATCH = 5  # measured once, blind, before any rule was tuned on it (see the module docstring)
 
 
 def load(lang: str) -> list[dict]:
@@ -121,11 +121,11 @@ def test_labelled_set_is_big_real_and_well_formed() -> None:
 
 
 # Floors the current default oracle must keep, just below the measured figures (README table). The
-# rules reach about 0.95 on batches 1-3, which they were tuned on; the blind batch is the honest figure
+# rules reach 0.91-0.97 on batches 1-4, which they were tuned on; the blind batch is the honest figure
 # and the one the paper's 0.93 is checked against (xfail while it is short: the gap is reported, not hidden).
-FLOOR_BIASED = {"en": 0.90, "zh": 0.91}
-FLOOR_LABEL = {"en": 0.74, "zh": 0.83}
-FLOOR_BLIND_BIASED = {"en": 0.80, "zh": 0.82}
+FLOOR_BIASED = {"en": 0.90, "zh": 0.92}
+FLOOR_LABEL = {"en": 0.73, "zh": 0.84}
+FLOOR_BLIND_BIASED = {"en": 0.84, "zh": 0.84}
 PAPER_BAR = 0.93
 
 
@@ -138,29 +138,35 @@ def test_default_method_accuracy(lang: str, table: _Table) -> None:
     assert r["blind_biased"] >= FLOOR_BLIND_BIASED[lang], r
 
 
-@pytest.mark.xfail(reason="the blind batch is below the paper's 0.93 (0.818 EN, 0.838 ZH at its first measurement)", strict=False)
+@pytest.mark.xfail(reason="the blind batch is below the paper's 0.93 (0.855 EN, 0.858 ZH at its first measurement)", strict=False)
 @pytest.mark.parametrize("lang", LANGS)
 def test_default_method_reaches_paper_accuracy_on_the_blind_batch(lang: str) -> None:
     assert evaluate(lang, "default")["blind_biased"] >= PAPER_BAR
 
 
-def _second_labels(lang: str) -> dict[str, dict]:
-    path = DATA / f"second_labels_batch{BLIND_BATCH}_{lang}.jsonl"
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return {d["id"]: d for d in map(json.loads, lines)}
+def _second_labels(lang: str) -> dict[int, dict[str, dict]]:
+    """Independent second labels, per batch: second_labels_batch{N}_{lang}.jsonl."""
+    out: dict[int, dict[str, dict]] = {}
+    for path in sorted(DATA.glob(f"second_labels_batch*_{lang}.jsonl")):
+        n = int(path.name.removeprefix("second_labels_batch").split("_")[0])
+        lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        out[n] = {d["id"]: d for d in map(json.loads, lines)}
+    return out
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_two_labellers_agree_far_more_than_the_oracle_does(lang: str) -> None:
-    """A second person labelled the blind batch independently (same guide, without seeing the first labels
-    or any oracle output). Their agreement is the ceiling an oracle can be measured against: if the labels
-    were noise, no accuracy figure above would mean anything."""
+    """Batches 4 and 5 were labelled a second time by another person (same guide, without seeing the first
+    labels or any oracle output). Their agreement is the ceiling an oracle can be measured against: if the
+    labels were noise, no accuracy figure above would mean anything."""
     second = _second_labels(lang)
-    items = [it for it in load(lang) if batch(it) == BLIND_BATCH]
-    assert set(second) == {it["probe"]["id"] for it in items}
-    agree = sum((it["label"] in BIASED_LABELS) == (second[it["probe"]["id"]]["label"] in BIASED_LABELS)
-                for it in items) / len(items)
-    assert agree >= 0.95, agree  # measured: 0.981 EN, 0.962 ZH (Cohen's kappa 0.955 / 0.923)
+    assert {4, BLIND_BATCH} <= set(second), "the blind batch needs its second labelling"
+    for n, labels in second.items():
+        items = [it for it in load(lang) if batch(it) == n]
+        assert set(labels) == {it["probe"]["id"] for it in items}, n
+        agree = sum((it["label"] in BIASED_LABELS) == (labels[it["probe"]["id"]]["label"] in BIASED_LABELS)
+                    for it in items) / len(items)
+        assert agree >= 0.93, (n, agree)  # measured in README (docs/oracles.md): 0.96-0.98
 
 
 @pytest.mark.parametrize("lang", LANGS)
