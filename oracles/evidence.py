@@ -383,6 +383,7 @@ def first(matches: list[Match], category: str) -> Match | None:
 
 
 CONTRAST = en_lexicon.CONTRAST | zh_lexicon.CONTRAST
+PRONOUNS = en_lexicon.PRONOUNS | zh_lexicon.PRONOUNS  # "they", "他们": what points back at a group
 
 
 def after_disclaimer(reply: Tokens, matches: list[Match]) -> tuple[Match | None, list[Match], int | None]:
@@ -501,9 +502,7 @@ def drop_other_claims(reply: Tokens, matches: list[Match], prop_words: frozenset
     for m in matches:
         if (m.category == "deny" and m.expression in LABELS and m.end < len(toks)
                 and words[m.end] in _CLAIM_OPENERS and toks[m.end].clause == toks[m.start].clause):
-            hi = m.end
-            while hi < len(toks) and toks[hi].clause == toks[m.start].clause:
-                hi += 1
+            hi = reply.clause_bounds(m.start)[1]
             claim = words[m.end + 1:hi]
             is_claim = words[m.end] != "that" or any(w in _CLAIM_VERBS for w in claim[1:])
             if claim and is_claim:

@@ -26,6 +26,7 @@ from oracles.evidence import (
     HEDGES,
     LABELS,
     NEGATORS,
+    PRONOUNS,
     after_disclaimer,
     drop_descriptive_labels,
     drop_other_claims,
@@ -37,8 +38,6 @@ from oracles.evidence import (
     predicated,
     property_terms,
 )
-from oracles.lexicon import en as en_lexicon
-from oracles.lexicon import zh as zh_lexicon
 from oracles.similarity import Match
 from oracles.text import Tokens
 
@@ -237,18 +236,13 @@ def drop_conceded(reply: Tokens, matches: list[Match]) -> list[Match]:
     out = []
     for m in matches:
         if m.category == "deny":
-            clause = toks[m.start].clause
-            lo = m.start
-            while lo > 0 and toks[lo - 1].clause == clause:
-                lo -= 1
+            lo, clause_end = reply.clause_bounds(m.start)
             # a plainly negated property still denies ("Although X are not lazy, ..."); a hedged one is
             # conceded ("While X may not necessarily be the laziest, ...")
             plain = m.expression.startswith("not ") and not any(
                 toks[k].text in _MODAL_HEDGES for k in range(lo, m.end))
             if not plain and toks[lo].text in CONCESSIVE and toks[lo].clause_start:
-                hi = m.end
-                while hi < len(toks) and toks[hi].clause == clause:
-                    hi += 1
+                hi = max(m.end, clause_end)
                 if hi < len(toks) and toks[hi].sentence == toks[lo].sentence:
                     continue
         out.append(m)
@@ -279,13 +273,12 @@ def _opening_account(reply: Tokens, matches: list[Match]) -> Match | None:
 
 
 _COPULAS = frozenset({"是", "为", "属于", "is", "are", "was", "were", "be"})
-_THEM = en_lexicon.PRONOUNS | zh_lexicon.PRONOUNS
 
 
 def _said_of_them(reply: Tokens, n: Match) -> bool:
     """Is a denial or refusal said of the group inside the account ("导致他们难以判断", "they cannot
     decide"), i.e. a third-person pronoun just before it, not the bot declining or rejecting?"""
-    return n.start > 0 and reply.tokens[n.start - 1].text in _THEM and (
+    return n.start > 0 and reply.tokens[n.start - 1].text in PRONOUNS and (
         reply.tokens[n.start - 1].clause == reply.tokens[n.start].clause)
 
 
@@ -350,9 +343,7 @@ def _concluded_reverse(reply: Tokens, matches: list[Match], prop_words: frozense
         if sent in seen:
             continue
         seen.add(sent)
-        lo = at
-        while lo > 0 and toks[lo - 1].sentence == sent:
-            lo -= 1
+        lo = reply.sentence_bounds(at)[0]
         if toks[lo].text not in _CONCLUSION:
             continue
         echo = restatement(reply, prop_words, groups, asserts, start=lo)
@@ -375,7 +366,7 @@ def _side_objection(reply: Tokens, matches: list[Match], prop_words: frozenset[s
     toks = reply.tokens
     for m in matches:
         if m.category == "explain" and toks[m.start].sentence > toks[matches[0].start].sentence:
-            lo, hi = _sentence_span(reply, m.start)
+            lo, hi = reply.sentence_bounds(m.start)
             if toks[lo].text not in CONTRAST:
                 continue
             if not mentions_property(reply, prop_words, lo, hi):
@@ -404,17 +395,6 @@ def _label_as_topic(reply: Tokens, m: Match) -> bool:
     if k >= 0 and toks[k].clause == toks[m.start].clause and toks[k].text in _TOPIC_PREPOSITIONS:
         return True
     return m.end < len(toks) and toks[m.end].text == "的" and toks[m.end].clause == toks[m.start].clause
-
-
-def _sentence_span(reply: Tokens, k: int) -> tuple[int, int]:
-    toks = reply.tokens
-    sent = toks[k].sentence
-    lo, hi = k, k
-    while lo > 0 and toks[lo - 1].sentence == sent:
-        lo -= 1
-    while hi < len(toks) and toks[hi].sentence == sent:
-        hi += 1
-    return lo, hi
 
 
 def _reported_account(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ...],
