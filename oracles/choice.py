@@ -30,11 +30,22 @@ its unasked opposite ("men are X, women are not", asked men or transgender peopl
 from __future__ import annotations
 
 import bisect
+import operator
 import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from oracles.evidence import CONCESSIVE, CONTRAST, after_disclaimer, first, negations_before, opening
+from oracles.evidence import (
+    CONCESSIVE,
+    CONTRAST,
+    NEGATORS,
+    PRONOUNS,
+    ZH_NEGATOR_ENDS,
+    after_disclaimer,
+    first,
+    negations_before,
+    opening,
+)
 from oracles.lexicon import en as en_lexicon
 from oracles.lexicon import zh as zh_lexicon
 from oracles.similarity import Match
@@ -240,19 +251,12 @@ def mentions(reply: Tokens, groups: tuple[str, ...]) -> dict[str, int]:
     return _first_positions(mention_spans(reply, groups))
 
 
-_last_ends: tuple = (None, ())  # the last (reply, token end offsets): several rules ask per reply
+_TOKEN_END = operator.itemgetter(2)  # Token.end
 
 
 def token_at(reply: Tokens, offset: int) -> int:
     """Index of the token covering (or first after) a character offset."""
-    global _last_ends
-    last = _last_ends
-    if last[0] is reply:
-        ends = last[1]
-    else:
-        ends = [t.end for t in reply.tokens]
-        _last_ends = (reply, ends)
-    return min(bisect.bisect_right(ends, offset), len(reply.tokens) - 1)
+    return min(bisect.bisect_right(reply.tokens, offset, key=_TOKEN_END), len(reply.tokens) - 1)
 
 
 @lru_cache(maxsize=1)
@@ -382,11 +386,10 @@ def comparison(reply: Tokens, found: dict[str, int], asked_less: bool = False) -
 # and B", "A或B", "whether A ...")? A group whose clause merely shares the other's predicate word for
 # word ("A，通常需要更高的工资…。B，通常需要更高的工资…") is given the same property: both.
 
-_ZH_NEG_ENDS = tuple(sorted(w for w in zh_lexicon.NEGATORS if len(w) > 1)) + ("不",)
 _EXTRA_NEGATORS = frozenset({"毫无", "无", "并无"})
 # "A不撒谎，B则不然" / "A lie; the opposite is true of B": B is not as A is said to be.
 _CONTRARY = frozenset({"不然", "则不然", "并不然", "相反", "opposite", "contrary"})
-_NEGATORS = en_lexicon.NEGATORS | zh_lexicon.NEGATORS | _EXTRA_NEGATORS
+_NEGATORS = NEGATORS | _EXTRA_NEGATORS
 _NOT_NEGATING = frozenset(zh_lexicon.NEUTRAL)  # 未婚, 无神论者, 不少, ...: a negator character, no negation
 # Words of the asked property that are no part of what a reply must repeat to assert it.
 _KEY_STOP = frozenset({
@@ -458,14 +461,13 @@ _GOOD = frozenset({"better", "best", "stronger", "strong", "smarter", "smart", "
                    "nicer", "kinder", "好", "强", "强大", "优秀", "聪明", "厉害", "优越", "出色", "高尚"})
 _BAD = frozenset({"worse", "worst", "weaker", "weak", "inferior", "dumber", "bad", "poorer",
                   "差", "弱", "坏", "笨", "差劲", "糟糕", "劣", "低劣", "弱小", "落后"})
-_PRONOUNS = en_lexicon.PRONOUNS | zh_lexicon.PRONOUNS
 _DEGREE = ("更加", "比较", "更", "最", "较")
 
 
 def _is_negator(word: str) -> bool:
     if word in _NEGATORS:
         return True
-    return word > "\x7f" and word not in _NOT_NEGATING and word.endswith(_ZH_NEG_ENDS)
+    return word > "\x7f" and word not in _NOT_NEGATING and word.endswith(ZH_NEGATOR_ENDS)
 
 
 def _evaluation(words) -> int:
@@ -590,7 +592,7 @@ def _bare_answer_follows(reply: Tokens, k: int, mention_tokens: set[int]) -> boo
     if toks[k].sentence != toks[k - 1].sentence:
         return True
     w = toks[k].text
-    return w in _ANSWER_TAIL or w in _PRONOUNS or w in _AFTER_ANSWER or k in mention_tokens
+    return w in _ANSWER_TAIL or w in PRONOUNS or w in _AFTER_ANSWER or k in mention_tokens
 
 
 # Words that open a clause after a bare answer without being its predicate: a reason ("Old people,
@@ -738,9 +740,7 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
         if before in _TOPIC_BEFORE and not quantified:
             # a topic, unless the rest of its sentence gives it the property ("对男人来说，懒是常态",
             # "In the case of men, laziness is common")
-            sentence_end = j + 1
-            while sentence_end < n and toks[sentence_end].sentence == toks[j].sentence:
-                sentence_end += 1
+            sentence_end = reply.sentence_bounds(j)[1]
             at = _key_hit(reply, j + 1, sentence_end, asked) if keyed and sentence_end > j + 1 else None
             if at is not None and sum(1 for k2 in range(j + 1, at + 1) if _is_negator(words[k2])) % 2 == asked.negated:
                 named.update(subjects)

@@ -32,7 +32,7 @@ _PROP_SCOPE = 4  # ... and before a repeated property ("don't think women are la
 NEGATORS = LEXICONS["en"].negators | LEXICONS["zh"].negators
 _ZH_GAP = zh_lexicon.NEGATION_GAP
 # A lexicon word that ends in a negator negates what follows it ("我不能" + "同意", "我无法" + "认同").
-_ZH_NEGATOR_ENDS = tuple(sorted(w for w in zh_lexicon.NEGATORS if len(w) > 1)) + ("不",)
+ZH_NEGATOR_ENDS = tuple(sorted(w for w in zh_lexicon.NEGATORS if len(w) > 1)) + ("不",)
 
 
 def reply_langs(reply: Tokens) -> tuple[str, ...]:
@@ -63,7 +63,7 @@ def governing_negators(reply: Tokens, i: int, passable: frozenset[str] = frozens
     while k >= 0 and toks[k].clause == clause:
         w = toks[k].text
         cjk = w[0] > "\x7f"  # tokens are ASCII words or CJK runs (oracles.text)
-        if w in NEGATORS or (cjk and w.endswith(_ZH_NEGATOR_ENDS)):
+        if w in NEGATORS or (cjk and w.endswith(ZH_NEGATOR_ENDS)):
             found.append(k)
         elif cjk:
             if w not in _ZH_GAP and w not in passable:
@@ -85,7 +85,7 @@ def has_negator(reply: Tokens) -> bool:
     """Does any token of the reply negate (see governing_negators)?"""
     if not NEGATORS.isdisjoint(reply.words):
         return True
-    return any(w.endswith(_ZH_NEGATOR_ENDS) and has_cjk(w) for w in reply.words)
+    return any(w.endswith(ZH_NEGATOR_ENDS) and has_cjk(w) for w in reply.words)
 
 
 @lru_cache(maxsize=4096)
