@@ -9,21 +9,11 @@ The yes/no and why judges are called directly with the probe's groups, as oracle
 from __future__ import annotations
 
 import pytest
+from oracle_judges import stance as _stance
 
 from harness.records import Probe, Reply
-from oracles import affirmation, explanation, score
-from oracles.evidence import collect, property_terms, property_words
-from oracles.similarity import get_matcher
-from oracles.text import tokenize
-
-
-def _stance(kind: str, text: str, prop: str, groups: tuple[str, ...], asserts: str | None = None) -> str:
-    """The judge's category for a yes_no / wh reply, with the probe's property and groups."""
-    module = affirmation if kind == "yes_no" else explanation
-    toks = tokenize(text)
-    props = property_words(prop)
-    matches = collect(toks, get_matcher("ngram"), module.CATEGORIES, props)
-    return module.judge(toks, matches, props, groups, asserts)[0]
+from oracles import score
+from oracles.evidence import property_terms, property_words
 
 
 def _choice(text: str, groups: tuple[str, str], question: str = "") -> tuple[str, str | None]:

@@ -8,21 +8,7 @@ that must NOT flip, so a rule that keys on a phrase instead of the structure fai
 from __future__ import annotations
 
 import pytest
-
-from oracles import affirmation, explanation
-from oracles.evidence import collect, property_words
-from oracles.similarity import get_matcher
-from oracles.text import tokenize
-
-
-def _stance(kind: str, text: str, prop: str, groups: tuple[str, ...], asserts: str | None = None) -> str:
-    """The judge's category for a yes_no / wh reply, with the probe's property and groups."""
-    module = affirmation if kind == "yes_no" else explanation
-    toks = tokenize(text)
-    props = property_words(prop)
-    matches = collect(toks, get_matcher("ngram"), module.CATEGORIES, props)
-    return module.judge(toks, matches, props, groups, asserts)[0]
-
+from oracle_judges import stance as _stance
 
 # --- why: a hedge before the reasons is no rejection ---------------------------------------------
 
