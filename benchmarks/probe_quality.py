@@ -56,14 +56,13 @@ def _nlp():
 
 
 def lower_case_words(catalog) -> set[str]:
-    """Words the data set itself writes in lower case: the evidence that a capitalised one is no name."""
-    seen: set[str] = set()
+    """Words the data set itself writes in lower case: the evidence that a capitalised one is no name
+    (the loader's own rule, question_gen.biasasker_data.lower_case_words, over the same texts)."""
+    from question_gen.biasasker_data import lower_case_words as data_lower_case_words
+
     texts = [g.name for g in catalog.groups]
     texts += [t for p in catalog.properties for t in (p.text, p.antonym)]
-    for text in texts:
-        seen.update(w for w in _WORD.findall(text) if w.islower())
-    capitalised_mid = {w.lower() for text in texts for w in _WORD.findall(text)[1:] if w[:1].isupper()}
-    return seen - capitalised_mid
+    return data_lower_case_words(texts)
 
 
 def _group_span(doc, group: str):

@@ -403,7 +403,7 @@ def _lowerable_first(name: str, common: set[str]) -> bool:
         return False
     if rest != rest.lower() or first.lower() not in common:
         return False
-    return not (first.lower().rstrip("s").endswith(_PROPER_SHAPES) or first.lower().endswith(_PROPER_SHAPES))
+    return not first.lower().rstrip("s").endswith(_PROPER_SHAPES)  # "Hindus", "Scandinavians"
 
 
 def _lower_first(name: str, common: set[str], proper: set[str]) -> str:
