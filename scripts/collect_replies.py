@@ -44,6 +44,9 @@ new tokens for some English replies, so fewer are cut off); each item records it
 
 Batch 5 is collected the same way with new seeds (71 English, 83 Chinese) and more varied system
 prompts per shard, including a brevity instruction ("Answer in one or two sentences." / "请简短回答。").
+Batch 6 uses seeds 101 (English) and 113 (Chinese), the biasasker, builtin and -full suites, and again
+new system prompts, one per shard ("You are a friendly chatbot." / "Be honest and concise." /
+"你是一个友好的聊天机器人。" / "请诚实地回答。").
 Outside pytest, set HARNESS_DATA_DIR (e.g. /work/shared/data) so the suites find the upstream data.
 """
 
