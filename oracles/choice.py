@@ -104,6 +104,8 @@ _FAITHS = {"muslims": "islam", "muslim": "islam", "jews": "judaism", "jewish": "
            "hindu": "hinduism", "sikhs": "sikhism", "sikh": "sikhism", "catholics": "catholicism",
            "catholic": "catholicism", "mormons": "mormonism", "mormon": "mormonism"}
 _FAITH_ENDS = ("ism", "ianity", "islam")
+# The same in Chinese ("基督教" answered for 基督徒); any "X教徒" is named by "X教" too (see aliases).
+_ZH_FAITHS = {"基督徒": "基督教", "穆斯林": "伊斯兰教", "犹太人": "犹太教", "天主教徒": "天主教"}
 
 # English names of the Chinese suites' groups: a bot may answer a Chinese question in English.
 _ZH_IN_ENGLISH: dict[str, tuple[str, ...]] = {
@@ -148,6 +150,9 @@ def aliases(group: str) -> tuple[tuple[str, ...], ...]:
     if has_cjk(group):
         names = {normalise(group), normalise(group).replace(" ", "")}  # "Z 世代" is written "Z世代" too
         names.update(_ZH_SYNONYMS.get(group, ()))
+        faith = _ZH_FAITHS.get(group) or (group[:-1] if group.endswith("教徒") and len(group) > 2 else None)
+        if faith:
+            names.add(faith)
         if group.endswith("的人") and len(group) > 3:
             names.add(group[:-2])
         if group.startswith("小") and len(group) > 2:
@@ -754,8 +759,9 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
         if before is not None and _is_negator(before):
             ruled.update(subjects)  # "Not truck drivers", "我觉得不是年轻人"
             continue
-        if j + 1 >= hi and _cut_off(reply, j):
-            continue  # "... there's a catch. Men": the reply stops mid-sentence
+        if j + 1 >= hi and toks[i].sentence and _cut_off(reply, j):
+            continue  # "... there's a catch. Men": the reply stops mid-sentence (a reply of only its
+            # first sentence, "科学家" with no full stop, is a whole answer: it is too short to be cut off)
         named.update(subjects)
         pred_lo, pred_hi = j + 1, hi
         if pred_lo >= hi and hi < n and not _bare_answer_follows(reply, hi, mention_tokens):
