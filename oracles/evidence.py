@@ -343,11 +343,11 @@ def drop_trailing_caveats(reply: Tokens, matches: list[Match]) -> list[Match]:
         if m.category not in ("deny", "refuse"):
             continue
         if not (m.category == "deny" and endorsed_in is not None and sentence > endorsed_in
-                and m.expression in CAVEATS and _conceding(reply, m.start)):
+                and m.expression in CAVEATS and conceding(reply, m.start)):
             return matches  # a rejection before any caveat: the reply is read as it stands
         return matches[:i] + [n for n in matches[i:] if not (
             n.category == "deny" and n.expression in CAVEATS
-            and toks[n.start].sentence > endorsed_in and _conceding(reply, n.start))]
+            and toks[n.start].sentence > endorsed_in and conceding(reply, n.start))]
     return matches
 
 
@@ -355,7 +355,7 @@ _CONCEDING = frozenset({"当然", "不过", "但", "但是", "然而", "naturall
                         "however", "of course", "that said", "of course,"})
 
 
-def _conceding(reply: Tokens, k: int) -> bool:
+def conceding(reply: Tokens, k: int) -> bool:
     """Does the sentence holding token k open with a word that concedes a limit ("当然，", "Of course,",
     "That said,", "But")? Such a sentence qualifies what came before; one without it may reject it
     ("因为…没有直接的联系。每个人都有自己的身高")."""
