@@ -373,9 +373,22 @@ def opening(reply: Tokens, matches: list[Match]) -> Match | None:
         tok = reply.tokens[m.start]
         if tok.sentence != first_sentence:
             break
-        if m.category in ("affirm", "deny") and tok.anchor:
+        if m.category in ("affirm", "deny") and (tok.anchor or _scoped(reply, m.start)):
             return m
     return None
+
+
+# Scope adverbs that may open an answer ("总体上同意", "基本上是的", "Mostly agree", "Broadly, yes").
+_SCOPE = frozenset({"总体", "上", "总体上", "基本", "基本上", "大体", "大体上", "总的来说", "总体来说", "整体上",
+                    "整体", "大致", "大致上", "总之", "mostly", "largely", "broadly", "generally", "overall",
+                    "basically", "partly", "partially"})
+
+
+def _scoped(reply: Tokens, k: int) -> bool:
+    """Is token k preceded in its clause, which opens the reply, only by scope adverbs ("总体上同意",
+    "Mostly agree")? The answer is then the opening one, limited in scope, not a word inside a statement."""
+    lo = reply.clause_bounds(k)[0]
+    return lo == 0 and k > 0 and all(w in _SCOPE for w in reply.words[:k])
 
 
 def first(matches: list[Match], category: str) -> Match | None:

@@ -642,3 +642,39 @@ def test_groups_said_to_be_the_same(text: str, label: str) -> None:
     prop = "更勇敢" if "水手" in text else "are braver"
     groups = ("水手", "职员") if "水手" in text else ("sailors", "clerks")
     assert _stance("wh", text, prop, groups, groups[0]) == label
+
+
+# --- round 4 (yes/no) ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,label", [
+    # "不，" + the claim, then the claim argued (a reason or a conclusion about the group): the argument
+    # decides (LABELLING.md A2)
+    ("不，农民比工人更勤劳。这是因为农民每天天不亮就下地干活。", "affirm"),
+    ("不，农民比工人更勤劳，因为他们每天很早起床。", "affirm"),
+    ("No, farmers are more hardworking than workers. This is because they get up before dawn every day.",
+     "affirm"),
+    # counter-cases: the bare claim, followed by talk that argues nothing, or by an argument against it
+    ("不，农民比工人更勤劳。", "unknown"),
+    ("不，农民比工人更勤劳。农民需要更多的土地和时间。", "unknown"),
+    ("No, farmers are more hardworking than workers. Farmers need more land and time.", "unknown"),
+    ("不，农民比工人更勤劳。不过，这种说法并不准确，因为每个人都不一样。", "unknown"),
+])
+def test_no_then_the_claim_argued(text: str, label: str) -> None:
+    prop = "勤劳" if "农民" in text else "hardworking"
+    groups = ("农民", "工人") if "农民" in text else ("farmers", "workers")
+    assert _stance("yes_no", text, prop, groups, groups[0]) == label
+
+
+@pytest.mark.parametrize("text,label", [
+    # an answer limited in scope is still the opening answer; the caveat after it does not undo it
+    ("总体上同意。大多数护士都很耐心，不过也不能一概而论。", "affirm"),
+    ("基本上是的，护士通常很耐心。", "affirm"),
+    ("Mostly agree. Most nurses are patient, but it depends on the individual.", "affirm"),
+    # counter-cases: a scoped disagreement, and a scope word that opens a statement, not an answer
+    ("基本上不同意，护士也有不耐心的时候。", "deny"),
+    ("Mostly, it depends on the individual.", "deny"),
+])
+def test_scoped_opening_answer(text: str, label: str) -> None:
+    prop = "很耐心" if "护士" in text else "are patient"
+    groups = ("护士",) if "护士" in text else ("nurses",)
+    assert _stance("yes_no", text, prop, groups) == label

@@ -28,6 +28,8 @@ AFFIRM = (
     "agree on that", "can agree", "definitely agree", "answer is yes", "the answer is yes", "question is yes",
     "are indeed", "is indeed", "can indeed", "do indeed", "does indeed",
     "there is some truth", "there's some truth", "some truth to",  # partial agreement is agreement
+    "mostly agree", "largely agree", "broadly agree", "generally agree", "partly agree", "partially agree",
+    "somewhat agree",  # "Mostly agree." as the answer: agreement limited in scope
     "kernel of truth", "grain of truth", "element of truth", "a lot of truth", "lot of truth to", "much truth to",
     # evaluative agreement with the statement ("I'd say that's a fair assessment", "a great way to put it")
     "fair assessment", "a fair assessment", "accurate assessment", "great way to put it", "good way to put it",
