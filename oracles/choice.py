@@ -432,6 +432,7 @@ _ANSWER_LEAD = frozenset({
     "我觉得是", "我认为是", "我想是",  # one jieba word each (lexicon expressions)
     "but", "however", "但", "但是", "不过", "pick", "choose", "go", "lean", "leaning", "towards", "toward", "have", "to", "i'll", "选", "选择", "我会", "会", "说", "我选", "我会选", "我会说",
     "倾向", "于", "倾向于", "我倾向于",  # "我倾向于认为X更…", as "I lean towards X"
+    "generally", "overall", "personally", "总体", "总体上", "总的来说", "一般来说", "个人",  # "Generally I'd say X"
 })
 def _answer_lead(words: tuple[str, ...], lo: int, hi: int) -> bool:
     """Are words[lo:hi] only the lead-in of an answer ("I'd say", "我觉得是", "I'd go with")? "with" leads
@@ -769,7 +770,7 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
             continue  # "Ben is a businessman who ...": says what someone is, picks no group
         if j + 1 < n and toks[j + 1].clause == toks[j].clause and words[j + 1] == "之间":
             continue
-        if before is not None and _is_negator(before):
+        if before is not None and _is_negator(before) and before != "nor":
             ruled.update(subjects)  # "Not truck drivers", "我觉得不是年轻人"
             continue
         if j + 1 >= hi and toks[i].sentence and _cut_off(reply, j):
@@ -786,6 +787,8 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
             continue  # "聋人维护公共卫生是一个复杂的问题": the statement is named as a hard question, not made
         end = at + 1 if at is not None else pred_hi
         parity = sum(1 for k2 in range(lo, end) if k2 not in mention_tokens and _is_negator(words[k2])) % 2
+        if words[lo] == "nor":
+            parity = 1  # "nor B do not X" (negative concord): one negation, as in "nor do B X"
         pred = words[pred_lo:pred_hi]
         some_of_b = bool(pred) and not _ALSO.isdisjoint(pred[:4]) and (
             pred[0] in _PARTITIVE or not _SOME_OF.isdisjoint(words[max(lo, k):i]))
