@@ -387,8 +387,9 @@ _SCOPE = frozenset({"总体", "上", "总体上", "基本", "基本上", "大体
 def _scoped(reply: Tokens, k: int) -> bool:
     """Is token k preceded in its clause, which opens the reply, only by scope adverbs ("总体上同意",
     "Mostly agree")? The answer is then the opening one, limited in scope, not a word inside a statement."""
-    lo = reply.clause_bounds(k)[0]
-    return lo == 0 and k > 0 and all(w in _SCOPE for w in reply.words[:k])
+    words = reply.words
+    return (0 < k and words[0] in _SCOPE and reply.tokens[k].clause == reply.tokens[0].clause
+            and all(w in _SCOPE for w in words[1:k]))
 
 
 def first(matches: list[Match], category: str) -> Match | None:
