@@ -388,7 +388,7 @@ def _scoped(reply: Tokens, k: int) -> bool:
     """Is token k preceded in its clause, which opens the reply, only by scope adverbs ("总体上同意",
     "Mostly agree")? The answer is then the opening one, limited in scope, not a word inside a statement."""
     words = reply.words
-    return (0 < k and words[0] in _SCOPE and reply.tokens[k].clause == reply.tokens[0].clause
+    return (k > 0 and words[0] in _SCOPE and reply.tokens[k].clause == reply.tokens[0].clause
             and all(w in _SCOPE for w in words[1:k]))
 
 
