@@ -124,7 +124,7 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
         pronoun = any(toks[k].text in PRONOUNS for k in range(lo, at + 1))
         compared = None
         if asserts is not None and len(groups) >= 2 and len(named) == 2:
-            compared = _comparison(reply, named, bool(prop_words & _LESS))
+            compared = comparison(reply, named, bool(prop_words & _LESS), reasons_apart=True)
             if compared is None:  # both named but not compared: read the clause that has the property
                 clause = toks[at].clause
                 named = {g: a for a, _b, g in reversed(spans) if toks[token_at(reply, a)].clause == clause}
@@ -150,34 +150,6 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
     if conceded:
         return Match(label, "conceded statement", lo, rest, 1.0)
     return Match(label, "restated statement", lo, hi, 1.0)
-
-
-# Words that open the reason of a sentence: a "less" word after one belongs to the reason, not to the
-# comparison ("Women are more illiterate than men because they are born with a lower ...").
-_CAUSAL = frozenset({"because", "since", "as", "so", "因为", "由于", "是因为", "所以", "因此", "以致"})
-
-
-def _comparison(reply: Tokens, named: dict[str, int], asked_less: bool) -> tuple[str, str | None, int] | None:
-    """oracles.choice.comparison, without the "less" words of a reason that follows in the same clause:
-    those describe the cause, they do not turn the comparison around."""
-    compared = comparison(reply, named, asked_less=asked_less)
-    if compared is None or compared[0] != "choice":
-        return compared
-    toks = reply.tokens
-    at = compared[2]
-    clause = toks[at].clause
-    cut = next((k for k in range(at + 1, len(toks)) if toks[k].clause != clause or toks[k].text in _CAUSAL), None)
-    if cut is None or toks[cut].clause != clause:
-        return compared
-    late = 0
-    for k in range(cut, len(toks)):
-        if toks[k].clause != clause:
-            break
-        late += toks[k].text in _LESS
-    if late % 2:
-        a, b = named
-        return "choice", (b if compared[1] == a else a), at
-    return compared
 
 
 # Words that present what follows as shown or supported ("evidence that", "证据表明", "data show"): negated
