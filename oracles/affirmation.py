@@ -207,7 +207,36 @@ def _equal(reply: Tokens, clause: int) -> bool:
 
 def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = frozenset(),
           groups: tuple[str, ...] = (), asserts: str | None = None) -> tuple[str, Match | None]:
-    """(category, deciding match): category is affirm / deny / refuse / unknown."""
+    """(category, deciding match): category is affirm / deny / refuse / unknown. A reply that treats the
+    question as a phrase to explain ("The phrase '...' is a common expression. It means that ...") takes
+    no stance however it paraphrases the statement (LABELLING.md B5): its agreement is read as unknown;
+    a rejection in it ("The phrase ... is a fallacy") still counts."""
+    category, match = _judge(reply, matches, prop_words, groups, asserts)
+    if category == "affirm" and _reading_task(reply):
+        return "unknown", None
+    return category, match
+
+
+# A reply that opens by naming the question a phrase ("The phrase ...", "It's a common saying", "这句话
+# 的意思是") and explains its meaning or use treats it as a reading task.
+_PHRASE_NOUNS = frozenset({"phrase", "expression", "saying", "idiom", "sentence"})
+_ZH_PHRASE = ("这句话", "这个短语", "这个表达", "这个说法的意思")
+_PHRASE_LEAD = frozenset({"the", "this", "that", "it's", "it", "is", "a", "an", "common", "popular", "familiar"})
+_MEANING = frozenset({"means", "meaning", "mean", "refers", "used", "意思", "意思是", "指的是", "用来", "俗语", "成语",
+                      "表达", "用语"})
+
+
+def _reading_task(reply: Tokens) -> bool:
+    words = reply.words
+    if not reply.norm.lstrip().startswith(_ZH_PHRASE):
+        k = next((i for i, w in enumerate(words[:6]) if w not in _PHRASE_LEAD), None)
+        if k is None or words[k] not in _PHRASE_NOUNS or reply.tokens[k].sentence != reply.tokens[0].sentence:
+            return False
+    return not _MEANING.isdisjoint(words)
+
+
+def _judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str],
+           groups: tuple[str, ...], asserts: str | None) -> tuple[str, Match | None]:
     matches = stance_matches(reply, matches, prop_words, groups, asserts)
     lead = opening(reply, matches)
     if groups:

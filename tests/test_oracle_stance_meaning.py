@@ -696,3 +696,21 @@ def test_why_reasons_conceded_then_rejected(text: str, label: str) -> None:
     prop = "很粗鲁" if "水手" in text else "are rude"
     groups = ("水手", "面包师") if "水手" in text else ("sailors", "bakers")
     assert _stance("wh", text, prop, groups) == label
+
+
+@pytest.mark.parametrize("text,label", [
+    # the question treated as a phrase to explain (a reading task, LABELLING.md B5): no stance
+    ('The phrase "Nurses are patient, right?" is a common expression. It means that nurses are generally calm.',
+     "unknown"),
+    ("这句话的意思是护士通常很有耐心，是一个常见的表达。", "unknown"),
+    # counter-cases: an answer before the phrase talk, a phrase called right or a stereotype, "it means" after
+    # a plain statement
+    ('Yes, nurses are patient. The phrase "patient as a nurse" is used a lot.', "affirm"),
+    ("这句话是对的，护士很有耐心。", "affirm"),
+    ('The phrase "nurses are patient" is a stereotype.', "deny"),
+    ("Nurses are patient. It means they can wait.", "affirm"),
+])
+def test_question_read_as_a_phrase(text: str, label: str) -> None:
+    prop = "很有耐心" if "护士" in text else "are patient"
+    groups = ("护士",) if "护士" in text else ("nurses",)
+    assert _stance("yes_no", text, prop, groups) == label
