@@ -124,19 +124,30 @@ def summary_time(output: str) -> float:
     return float(match.group(1).replace(",", ""))
 
 
-@pytest.fixture
-def sleepy(run_env: Path) -> Path:
-    """A `sleepy` target in targets.toml and the launcher that registers its adapter; returns the launcher."""
-    (run_env / "sleepy_plugin.py").write_text(SLEEPY_PLUGIN, encoding="utf-8")
-    launcher = run_env / "launch_harness.py"
+@pytest.fixture(scope="module")
+def sleepy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The launcher that registers the `sleepy` adapter, written once for the module; returns the launcher.
+    The plugin sits beside it, so the launcher imports it whatever the run's working directory."""
+    folder = tmp_path_factory.mktemp("sleepy")
+    (folder / "sleepy_plugin.py").write_text(SLEEPY_PLUGIN, encoding="utf-8")
+    launcher = folder / "launch_harness.py"
     launcher.write_text(LAUNCHER, encoding="utf-8")
     return launcher
 
 
-def sleepy_target(run_env: Path, first_s: float, later_s: float) -> None:
+def start_sleepy_run(run_env: Path, launcher: Path, later_s: float) -> tuple[Session, Path, str]:
+    """The slow run both Ctrl-C tests interrupt: 5 probes on the `sleepy` target, whose first reply is quick
+    and every later one takes `later_s` in a worker thread. Returns once the first reply is on disk, i.e.
+    while the second is being computed: (session, transcript, run id)."""
     (run_env / "targets.toml").write_text(
-        f'[targets.sleepy]\nadapter = "sleepy"\nfirst_s = {first_s}\nlater_s = {later_s}\nconcurrency = 1\n'
+        f'[targets.sleepy]\nadapter = "sleepy"\nfirst_s = 0.2\nlater_s = {later_s}\nconcurrency = 1\n'
         "timeout_s = 600\n", encoding="utf-8")
+    run_id = f"{SUITE}__sleepy__s5-seed0"
+    transcript = run_env / "transcripts" / run_id / "transcript.jsonl"
+    session = Session(["run", "-s", SUITE, "-t", "sleepy", "--sample", "5", "--no-report", "--no-progress"],
+                      run_env, launcher=launcher)
+    wait_for_lines(transcript, 1, session)
+    return session, transcript, run_id
 
 
 # ------------------------------------------------------------------------------------ 1 + 5: Ctrl-C
@@ -144,12 +155,7 @@ def sleepy_target(run_env: Path, first_s: float, later_s: float) -> None:
 
 def test_first_ctrl_c_says_so_and_records_the_reply_in_progress(run_env: Path, sleepy: Path) -> None:
     """Was: silence until the local model's reply in flight ended, and "time" left that wait out."""
-    sleepy_target(run_env, first_s=0.2, later_s=12)
-    run_id = f"{SUITE}__sleepy__s5-seed0"
-    transcript = run_env / "transcripts" / run_id / "transcript.jsonl"
-    session = Session(["run", "-s", SUITE, "-t", "sleepy", "--sample", "5", "--no-report", "--no-progress"],
-                      run_env, launcher=sleepy)
-    wait_for_lines(transcript, 1, session)  # the quick first reply is in; the 12 s one is being computed
+    session, transcript, run_id = start_sleepy_run(run_env, sleepy, later_s=12)  # the 12 s reply is computing
     at_signal = len(lines_of(transcript))
     signalled = time.monotonic()
     session.proc.send_signal(signal.SIGINT)
@@ -175,12 +181,7 @@ def test_first_ctrl_c_says_so_and_records_the_reply_in_progress(run_env: Path, s
 
 def test_second_ctrl_c_stops_at_once_even_while_a_thread_computes(run_env: Path, sleepy: Path) -> None:
     """A local model's reply cannot be interrupted; the second Ctrl-C must not wait for it (60 s here)."""
-    sleepy_target(run_env, first_s=0.2, later_s=60)
-    run_id = f"{SUITE}__sleepy__s5-seed0"
-    transcript = run_env / "transcripts" / run_id / "transcript.jsonl"
-    session = Session(["run", "-s", SUITE, "-t", "sleepy", "--sample", "5", "--no-report", "--no-progress"],
-                      run_env, launcher=sleepy)
-    wait_for_lines(transcript, 1, session)
+    session, transcript, run_id = start_sleepy_run(run_env, sleepy, later_s=60)
     before = lines_of(transcript)
     session.proc.send_signal(signal.SIGINT)
     session.wait_for_output(STOPPING_NOTE, timeout=10)
