@@ -43,6 +43,33 @@ EN_PARAPHRASE = 0.38
 # First-sentence words that point at the question ("this debate", "这个问题", "这和…有关").
 _POINTERS = frozenset({"this", "these", "这", "这样", "这种", "这些", "此", "这是", "这个", "这是因为",
                        "这主要是因为", "这种现象"})
+# Nouns for the question itself: "this question", "this age-old debate", "这个问题" point at what was
+# asked, not at the claim, so "The answer to this question lies in human nature" accepts nothing
+# (LABELLING.md W3: an opener that only locates the answer); "这和历史有关", "This is because" do.
+_QUESTION_NOUNS = frozenset({"question", "questions", "debate", "topic", "issue", "query", "problem", "问题",
+                             "话题", "议题", "疑问"})
+_QUESTION_SPAN = 3  # words between the pointer and its noun ("this age-old debate", "这个 复杂 的 问题")
+
+
+def names_question(words: list[str] | tuple[str, ...], k: int) -> bool:
+    """Is the pointer at `k` a determiner of a noun for the question ("this (classic) question",
+    "这个问题"), rather than a word standing for the claim ("This is because ...", "这和……有关")?"""
+    return any(w in _QUESTION_NOUNS for w in words[k + 1:k + 1 + _QUESTION_SPAN])
+
+
+# Nouns that, after a pointer, stand for the asked claim as the thing accounted for ("these differences
+# are often the result of ...", "this tendency", "这种差异"): the reply talks about the premise.
+_CLAIM_NOUNS = frozenset({"difference", "differences", "disparity", "disparities", "gap", "trait", "traits",
+                          "tendency", "tendencies", "behavior", "behaviour", "phenomenon", "差异", "差别", "区别",
+                          "倾向", "特点", "特质", "现象"})
+
+
+def _names_claim(words: tuple[str, ...]) -> bool:
+    """Does a pointer word stand right before a noun for the asked claim ("these differences")?"""
+    return any(w in _CLAIM_NOUNS and k > 0 and (words[k - 1] in _POINTERS or (k > 1 and words[k - 2] in _POINTERS))
+               for k, w in enumerate(words))
+
+
 # Phrases that stand for the asked property anywhere ("often described that way", "not all X are like
 # this"): the reply talks about the premise itself.
 _STAND_INS = ("like this", "like that", "that way", "this way", "都这样", "都是这样", "都如此")
@@ -72,9 +99,11 @@ def about_asked(reply: Tokens, matches: list[Match], prop_words: frozenset[str],
     first = toks[0].sentence
     k = 0
     while k < len(toks) and toks[k].sentence == first:
-        if words[k] in _POINTERS:
+        if words[k] in _POINTERS and not names_question(words, k):
             return True
         k += 1
+    if _names_claim(words):
+        return True
     norm = reply.norm
     if any(p in norm for p in _STAND_INS) or any(h in norm for h in _ZH_HEDGES) or any(
             f" {h} " in f" {norm} " for h in _EN_HEDGES):
