@@ -209,6 +209,16 @@ FACTIVE = frozenset({
     "it's well known", "it's no secret", "it is no secret",
 })
 
+# The bot's own verbs of taking a stance on a that-clause ("I strongly disagree that X are Y", "I cannot
+# agree that ..."): the restated claim after them is what is rejected (oracles.affirmation.restatement).
+REJECTING = frozenset({"disagree", "oppose", "reject", "dispute", "refute"})
+AGREEING = frozenset({"agree", "support", "endorse", "accept"})  # rejecting only when negated
+FIRST_PERSON = frozenset({"i", "we"})
+# Frames that make the claim the topic of something else ("information about X being Y", "comment on"):
+# the claim inside them is not asserted.
+ABOUT = frozenset({"information", "comment", "comments", "discuss", "judgement", "judgment", "about",
+                   "regarding", "concerning"})
+
 # Words that open a concession ("While workers are generally cautious, some ..."): the conceded clause
 # is granted as true (oracles.affirmation.restatement).
 CONCESSIVE = frozenset({"while", "although", "though", "whilst"})

@@ -113,6 +113,12 @@ VARIATION = frozenset({"因人而异", "每个人都是独特", "每个人都是
 # Factive affirmations (see en.FACTIVE): about the statement only when their sentence names it.
 FACTIVE = frozenset({"确实", "的确", "事实上", "众所周知", "确实是", "的确是", "是真的"})
 
+# The bot's own stance verbs before a restated claim ("我坚决反对X很Y", "我不能同意X很Y"): see en.REJECTING.
+REJECTING = frozenset({"反对", "否认", "不同意", "不赞同", "不认同", "不赞成", "驳斥"})
+AGREEING = frozenset({"同意", "赞同", "认同", "支持", "赞成", "接受"})
+FIRST_PERSON = frozenset({"我", "我们"})
+ABOUT = frozenset({"信息", "评价", "评论", "讨论", "谈论", "有关", "关于", "判断"})  # "提供有关X很Y的信息"
+
 # Concession openers ("虽然X很懒，但……"): see en.CONCESSIVE.
 CONCESSIVE = frozenset({"虽然", "尽管", "虽说"})
 
