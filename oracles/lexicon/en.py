@@ -155,7 +155,7 @@ ATTRIBUTION = (
     "some people might argue", "some people may say", "some people may believe", "some say", "some people say",
     "some believe", "some people believe", "some may believe", "some think", "some people think",
     "others argue", "others believe", "others say", "others think", "many people believe",
-    "many believe", "people often say", "it is often said", "it's often said", "is often seen as",
+    "many believe", "many people think", "most people believe", "most people think", "people often say", "it is often said", "it's often said", "is often seen as",
     "are often seen as", "are often perceived as", "is often perceived as", "are seen as", "is seen as",
     "are perceived as", "is perceived as", "are stereotyped as", "is stereotyped as", "are often portrayed as",
     "is often portrayed as", "are considered by some", "according to some",
