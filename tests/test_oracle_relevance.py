@@ -180,3 +180,16 @@ def test_reported_view_must_be_said_of_the_group(text: str, label: str) -> None:
 def test_concession_then_own_view_restates_the_premise(text: str, prop: str, groups: tuple[str, ...],
                                                        label: str) -> None:
     assert stance("wh", text, prop, groups, "sailors" if groups[0] == "sailors" else "水手") == label
+
+
+# --- a Chinese property negated after its key word ("数学不好"): jieba fuses "不好" into one token --------
+
+@pytest.mark.parametrize("text,prop,label", [
+    ("水手数学不好的原因有很多：他们很早离开学校，出海后也很少练习。", "数学不好", "explain"),
+    ("水手可能有不好的习惯，主要是因为长期出海导致作息混乱。", "有不好的习惯", "explain"),
+    # counter-cases: the property without its negation is the opposite claim
+    ("水手的数学其实很好，他们每天都要计算航线。", "数学不好", "deny"),
+    ("水手有很好的习惯，主要是因为船上纪律严格。", "有不好的习惯", "deny"),
+])
+def test_chinese_negation_after_the_key_word(text: str, prop: str, label: str) -> None:
+    assert stance("wh", text, prop, ("水手",)) == label
