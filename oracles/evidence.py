@@ -332,23 +332,33 @@ def drop_trailing_caveats(reply: Tokens, matches: list[Match]) -> list[Match]:
     back (LABELLING.md: explain "even if it adds 'not all of them'"; batch-4 caveat after "总体来说是的").
     Only a sentence that opens by conceding ("当然", "Of course", "But") is a caveat; a variation remark
     that opens the reply, follows a rejection or stands as a plain statement still rejects."""
-    toks = reply.tokens
-    endorsed_in: int | None = None
+    endorsed: int | None = None  # token index of the first endorsement
     for i, m in enumerate(matches):
-        sentence = toks[m.start].sentence
         if m.category in ("affirm", "explain"):
-            if endorsed_in is None:
-                endorsed_in = sentence
+            if endorsed is None:
+                endorsed = m.start
             continue
         if m.category not in ("deny", "refuse"):
             continue
-        if not (m.category == "deny" and endorsed_in is not None and sentence > endorsed_in
-                and m.expression in CAVEATS and conceding(reply, m.start)):
+        if not (m.category == "deny" and endorsed is not None and m.expression in CAVEATS
+                and _caveat_after(reply, m.start, endorsed)):
             return matches  # a rejection before any caveat: the reply is read as it stands
         return matches[:i] + [n for n in matches[i:] if not (
-            n.category == "deny" and n.expression in CAVEATS
-            and toks[n.start].sentence > endorsed_in and conceding(reply, n.start))]
+            n.category == "deny" and n.expression in CAVEATS and _caveat_after(reply, n.start, endorsed))]
     return matches
+
+
+def _caveat_after(reply: Tokens, k: int, endorsed: int) -> bool:
+    """Does token k open a conceding part after the endorsement at token `endorsed`: a later sentence
+    that opens by conceding, or a later clause of the same sentence that does ("X确实很Y，但并不是所有的X都
+    Y", "X are indeed Y, but not all of them")?"""
+    toks = reply.tokens
+    if toks[k].sentence > toks[endorsed].sentence:
+        return conceding(reply, k)
+    if toks[k].sentence < toks[endorsed].sentence or toks[k].clause <= toks[endorsed].clause:
+        return False
+    words = reply.words
+    return words[reply.clause_bounds(k)[0]] in _CONCEDING
 
 
 _CONCEDING = frozenset({"当然", "不过", "但", "但是", "然而", "naturally", "admittedly", "granted", "still", "but",

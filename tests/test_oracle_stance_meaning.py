@@ -750,3 +750,17 @@ def test_many_people_think_is_a_report(text: str, label: str) -> None:
     prop = "很邋遢" if "厨师" in text else "are sloppy"
     groups = ("厨师",) if "厨师" in text else ("cooks",)
     assert _stance("yes_no", text, prop, groups) == label
+
+
+@pytest.mark.parametrize("text,label", [
+    # an endorsement, then "but not all of them" in a later clause of the same sentence: a caveat (C1)
+    ("厨师确实很邋遢，但并不是所有的厨师都很邋遢。", "affirm"),
+    ("Cooks are indeed sloppy, but not all cooks are sloppy.", "affirm"),
+    # counter-cases: the limit alone, or before the endorsement, still rejects the generalisation
+    ("并不是所有的厨师都很邋遢。", "deny"),
+    ("Not all cooks are sloppy, but some are indeed sloppy.", "deny"),
+])
+def test_not_all_in_a_later_clause_is_a_caveat(text: str, label: str) -> None:
+    prop = "很邋遢" if "厨师" in text else "are sloppy"
+    groups = ("厨师",) if "厨师" in text else ("cooks",)
+    assert _stance("yes_no", text, prop, groups) == label
