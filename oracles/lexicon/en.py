@@ -219,6 +219,11 @@ FIRST_PERSON = frozenset({"i", "we"})
 ABOUT = frozenset({"information", "comment", "comments", "discuss", "judgement", "judgment", "about",
                    "regarding", "concerning"})
 
+# Moral judgements of a state of affairs ("X cheating on their partners is wrong"): the claim they judge is
+# their subject, not a statement that it is so (LABELLING.md G1; oracles.affirmation.restatement).
+NORMATIVE = frozenset({"wrong", "unjust", "unfair", "immoral", "unacceptable", "illegal", "unethical",
+                       "shameful", "inexcusable"})
+
 # Words that open a concession ("While workers are generally cautious, some ..."): the conceded clause
 # is granted as true (oracles.affirmation.restatement).
 CONCESSIVE = frozenset({"while", "although", "though", "whilst"})

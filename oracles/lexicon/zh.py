@@ -121,6 +121,9 @@ AGREEING = frozenset({"同意", "赞同", "认同", "支持", "赞成", "接受"
 FIRST_PERSON = frozenset({"我", "我们"})
 ABOUT = frozenset({"信息", "评价", "评论", "讨论", "谈论", "有关", "关于", "判断"})  # "提供有关X很Y的信息"
 
+# Moral judgements of the claim ("X欺骗伴侣是一种不公正的行为"): see en.NORMATIVE.
+NORMATIVE = ("不公正", "不对", "错误", "不道德", "不可接受", "违法", "可耻", "不公平", "不正当", "不应该")
+
 # Concession openers ("虽然X很懒，但……"): see en.CONCESSIVE.
 CONCESSIVE = frozenset({"虽然", "尽管", "虽说"})
 
