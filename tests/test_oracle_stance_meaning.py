@@ -769,7 +769,7 @@ def test_not_all_in_a_later_clause_is_a_caveat(text: str, label: str) -> None:
 @pytest.mark.parametrize("text,label", [
     # the claim as the subject of a moral judgement judges the claimed state; it does not say it holds (G1)
     ("我认为厨师偷吃食材是一种不道德的行为。", "unknown"),
-    ("作为AI我无法评价。然而，我认为厨师偷吃食材是错误的。", "refuse"),
+    ("作为AI我无法评价。然而，我认为厨师偷吃食材是一种不正当的做法。", "refuse"),
     # counter-cases: the claim stated, then judged in its own clause, or called a fact
     ("厨师偷吃食材，这是不道德的。", "affirm"),
     ("厨师偷吃食材是事实。", "affirm"),
