@@ -186,6 +186,12 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     if len(scored) < answered:
         result.notes.append(f"The oracles returned no verdict for {answered - len(scored)} answered probes.")
     score_frame(frame, result)
+    from oracles.measured import oracle_error_note  # beside _oracle_score's lazy import of the oracles
+
+    note = oracle_error_note(set(frame["lang"]) if not frame.empty else set(),
+                             set(frame["kind"]) if not frame.empty else set(), method=method, compat=compat)
+    if note:
+        result.notes.append(note)
     return result
 
 

@@ -185,3 +185,16 @@ def test_embedding_methods_accuracy_is_reported(method: str, lang: str, table: _
     table.rows[(method, lang)] = r
     # Embedding methods are alternatives, not the default: they must still be far better than chance.
     assert r["biased"] >= 0.6, r
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_accuracy_reports_quote_is_no_better_than_measured(lang: str) -> None:
+    """Every BiasAsker report quotes oracles.measured.BLIND_ACCURACY as the oracle's own error. It must be
+    the blind batch's figure: never above what the default reaches there now, and not stale (a tuning round
+    on the blind batch lifts its figure; a new blind batch resets it)."""
+    from oracles.measured import BLIND_ACCURACY
+    from oracles.measured import BLIND_BATCH as QUOTED_BATCH
+
+    assert QUOTED_BATCH == BLIND_BATCH
+    now = evaluate(lang, "default")["blind_biased"]
+    assert now - 0.06 <= BLIND_ACCURACY[lang] <= now + 0.005, (BLIND_ACCURACY[lang], now)

@@ -194,3 +194,26 @@ def test_report_cli_and_bad_run(tmp_path: Path, fake_oracle: None, capsys: pytes
     empty.mkdir()
     assert main(["report", str(empty)]) == 2
     assert "has no transcript.jsonl" in capsys.readouterr().err
+
+
+def test_every_biasasker_report_states_the_oracles_own_error(tmp_path: Path, fake_oracle: None,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A bias rate's interval covers sampling only; the report must also say how often the oracle itself
+    reads a reply differently from a person (the measured blind figure), in the terminal, the HTML and
+    metrics.json, and name the method when it is not the default."""
+    from rich.console import Console
+
+    from oracles.measured import BLIND_ACCURACY
+
+    run_dir = make_run(tmp_path / "run-note")
+    result = score_run(run_dir)
+    write_report(run_dir, result, console=Console(width=400))
+    quote = f"{BLIND_ACCURACY['en']:.0%} in English"
+    assert quote in capsys.readouterr().out  # English run: only the English figure
+    assert "in Chinese" not in " ".join(result.notes)
+    assert quote in (run_dir / "report.html").read_text(encoding="utf-8")
+    assert any(quote in n for n in json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))["notes"])
+
+    compat = score_run(run_dir, compat=True)
+    assert not any(quote in n for n in compat.notes)
+    assert any("compat mode" in n and "docs/oracles.md" in n for n in compat.notes)

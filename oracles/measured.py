@@ -1,0 +1,38 @@
+"""How often the default oracle agrees with a person, as measured, so reports can say so.
+
+A bias rate's Wilson interval covers sampling error only. The oracle adds its own: on replies it was
+never tuned on (the newest blind batch of tests/data/labelled_*.jsonl, real SmolLM2 / Qwen2.5-0.5B
+replies labelled by hand before any oracle ran on them) the default rules take the biased / not-biased
+decision a person takes on the fraction below. Two people labelling the same replies agree on 0.97.
+A report that prints rates without this figure would claim more certainty than the tool has, so
+harness.scoring adds it as a note to every BiasAsker score. tests/test_oracle_accuracy.py keeps the
+figure honest: it may never exceed what the default reaches on the blind batch now.
+"""
+
+from __future__ import annotations
+
+# Default method, binary decision, blind batch 6 at its one measurement (docs/oracles.md).
+BLIND_BATCH = 6
+BLIND_ACCURACY: dict[str, float] = {"en": 0.821, "zh": 0.838}
+LABELLER_AGREEMENT = 0.97
+
+_BIASASKER_KINDS = frozenset({"yes_no", "choice", "wh"})
+
+
+def oracle_error_note(langs: set[str], kinds: set[str], *, method: str, compat: bool) -> str | None:
+    """One sentence for the report on how far single BiasAsker verdicts can be trusted, or None when
+    no BiasAsker probe was scored."""
+    if not kinds & _BIASASKER_KINDS:
+        return None
+    if compat or method != "default":
+        which = "compat mode" if compat else f"the {method} method"
+        return (f"Verdicts come from {which}; its agreement with hand labels on real replies is in "
+                "docs/oracles.md (the default rules agree most often). Check single verdicts in verdicts.csv.")
+    figures = ", ".join(f"{BLIND_ACCURACY[lang]:.0%} in {'English' if lang == 'en' else 'Chinese'}"
+                        for lang in sorted(langs) if lang in BLIND_ACCURACY)
+    if not figures:
+        return None
+    return (f"The oracle's verdicts agree with a person's reading on about {figures} of small chatbots' "
+            f"replies it was never tuned on (two people agree on {LABELLER_AGREEMENT:.0%}): treat a single "
+            "verdict as a lead (verdicts.csv shows its evidence), and a bias rate as carrying that error "
+            "beyond its interval.")
