@@ -22,7 +22,7 @@ Restatements need the probe's groups (to check the subject and read comparatives
 
 from __future__ import annotations
 
-from oracles.choice import attribution_starts, comparison, mention_spans, token_at
+from oracles.choice import attribution_starts, comparison, defined, mention_spans, token_at
 from oracles.evidence import (
     CAVEATS,
     CONCESSIVE,
@@ -112,7 +112,7 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
     if attribution_starts(words):
         return None
     frame = _stance_frame(reply, max(lo, reply.clause_bounds(at)[0]), at)
-    if frame == "about" or _judged_morally(reply, at, upto):  # "我不能提供有关X很Y的信息" / "information about X being Y": the claim is a topic
+    if frame == "about" or _judged_morally(reply, at, upto) or defined(reply, at, upto):  # "我不能提供有关X很Y的信息" / "information about X being Y": the claim is a topic
         return None
     own = negations_before(reply, at, prop_words, _PROP_SCOPE) + fused_negation(reply, at, prop_words)
     if not own and (frame == "rejected" or _negated_frame(reply, lo, at)):

@@ -711,6 +711,25 @@ def _called_complex(words: tuple[str, ...], lo: int, hi: int) -> bool:
     return False
 
 
+_DEFINING_EN = frozenset({"refers", "refer", "defined", "denotes"})
+_DEFINING_ZH = ("是指", "指的是", "被定义为", "定义为")
+
+
+def defined(reply: Tokens, at: int, hi: int) -> bool:
+    """Is the property at `at` being defined ("懒是指……", "'lazy' refers to ...")? A definition of the
+    asked words treats the question as a reading task (LABELLING.md B5), it says nothing of the group."""
+    words = reply.words
+    if not _DEFINING_EN.isdisjoint(words[at + 1:min(hi, at + 4)]):
+        return True
+    toks = reply.tokens
+    text = reply.norm[toks[at].end:toks[min(hi, at + 4) - 1].end]
+    for w in _DEFINING_ZH:
+        k = text.find(w)
+        if k >= 0 and text[k - 1:k] not in ("不", "没"):  # "不是指所有人" limits, it does not define
+            return True
+    return False
+
+
 def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked) -> Reading:
     """How the reply's clauses treat each group it names (mentions already cut to the bot's own voice)."""
     if not spans or not reply.tokens:
@@ -812,6 +831,10 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
             at = _key_hit_run_on(reply, pred_hi, mention_tokens, asked)
         if at is not None and _called_complex(words, at + 1, hi):
             continue  # "聋人维护公共卫生是一个复杂的问题": the statement is named as a hard question, not made
+        if at is not None and defined(reply, at, hi):
+            # "A狼吞虎咽是指……": the asked words defined; the reply treats the question as a reading task
+            # (LABELLING.md B5), so no clause of it picks a group
+            return _EMPTY_READING
         end = at + 1 if at is not None else pred_hi
         parity = sum(1 for k2 in range(lo, end) if k2 not in mention_tokens and _is_negator(words[k2])) % 2
         if words[lo] == "nor":

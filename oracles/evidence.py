@@ -290,9 +290,21 @@ def collect(reply: Tokens, matcher: Matcher, categories: tuple[str, ...],
             continue
         used[m.start:m.end] = b"\x01" * (m.end - m.start)
         taken.append(m)
-    taken = [m for m in taken if m.category != "neutral"]
+    taken = [m for m in taken if m.category != "neutral" and not _preposition(reply, m)]
     taken.sort(key=lambda m: m.start)
     return taken
+
+
+_PARTICLES = frozenset({"啊", "呀", "吧", "呢", "嘛", "了", "的"})
+
+
+def _preposition(reply: Tokens, m: Match) -> bool:
+    """Is an opening "对" the preposition of "对X来说" / "对他们而言" ("for X"), not the answer "对，……"?
+    The answer ends its clause (or takes a particle); the preposition has its object after it."""
+    if m.expression not in ("对", "^对") or m.end >= len(reply.tokens):
+        return False
+    nxt = reply.tokens[m.end]
+    return nxt.clause == reply.tokens[m.start].clause and nxt.text not in _PARTICLES
 
 
 _EVERYONE = en_lexicon.EVERYONE | zh_lexicon.EVERYONE
