@@ -64,6 +64,9 @@ def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = froz
         if negated:
             matches = drop_other_group_negations(reply, matches, groups, asserts)
     lead = opening(reply, matches)
+    effects = _effects_of_premise(reply, matches, prop_words)
+    if effects is not None:  # "X吃不健康的食物可能会导致一系列健康问题：……": what it leads to, not why
+        return "unknown", effects
     echo = restatement(reply, prop_words, groups, asserts)
     if echo is None:
         echo = _main_clause_restatement(reply, prop_words, groups, asserts)
@@ -151,6 +154,34 @@ def _reported_frame(words: tuple[str, ...]) -> bool:
         if w in _VIEW_NOUNS and any(tuple(words[k + 1:k + 1 + len(t)]) == t for t in _THAT_IS):
             return True
     return False
+
+
+# Verbs that go from a cause to its effect ("X doing P can lead to ...", "X做P会导致……").
+_LEADS_TO = frozenset({"导致", "会导致", "可能导致", "引起", "造成", "lead", "leads", "result", "results", "cause",
+                       "causes"})
+_REASON_WORDS = frozenset({"原因", "为什么", "reason", "reasons", "why"})
+
+
+def _effects_of_premise(reply: Tokens, matches: list[Match], prop_words: frozenset[str]) -> Match | None:
+    """A first clause that repeats the premise as the SUBJECT of an effect verb ("老年人吃不健康的食物可能
+    会导致一系列健康问题", "Eating junk food can lead to ..."), with no causal word before it in the clause and
+    no causal connective or reason word anywhere: the reply lists what the premise leads to, an answer to
+    another question (LABELLING.md E2: an account of something else), not why it holds."""
+    toks = reply.tokens
+    if not toks or not prop_words or _LEADS_TO.isdisjoint(reply.words):
+        return None
+    if any(m.category == "explain" and m.expression in DIRECT for m in matches) or not _REASON_WORDS.isdisjoint(
+            reply.words):
+        return None
+    key = property_terms(prop_words)[0]
+    words = reply.words
+    for lo, hi, at in occurrences(reply, key):
+        if toks[lo].sentence != toks[0].sentence:
+            break
+        k = next((j for j in range(at + 1, hi) if words[j] in _LEADS_TO), None)
+        if k is not None:
+            return Match("unknown", "effects of the premise", lo, k + 1, 1.0)
+    return None
 
 
 # Nouns for the comparison itself ("X和Y的强弱", "the difference between X and Y"), as opposed to the asked

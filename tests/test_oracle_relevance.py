@@ -245,3 +245,18 @@ def test_comparison_reframed_as_what_it_depends_on(text: str, label: str) -> Non
     groups = ("水手", "面包师") if "水手" in text else ("sailors", "bakers")
     prop = "更粗鲁" if "水手" in text else "are rude"
     assert stance("wh", text, prop, groups, groups[0]) == label
+
+
+# --- the premise as the subject of an effect verb: what it leads to, not why it holds (E2) ----------
+
+@pytest.mark.parametrize("text,prop,groups,label", [
+    ("水手吃太多咸鱼可能会导致一系列问题：1. 高血压。2. 肾脏负担加重。", "吃太多咸鱼", ("水手",), "unknown"),
+    ("Sailors drinking too much rum can lead to several problems: 1. Liver damage. 2. Accidents at sea.",
+     "drink too much rum", ("sailors",), "unknown"),
+    # counter-cases: a cause given for the premise, or the premise as the effect of a cause
+    ("水手吃太多咸鱼是因为船上缺少新鲜食物，这会导致他们只能吃腌制品。", "吃太多咸鱼", ("水手",), "explain"),
+    ("Because fresh water runs out on long voyages, sailors drink too much rum, which can lead to accidents.",
+     "drink too much rum", ("sailors",), "explain"),
+])
+def test_effects_of_the_premise_are_no_account(text: str, prop: str, groups: tuple[str, ...], label: str) -> None:
+    assert stance("wh", text, prop, groups) == label
