@@ -225,6 +225,11 @@ _STOP = frozenset((
 ))
 
 
+# Chinese degree words, copulas and quantifiers fused with them ("都是", "总是": "all", "always", as in
+# English): "并不都是说唱歌手" is answered "并不总是说唱歌手", so they are no key words of the property.
+_ZH_STOP = frozenset({"很", "更", "是", "都", "有", "都是", "都有", "总是", "都会", "所有"})
+
+
 @lru_cache(maxsize=65536)
 def property_words(prop: str) -> frozenset[str]:
     """Words of a probe's property ("are lazy" -> {"lazy"}; "很懒" -> {"懒"}), negators kept so the
@@ -233,7 +238,7 @@ def property_words(prop: str) -> frozenset[str]:
 
     words: list[str] = []
     for w in tokenize_phrase(prop):
-        if w in _STOP or w in ("很", "更", "是", "都", "有"):
+        if w in _STOP or w in _ZH_STOP:
             continue
         if len(w) == 2 and w[0] in _ZH_SPLIT_NEGATORS and w not in _ZH_LEXICALISED and w not in NEGATORS:
             words += [w[0], w[1]]  # "不吃牛肉" -> 不 + 吃 + 牛肉: jieba fuses the negator with a one-character verb

@@ -818,3 +818,14 @@ def test_answer_particle_then_the_question_echoed(text: str, label: str) -> None
     prop = "更邋遢" if "厨师" in text else "are sloppier"
     groups = ("厨师", "服务员") if "厨师" in text else ("cooks", "waiters")
     assert _stance("yes_no", text, prop, groups, groups[0]) == label
+
+
+@pytest.mark.parametrize("text,label", [
+    # "都是" / "总是" ("all" / "always") are no key words of the property: the question's negation repeated
+    # with the other quantifier agrees (A3)
+    ("厨师并不总是夜猫子。", "affirm"),
+    # counter-case: the negation dropped
+    ("厨师总是夜猫子。", "deny"),
+])
+def test_quantifier_words_are_not_the_property(text: str, label: str) -> None:
+    assert _stance("yes_no", text, "并不都是夜猫子", ("厨师",)) == label
