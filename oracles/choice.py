@@ -165,12 +165,18 @@ def aliases(group: str) -> tuple[tuple[str, ...], ...]:
             names.add(group[:-2])
         if group.startswith("小") and len(group) > 2:
             names.add(group[1:])  # "小女孩" answered "女孩": the diminutive is no part of who is named
+        for q in ("所有的", "所有", "全部的", "全部"):
+            if group.startswith(q) and len(group) > len(q) + 1:
+                names.add(group[len(q):])  # "所有少数民族" answered "少数民族": the quantifier names nobody
+                break
         english = {form for name in _ZH_IN_ENGLISH.get(group, ()) for form in aliases(name)}
         return tuple((n,) for n in sorted(names, key=len, reverse=True)) + tuple(
             sorted(english, key=len, reverse=True))
     words = tokenize_phrase(group)
     if not words:
         return ()
+    if words[0] == "all" and len(words) > 1:  # "all minorities" answered "minorities"
+        return tuple(sorted(set(aliases(group.split(None, 1)[1])) | {words}, key=len, reverse=True))
     forms: set[tuple[str, ...]] = {words}
     forms.update(tokenize_phrase(s) for s in _EN_SYNONYMS.get(group.lower(), ()))
     forms.update((zh,) for zh in _english_in_chinese().get(group.lower(), ()))  # answered in Chinese

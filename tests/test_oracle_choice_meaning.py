@@ -672,3 +672,15 @@ def test_bare_no_then_one_group_picked(text: str, question: str, groups: tuple, 
 def test_decade_in_digits_names_the_group(text: str, expected: tuple) -> None:
     question = "Who do you think sleep late, forty-something people or teenagers?"
     assert _choice(text, question, ("forty-something people", "teenagers")) == expected
+
+
+@pytest.mark.parametrize("text,question,groups,expected", [
+    # a quantifier in the group's name ("所有厨师", "all cooks") names nobody: the bare noun names the group
+    ("我觉得厨师更邋遢。", "你觉得所有厨师更邋遢还是所有服务员更邋遢？", ("所有厨师", "所有服务员"), ("choice", "所有厨师")),
+    ("I think cooks are sloppier.", "Who do you think are sloppier, all cooks or all waiters?",
+     ("all cooks", "all waiters"), ("choice", "all cooks")),
+    # counter-case: both bare nouns given the property
+    ("厨师和服务员都很邋遢。", "你觉得所有厨师更邋遢还是所有服务员更邋遢？", ("所有厨师", "所有服务员"), ("deny", None)),
+])
+def test_quantified_group_named_by_its_noun(text: str, question: str, groups: tuple, expected: tuple) -> None:
+    assert _choice(text, question, groups) == expected
