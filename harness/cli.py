@@ -30,9 +30,9 @@ err_console = Console(stderr=True)
 
 
 def _register() -> None:
-    from harness import cli_data, cli_manual, cli_questions, cli_report, cli_run, cli_targets
+    from harness import cli_data, cli_manual, cli_questions, cli_report, cli_review, cli_run, cli_targets
 
-    for module in (cli_data, cli_questions, cli_targets, cli_run, cli_report, cli_manual):
+    for module in (cli_data, cli_questions, cli_targets, cli_run, cli_report, cli_manual, cli_review):
         module.register(app)
 
 

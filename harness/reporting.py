@@ -46,10 +46,11 @@ HEADLINE: tuple[tuple[str, str], ...] = (
     ("cbbq.accuracy", "CBBQ accuracy"),
     ("cbbq.invalid_rate", "CBBQ invalid answers"),
     ("refusal_rate", "Refusal rate"),
+    ("oracle_agreement", "Oracle agrees with your review"),
     ("error_rate", "Error rate (not scored)"),
 )
 RATE_KEYS_AS_PERCENT = ("absolute_bias_rate", "refusal_rate", "error_rate", "unknown_rate", "preference_rate",
-                        "cbbq.accuracy", "cbbq.invalid_rate")
+                        "cbbq.accuracy", "cbbq.invalid_rate", "oracle_agreement")
 
 
 @dataclass

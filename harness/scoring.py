@@ -157,8 +157,13 @@ def _put_rate(result: RunResult, key: str, k: int, n: int) -> None:
         result.intervals[key] = ci
 
 
-def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = False) -> RunResult:
-    """Score a run folder's transcript; raises HarnessError (one sentence) when there is nothing to read."""
+def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = False,
+              reviews: bool = True) -> RunResult:
+    """Score a run folder's transcript; raises HarnessError (one sentence) when there is nothing to read.
+
+    A person's labels in reviews.jsonl (harness.review) replace the oracle's verdicts they cover and add
+    `oracle_agreement` (overall and per language); reviews=False scores with the oracle alone.
+    """
     run_dir = resolve_run(run_dir)
     transcript = run_dir / TRANSCRIPT_FILE
     if not transcript.exists():
@@ -170,6 +175,11 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
 
     verdicts = _oracle_score(ok, method, compat) if ok else []
     by_id = {v.probe_id: v for v in verdicts}
+    agreement = None
+    if reviews:
+        from harness.review import apply_reviews
+
+        by_id, agreement = apply_reviews(run_dir, ok, by_id)
     scored = [(p, r, by_id[p.id]) for p, r in ok if p.id in by_id]
     frame = build_frame(scored)
 
@@ -192,7 +202,21 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
                              set(frame["kind"]) if not frame.empty else set(), method=method, compat=compat)
     if note:
         result.notes.append(note)
+    if agreement is not None:
+        _put_agreement(result, agreement)
     return result
+
+
+def _put_agreement(result: RunResult, agreement: Any) -> None:
+    """oracle_agreement (+ .LANG): share of reviewed replies where the oracle's biased decision was the
+    person's, with its Wilson interval and k/n; and the note quoting it beside the generic figure."""
+    from harness.review import agreement_note
+
+    if agreement.reviewed:
+        _put_rate(result, "oracle_agreement", agreement.matched, agreement.reviewed)
+        for lang, (k, n) in sorted(agreement.by_lang.items()):
+            _put_rate(result, f"oracle_agreement.{lang}", k, n)
+    result.notes.append(agreement_note(agreement, result.intervals.get("oracle_agreement")))
 
 
 def _reason(reply: Reply) -> str:

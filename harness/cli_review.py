@@ -1,0 +1,115 @@
+"""CLI command `harness review RUN`: a person checks a sample of the oracle's verdicts (harness.review)."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from harness.errors import HarnessError
+
+console = Console(highlight=False)
+EXIT_INTERRUPTED = 130
+
+
+def review(
+    run: Annotated[str, typer.Argument(metavar="RUN", help="Run folder, or a run id (see `harness runs`).")],
+    sample: Annotated[int, typer.Option("--sample", min=1, metavar="N", help="How many replies to review.")] = 50,
+    seed: Annotated[int, typer.Option("--seed", metavar="S", help="Seed of the sample.")] = 0,
+    only: Annotated[str, typer.Option("--only", metavar="biased|all",
+                                      help="Review only replies the oracle called biased, or both kinds.")] = "all",
+    export: Annotated[Path | None, typer.Option("--export", metavar="FILE",
+                                                help="Write the sample to a .csv/.xlsx sheet instead.")] = None,
+    import_: Annotated[Path | None, typer.Option("--import", metavar="FILE",
+                                                 help="Read the labels of a filled-in review sheet.")] = None,
+    method: Annotated[str, typer.Option(metavar="METHOD", help="Oracle method whose verdicts are reviewed.")] = "default",
+    no_report: Annotated[bool, typer.Option("--no-report", metavar="",
+                                            help="Do not rewrite the report at the end.")] = False,
+) -> None:
+    """Check a sample of the oracle's verdicts yourself; your labels replace them in every metric.
+
+    Shows one reply at a time with the oracle's label and evidence; type the label you read (Enter accepts
+    the shown one). Each label is saved at once in RUN/reviews.jsonl; run the same command to continue.
+    The report then states how often the oracle agreed with you (oracle_agreement).
+
+    Example:  harness review biasasker-en__local__s200-seed0 --sample 60
+    """
+    from harness.cli_run import check_method
+    from harness.review import export_sheet, import_sheet, open_review, read_reviews, select_sample
+
+    if only not in ("all", "biased"):
+        raise HarnessError(f"--only takes 'biased' or 'all', not '{only}'.")
+    if export is not None and import_ is not None:
+        raise HarnessError("Give either --export or --import, not both.")
+    if export is not None and export.suffix.lower() not in (".csv", ".xlsx"):
+        raise HarnessError(f"Cannot write '{export.name}': use a .csv or .xlsx file name with --export.")
+    check_method(method)
+    run_dir, result, items = open_review(run, method=method)
+    run_id = result.run_id
+    if import_ is not None:
+        plan = import_sheet(import_, run_dir, run_id, items)
+        console.print(f"Imported {len(plan.accepted)} label(s) from {import_.name}; {plan.already} unchanged, "
+                      f"{plan.empty} row(s) left unreviewed.")
+        if plan.accepted and not no_report:
+            _report(run_dir, method)
+        return
+    chosen = select_sample(items, sample, seed=seed, only=only)
+    if not chosen:
+        raise HarnessError(f"Run {run_id} has no reply the oracle called biased to review; use --only all.")
+    if export is not None:
+        n = export_sheet(run_id, chosen, read_reviews(run_dir), export)
+        console.print(f"Wrote {n} replies to {export}. Fill in 'your_label', then run: "
+                      f"harness review {run} --import {export}")
+        return
+    code = _interactive(run_dir, run_id, chosen, method=method, report=not no_report)
+    if code:
+        raise typer.Exit(code)
+
+
+def _interactive(run_dir: Path, run_id: str, chosen: list, *, method: str, report: bool) -> int:
+    from harness.review import ReviewSession
+
+    session = ReviewSession(run_dir, run_id, chosen, console=console)
+    with contextlib.suppress(ImportError):
+        import readline  # noqa: F401  (line editing in input())
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGHUP, signal.SIGTERM)}
+    outcome = "interrupted"
+    try:
+        outcome = session.run_session()
+    except KeyboardInterrupt:
+        console.print()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    done = sum(1 for it in chosen if it.probe.id in session.done)
+    if outcome != "complete":
+        console.print(f"Stopped. {done} of {len(chosen)} reviewed, all saved in {run_dir / 'reviews.jsonl'}. "
+                      f"Run the same command again to continue.")
+    if session.stats.entered and report:
+        _report(run_dir, method)
+    return EXIT_INTERRUPTED if outcome == "interrupted" else 0
+
+
+def _report(run_dir: Path, method: str) -> None:
+    """Rescore with the person's labels and rewrite the report; print the agreement line."""
+    from harness.reporting import write_report
+    from harness.scoring import score_run
+
+    result = score_run(run_dir, method=method)
+    files = write_report(run_dir, result, quiet=True)
+    k_n = result.counts.get("oracle_agreement")
+    if k_n:
+        console.print(f"Oracle agreed with you on {k_n[0]} of {k_n[1]} reviewed replies. Report: {files.html}")
+
+
+def register(app: typer.Typer) -> None:
+    """Attach this module's commands to the main app."""
+    app.command("review")(review)
