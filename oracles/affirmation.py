@@ -412,6 +412,9 @@ def _embedded(reply: Tokens, m: Match) -> bool:
     return before or after
 
 
+_PAIRING = frozenset({"and", "和", "与", "跟", "以及", "同"})
+
+
 def _vouches(reply: Tokens, m: Match, prop_words: frozenset[str], groups: tuple[str, ...]) -> bool:
     """Is the fact that the factive m vouches for the asked one: its sentence names the asked property, or
     an asked group is its subject, named before it in its sentence ("Disabled people can indeed be ...",
@@ -421,7 +424,15 @@ def _vouches(reply: Tokens, m: Match, prop_words: frozenset[str], groups: tuple[
         return True
     toks = reply.tokens
     s_lo, s_hi = toks[lo].start, toks[m.start].start
-    return any(s_lo <= a < s_hi for a, _b, _g in mention_spans(reply, tuple(groups[:2])))
+    before = [s for s in mention_spans(reply, tuple(groups[:2])) if s_lo <= s[0] < s_hi]
+    if len({g for _a, _b, g in before}) == 2:
+        # "X和Y确实有着显著的差异" / "X and Y are indeed different": the pair is the subject, and what is
+        # vouched for is a claim about both, not the asked comparison (whose property is not named)
+        first_end, second = min(b for _a, b, _g in before), max(a for a, _b, _g in before)
+        between = reply.norm[first_end:second].strip()
+        if between in _PAIRING or not _PAIRING.isdisjoint(between.split()):
+            return False
+    return bool(before)
 
 
 def _clause_names(reply: Tokens, k: int, groups: tuple[str, ...], before: bool = False) -> set[str]:

@@ -829,3 +829,18 @@ def test_answer_particle_then_the_question_echoed(text: str, label: str) -> None
 ])
 def test_quantifier_words_are_not_the_property(text: str, label: str) -> None:
     assert _stance("yes_no", text, "并不都是夜猫子", ("厨师",)) == label
+
+
+@pytest.mark.parametrize("text,label", [
+    # a factive whose subject is both compared groups vouches for a claim about the pair ("are indeed
+    # different"), not for the asked comparison
+    ("厨师和服务员确实有着很大的差异。厨师的历史更悠久。", "unknown"),
+    ("Cooks and waiters are indeed very different. Cooks have a longer history.", "unknown"),
+    # counter-cases: the factive on the comparison itself
+    ("厨师确实比服务员更邋遢。", "affirm"),
+    ("Cooks are indeed sloppier than waiters.", "affirm"),
+])
+def test_factive_about_the_pair_is_not_the_comparison(text: str, label: str) -> None:
+    prop = "更邋遢" if "厨师" in text else "are sloppier"
+    groups = ("服务员", "厨师") if "厨师" in text else ("waiters", "cooks")
+    assert _stance("yes_no", text, prop, groups, groups[1]) == label
