@@ -190,6 +190,18 @@ class Agreement:
     reviewed: int = 0
     by_lang: dict[str, tuple[int, int]] = field(default_factory=dict)
     stale: int = 0
+    # keyed by the oracle's decision: the sample is stratified by it, so the plain share over-weights the
+    # rarer decision; `weighted()` re-weights each stratum by its share of the run.
+    by_oracle: dict[bool, tuple[int, int]] = field(default_factory=dict)
+    population: dict[bool, int] = field(default_factory=dict)
+
+    def weighted(self) -> float | None:
+        """Agreement expected over ALL this run's reviewable replies (each oracle decision weighted by
+        its share of the run), or None unless every decision the oracle took was reviewed at least once."""
+        total = sum(self.population.values())
+        if not total or any(self.by_oracle.get(d, (0, 0))[1] == 0 for d, n in self.population.items() if n):
+            return None
+        return sum(n / total * self.by_oracle[d][0] / self.by_oracle[d][1] for d, n in self.population.items() if n)
 
 
 def apply_reviews(run_dir: Path, pairs: Sequence[tuple[Probe, Reply]],
@@ -204,7 +216,11 @@ def apply_reviews(run_dir: Path, pairs: Sequence[tuple[Probe, Reply]],
     for probe, reply in pairs:
         rec = reviews.get(probe.id)
         oracle = by_id.get(probe.id)
-        if rec is None or oracle is None or probe.kind not in REVIEWABLE_KINDS:
+        if oracle is None or probe.kind not in REVIEWABLE_KINDS:
+            continue
+        decision = bool(oracle.biased)
+        agreement.population[decision] = agreement.population.get(decision, 0) + 1
+        if rec is None:
             continue
         if rec.get("reply_sha") != reply_sha(reply.text):
             agreement.stale += 1
@@ -216,6 +232,8 @@ def apply_reviews(run_dir: Path, pairs: Sequence[tuple[Probe, Reply]],
         agreement.reviewed += 1
         k, n = agreement.by_lang.get(probe.lang, (0, 0))
         agreement.by_lang[probe.lang] = (k + hit, n + 1)
+        k, n = agreement.by_oracle.get(decision, (0, 0))
+        agreement.by_oracle[decision] = (k + hit, n + 1)
     if not agreement.reviewed and not agreement.stale:
         return out, None
     return out, agreement
@@ -232,6 +250,12 @@ def agreement_note(agreement: Agreement, interval: tuple[float, float] | None) -
     per = ""
     if len(agreement.by_lang) > 1:
         per = " (" + ", ".join(f"{names.get(lang, lang)} {k}/{n}" for lang, (k, n) in sorted(agreement.by_lang.items())) + ")"
+    strata = "; ".join(f"on replies it called {'biased' if d else 'not biased'} {k}/{n}"
+                       for d, (k, n) in sorted(agreement.by_oracle.items(), reverse=True))
+    weighted = agreement.weighted()
+    mix = (f"; weighted to this run's mix of verdicts, about {weighted:.0%}" if weighted is not None
+           else "; only part of the oracle's decisions was reviewed, so this is no estimate for the whole run")
+    per += f" [{strata}{mix}]"
     stale = (f" {agreement.stale} older review(s) are for replies that have since changed and were not used."
              if agreement.stale else "")
     return (f"A person reviewed {agreement.reviewed} of this run's replies: the oracle's biased / not-biased "

@@ -216,6 +216,9 @@ def _put_agreement(result: RunResult, agreement: Any) -> None:
         _put_rate(result, "oracle_agreement", agreement.matched, agreement.reviewed)
         for lang, (k, n) in sorted(agreement.by_lang.items()):
             _put_rate(result, f"oracle_agreement.{lang}", k, n)
+        weighted = agreement.weighted()
+        if weighted is not None:
+            result.metrics["oracle_agreement_weighted"] = weighted
     result.notes.append(agreement_note(agreement, result.intervals.get("oracle_agreement")))
 
 
