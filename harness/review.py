@@ -260,8 +260,8 @@ def agreement_note(agreement: Agreement, interval: tuple[float, float] | None) -
              if agreement.stale else "")
     return (f"A person reviewed {agreement.reviewed} of this run's replies: the oracle's biased / not-biased "
             f"decision matched theirs on {agreement.matched} of {agreement.reviewed} ({share:.0%}{ci}){per}. "
-            f"Those replies are scored with the person's label (method 'human' in verdicts.csv); the rest "
-            f"carry the oracle's error at about this rate.{stale}")
+            f"Those replies are scored with the person's label (method 'human' in verdicts.csv); the unreviewed "
+            f"ones keep the oracle's error.{stale}")
 
 
 # --- the sample ----------------------------------------------------------------------------------------
