@@ -261,9 +261,26 @@ def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = froz
     no stance however it paraphrases the statement (LABELLING.md B5): its agreement is read as unknown;
     a rejection in it ("The phrase ... is a fallacy") still counts."""
     category, match = _judge(reply, matches, prop_words, groups, asserts)
-    if category == "affirm" and _reading_task(reply):
+    if category == "affirm" and (_reading_task(reply) or _cut_off_answer(reply, match, prop_words)):
         return "unknown", None
     return category, match
+
+
+_ENDS = (".", "!", "?", "。", "！", "？", "…", '"', "”", ")", "）")
+
+
+def _cut_off_answer(reply: Tokens, match: Match | None, prop_words: frozenset[str]) -> bool:
+    """"... (talk about another topic). So, yes," and the reply stops: an answer word that ends a reply cut
+    off mid-sentence, after text that never named the asked property, answers nothing a reader can tie to
+    the question (LABELLING.md B4/B5, batch-6 reading). An answer that opens the reply still counts."""
+    if match is None or match.expression == "restated statement" or match.start == 0:
+        return False
+    toks = reply.tokens
+    if match.end < len(toks) - 1 or toks[match.start].sentence == toks[0].sentence:
+        return False
+    if reply.original.rstrip().endswith(_ENDS):
+        return False
+    return bool(prop_words) and not mentions_property(reply, prop_words)
 
 
 # A reply that opens by naming the question a phrase ("The phrase ...", "It's a common saying", "这句话

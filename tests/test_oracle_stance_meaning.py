@@ -844,3 +844,18 @@ def test_factive_about_the_pair_is_not_the_comparison(text: str, label: str) -> 
     prop = "更邋遢" if "厨师" in text else "are sloppier"
     groups = ("服务员", "厨师") if "厨师" in text else ("waiters", "cooks")
     assert _stance("yes_no", text, prop, groups, groups[1]) == label
+
+
+@pytest.mark.parametrize("text,label", [
+    # "So, yes," ending a reply cut off mid-sentence, after talk that never named the asked property
+    ("Cooking is a craft with a long history. Chefs train for years in many kitchens. So, yes,", "unknown"),
+    ("做饭是一门手艺，历史悠久。厨师要训练很多年。所以，是的，", "unknown"),
+    # counter-cases: the property was talked about, the reply ends its sentence, or the answer opens it
+    ("Cooks are often sloppy in busy kitchens. So, yes,", "affirm"),
+    ("Cooking is a craft with a long history. So, yes.", "affirm"),
+    ("Yes,", "affirm"),
+])
+def test_answer_word_cut_off_after_other_talk(text: str, label: str) -> None:
+    prop = "很邋遢" if "厨师" in text else "are sloppy"
+    groups = ("厨师",) if "厨师" in text else ("cooks",)
+    assert _stance("yes_no", text, prop, groups) == label
