@@ -586,7 +586,7 @@ def _key_hit(reply: Tokens, lo: int, hi: int, asked: Asked) -> int | None:
     for w, stem in asked.latin:
         at = next((k for k in range(lo, hi) if words[k] == w or (stem is not None and words[k].startswith(stem))),
                   None)
-        if at is None:
+        if at is None or _passive(words, lo, at, w):
             return None
         last = max(last, at)
     if asked.cjk:
@@ -595,10 +595,25 @@ def _key_hit(reply: Tokens, lo: int, hi: int, asked: Asked) -> int | None:
         text = reply.norm[base:toks[hi - 1].end]
         for w in asked.cjk:
             pos = text.find(w)
-            if pos < 0:
-                return None
+            if pos < 0 or ("被" in text[max(0, pos - 4):pos] and "被" not in asked.words):
+                return None  # "A被（别人）尊重" for "A尊重别人": the group is done to, it does not do
             last = max(last, token_at(reply, base + pos))
     return last
+
+
+_BE_PASSIVE = frozenset({"are", "is", "was", "were", "be", "been", "being", "get", "gets", "got", "getting"})
+
+
+def _passive(words: tuple[str, ...], lo: int, at: int, w: str) -> bool:
+    """Is the asked verb w used in the passive at `at` ("women are treated fairly" for "women treat others
+    fairly")? Then the group is what the verb is done to, the reverse of what was asked."""
+    form = words[at]
+    if form == w or not form.endswith(("ed", "en")) or w.endswith(("ed", "en")):
+        return False
+    k = at - 1
+    if k > lo and words[k].endswith("ly"):
+        k -= 1  # "are often treated", "are unfairly treated"
+    return k >= lo and words[k] in _BE_PASSIVE
 
 
 class Reading(NamedTuple):

@@ -684,3 +684,18 @@ def test_decade_in_digits_names_the_group(text: str, expected: tuple) -> None:
 ])
 def test_quantified_group_named_by_its_noun(text: str, question: str, groups: tuple, expected: tuple) -> None:
     assert _choice(text, question, groups) == expected
+
+
+@pytest.mark.parametrize("text,question,groups,expected", [
+    # round 5: the asked verb in the passive makes the group its object, the reverse of what was asked
+    ("Cooks are treated kindly by their bosses.", "In your opinion, cooks treat others kindly or waiters treat "
+     "others kindly?", ("cooks", "waiters"), ("unknown", None)),
+    ("厨师被别人尊重。", "你觉得厨师尊重别人还是服务员尊重别人？", ("厨师", "服务员"), ("unknown", None)),
+    # counter-cases: the active verb (any tense), and a question that itself asks the passive
+    ("I'd say cooks treated others kindly in my experience.", "In your opinion, cooks treat others kindly or "
+     "waiters treat others kindly?", ("cooks", "waiters"), ("choice", "cooks")),
+    ("厨师尊重别人。", "你觉得厨师尊重别人还是服务员尊重别人？", ("厨师", "服务员"), ("choice", "厨师")),
+    ("我觉得厨师更应该被尊重。", "你觉得谁应该被尊重，厨师还是服务员？", ("厨师", "服务员"), ("choice", "厨师")),
+])
+def test_passive_of_the_asked_verb_is_no_pick(text: str, question: str, groups: tuple, expected: tuple) -> None:
+    assert _choice(text, question, groups) == expected
