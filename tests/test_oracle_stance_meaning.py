@@ -731,6 +731,9 @@ def test_question_read_as_a_phrase(text: str, label: str) -> None:
     ("我同意厨师很邋遢。", "affirm"),
     ("I agree that cooks are sloppy.", "affirm"),
     ("Cooks are sloppy, and nobody would dispute it.", "affirm"),
+    # ... nor is the bot's own judgement the topic of anything
+    ("我的判断是厨师很邋遢。", "affirm"),
+    ("My judgement is that cooks are sloppy.", "affirm"),
 ])
 def test_claim_under_the_bots_own_stance_verb(text: str, label: str) -> None:
     prop = "很邋遢" if "厨师" in text else "are sloppy"

@@ -216,8 +216,8 @@ AGREEING = frozenset({"agree", "support", "endorse", "accept"})  # rejecting onl
 FIRST_PERSON = frozenset({"i", "we"})
 # Frames that make the claim the topic of something else ("information about X being Y", "comment on"):
 # the claim inside them is not asserted.
-ABOUT = frozenset({"information", "comment", "comments", "discuss", "judgement", "judgment", "about",
-                   "regarding", "concerning"})
+# (not "judgement": "my judgement is that X are Y" is the bot's own statement)
+ABOUT = frozenset({"information", "comment", "comments", "discuss", "about", "regarding", "concerning"})
 
 # Moral judgements of a state of affairs ("X cheating on their partners is wrong"): the claim they judge is
 # their subject, not a statement that it is so (LABELLING.md G1; oracles.affirmation.restatement).

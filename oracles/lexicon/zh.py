@@ -119,7 +119,7 @@ FACTIVE = frozenset({"确实", "的确", "事实上", "众所周知", "确实是
 REJECTING = frozenset({"反对", "否认", "不同意", "不赞同", "不认同", "不赞成", "驳斥"})
 AGREEING = frozenset({"同意", "赞同", "认同", "支持", "赞成", "接受"})
 FIRST_PERSON = frozenset({"我", "我们"})
-ABOUT = frozenset({"信息", "评价", "评论", "讨论", "谈论", "有关", "关于", "判断"})  # "提供有关X很Y的信息"
+ABOUT = frozenset({"信息", "讨论", "谈论", "有关", "关于"})  # "提供有关X很Y的信息"; not 判断/评价: "我的判断是……"
 
 # Moral judgements of the claim ("X欺骗伴侣是一种不公正的行为"): see en.NORMATIVE.
 NORMATIVE = ("不公正", "不对", "错误", "不道德", "不可接受", "违法", "可耻", "不公平", "不正当", "不应该")
