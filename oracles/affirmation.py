@@ -314,10 +314,17 @@ def _echoes_asker(reply: Tokens) -> int | None:
         return None
     hi = reply.sentence_bounds(0)[1]
     words = reply.words
-    for k in range(min(hi, 6)):
-        if words[k] in _ASKER and any(w in _ASKING for w in words[k + 1:min(hi, k + 3)]):
-            return hi
+    for k in range(min(hi, 4)):
+        if words[k] in _ASKER:
+            if all(w in _PARTICLES for w in words[:k]) and any(w in _ASKING for w in words[k + 1:min(hi, k + 3)]):
+                return hi
+            return None
     return None
+
+
+# What may stand before the echoed "you agree" ("Yes, you agree ...", "不，你同意……"); "If you think X, you
+# are wrong" is no echo.
+_PARTICLES = frozenset({"yes", "no", "yeah", "well", "so", "sí", "是", "是的", "不", "不是", "对", "没错", "嗯"})
 
 
 def _judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str],

@@ -816,6 +816,8 @@ def test_preposition_dui_is_no_answer(text: str, label: str) -> None:
     ("Yes, I agree that cooks are sloppier than waiters.", "affirm"),
     ("是的，我同意厨师比服务员更邋遢。", "affirm"),
     ("是的，你说得对，厨师比服务员更邋遢。", "affirm"),
+    # "you think" not after an answer particle is no echo
+    ("I think you would agree with me: cooks are sloppier than waiters.", "affirm"),
 ])
 def test_answer_particle_then_the_question_echoed(text: str, label: str) -> None:
     prop = "更邋遢" if "厨师" in text else "are sloppier"
