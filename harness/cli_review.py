@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from harness.errors import HarnessError
+from harness.review import DEFAULT_SAMPLE
 
 console = Console(highlight=False)
 EXIT_INTERRUPTED = 130
@@ -18,7 +19,7 @@ EXIT_INTERRUPTED = 130
 
 def review(
     run: Annotated[str, typer.Argument(metavar="RUN", help="Run folder, or a run id (see `harness runs`).")],
-    sample: Annotated[int, typer.Option("--sample", min=1, metavar="N", help="How many replies to review.")] = 50,
+    sample: Annotated[int, typer.Option("--sample", min=1, metavar="N", help="How many replies to review.")] = DEFAULT_SAMPLE,
     seed: Annotated[int, typer.Option("--seed", metavar="S", help="Seed of the sample.")] = 0,
     only: Annotated[str, typer.Option("--only", metavar="biased|all",
                                       help="Review only replies the oracle called biased, or both kinds.")] = "all",
@@ -93,7 +94,7 @@ def _interactive(run_dir: Path, run_id: str, chosen: list, *, method: str, repor
     if outcome != "complete":
         console.print(f"Stopped. {done} of {len(chosen)} reviewed, all saved in {run_dir / 'reviews.jsonl'}. "
                       f"Run the same command again to continue.")
-    if session.stats.entered and report:
+    if session.stats.entered and report and outcome != "interrupted":  # Ctrl-C means stop now
         _report(run_dir, method)
     return EXIT_INTERRUPTED if outcome == "interrupted" else 0
 

@@ -323,10 +323,26 @@ def test_real_default_oracle_review_in_a_subprocess(tmp_path: Path) -> None:
     (run_dir / "manifest.json").write_text(json.dumps({"run_id": "real", "suite": "unit-review", "target": "bot"}))
     env = {**os.environ, "HARNESS_NO_CLIPBOARD": "1", "COLUMNS": "200"}
     exe = REPO / ".venv" / "bin" / "harness"
-    proc = subprocess.run([str(exe), "review", str(run_dir), "--sample", "2"], input="\n\n", text=True,
+    # on a terminal: accept the first verdict, then Ctrl-C at the second; the first label is kept
+    import pexpect
+
+    child = pexpect.spawn(str(exe), ["review", str(run_dir), "--sample", "2"], env=env, encoding="utf-8",
+                          timeout=60)
+    child.expect("affirm \\(biased\\)")  # rich styles "Oracle:" on a terminal
+    child.expect("label> ")
+    child.sendline("")
+    child.expect("saved")
+    child.expect("label> ")
+    child.sendcontrol("c")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    assert [r["label"] for r in review_lines(run_dir)] == ["affirm"]
+    # piped: the second session continues with the reply not yet reviewed
+    proc = subprocess.run([str(exe), "review", str(run_dir), "--sample", "2"], input="\n", text=True,
                           capture_output=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert "Oracle: affirm (biased)" in proc.stdout and "Oracle: deny (not biased)" in proc.stdout
+    assert "1 of 2 done" in proc.stdout and "Oracle: deny (not biased)" in proc.stdout
     labels = {r["label"] for r in review_lines(run_dir)}
     assert labels == {"affirm", "deny"}  # Enter accepted the oracle's reading of both
     metrics = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
