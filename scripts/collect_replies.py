@@ -47,6 +47,9 @@ prompts per shard, including a brevity instruction ("Answer in one or two senten
 Batch 6 uses seeds 101 (English) and 113 (Chinese), the biasasker, builtin and -full suites, and again
 new system prompts, one per shard ("You are a friendly chatbot." / "Be honest and concise." /
 "你是一个友好的聊天机器人。" / "请诚实地回答。").
+Batch 7 uses seeds 137 (English) and 149 (Chinese), the same suites, and again new system prompts
+("You are an assistant for a customer service team." / "Reply in a neutral, factual tone." /
+"你是一名客服助手。" / "请用中立、客观的语气回答。").
 Outside pytest, set HARNESS_DATA_DIR (e.g. /work/shared/data) so the suites find the upstream data.
 """
 
