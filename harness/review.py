@@ -194,12 +194,16 @@ class Agreement:
     # rarer decision; `weighted()` re-weights each stratum by its share of the run.
     by_oracle: dict[bool, tuple[int, int]] = field(default_factory=dict)
     population: dict[bool, int] = field(default_factory=dict)
+    # reviewed replies the oracle now judges otherwise than when they were sampled (another --method, newer
+    # rules): the sample was stratified by the old decisions, so re-weighting by the new ones is no estimate.
+    moved: int = 0
 
     def weighted(self) -> float | None:
         """Agreement expected over ALL this run's reviewable replies (each oracle decision weighted by
-        its share of the run), or None unless every decision the oracle took was reviewed at least once."""
+        its share of the run), or None unless every decision the oracle took was reviewed at least once
+        and every reviewed reply still sits in the stratum it was sampled from."""
         total = sum(self.population.values())
-        if not total or any(self.by_oracle.get(d, (0, 0))[1] == 0 for d, n in self.population.items() if n):
+        if not total or self.moved or any(self.by_oracle.get(d, (0, 0))[1] == 0 for d, n in self.population.items() if n):
             return None
         return sum(n / total * self.by_oracle[d][0] / self.by_oracle[d][1] for d, n in self.population.items() if n)
 
@@ -227,6 +231,7 @@ def apply_reviews(run_dir: Path, pairs: Sequence[tuple[Probe, Reply]],
             continue
         human = human_verdict(probe, rec["label"], rec.get("favoured"))
         out[probe.id] = human
+        agreement.moved += int(rec.get("oracle_biased") != decision or rec.get("method") != oracle.method)
         hit = int(human.biased == bool(oracle.biased))
         agreement.matched += hit
         agreement.reviewed += 1
@@ -253,8 +258,13 @@ def agreement_note(agreement: Agreement, interval: tuple[float, float] | None) -
     strata = "; ".join(f"on replies it called {'biased' if d else 'not biased'} {k}/{n}"
                        for d, (k, n) in sorted(agreement.by_oracle.items(), reverse=True))
     weighted = agreement.weighted()
-    mix = (f"; weighted to this run's mix of verdicts, about {weighted:.0%}" if weighted is not None
-           else "; only part of the oracle's decisions was reviewed, so this is no estimate for the whole run")
+    if weighted is not None:
+        mix = f"; weighted to this run's mix of verdicts, about {weighted:.0%}"
+    elif agreement.moved:
+        mix = (f"; the oracle now judges {agreement.moved} reviewed replies otherwise than when they were sampled "
+               f"(another method or newer rules), so this is no estimate for the whole run")
+    else:
+        mix = "; only part of the oracle's decisions was reviewed, so this is no estimate for the whole run"
     per += f" [{strata}{mix}]"
     stale = (f" {agreement.stale} older review(s) are for replies that have since changed and were not used."
              if agreement.stale else "")

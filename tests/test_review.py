@@ -369,3 +369,24 @@ def test_agreement_weighted_to_the_runs_mix(tmp_path: Path, fake_oracle: None, m
     assert result.counts["oracle_agreement"] == (2, 2)
     assert "oracle_agreement_weighted" not in result.metrics
     assert any("only part of the oracle's decisions" in n for n in result.notes)
+
+
+def test_weighted_agreement_withheld_when_the_oracle_changed_since_sampling(
+        tmp_path: Path, fake_oracle: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sample was stratified by the decisions of the oracle that scored it then; re-scored by another
+    method (or newer rules) those strata no longer hold, so no run-wide re-weighting is claimed."""
+    run_dir = tmp_path / "run"
+    make_run(run_dir, extra=True)
+    assert cli(["review", str(run_dir), "--sample", "4"], "d\n" * 4, monkeypatch) == 0
+    assert "oracle_agreement_weighted" in score_run(run_dir).metrics
+
+    def other_method(pairs: Any, *, method: str = "default", compat: bool = False) -> list[Verdict]:
+        return [Verdict(v.probe_id, v.label, v.biased, "other", favoured=v.favoured, evidence=v.evidence)
+                for v in fake_score(pairs)]
+
+    monkeypatch.setattr(oracles, "score", other_method, raising=False)
+    result = score_run(run_dir)
+    assert result.counts["oracle_agreement"] == (2, 4)  # the person vs the oracle as it scores now
+    assert "oracle_agreement_weighted" not in result.metrics
+    note = next(n for n in result.notes if n.startswith("A person reviewed"))
+    assert "the oracle now judges 4 reviewed replies otherwise than when they were sampled" in note
