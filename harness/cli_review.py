@@ -40,14 +40,21 @@ def review(
     Example:  harness review biasasker-en__local__s200-seed0 --sample 60
     """
     from harness.cli_run import check_method
-    from harness.review import export_sheet, import_sheet, open_review, read_reviews, select_sample
+    from harness.review import (
+        check_export_path,
+        export_sheet,
+        import_sheet,
+        open_review,
+        read_reviews,
+        select_sample,
+    )
 
     if only not in ("all", "biased"):
         raise HarnessError(f"--only takes 'biased' or 'all', not '{only}'.")
     if export is not None and import_ is not None:
         raise HarnessError("Give either --export or --import, not both.")
-    if export is not None and export.suffix.lower() not in (".csv", ".xlsx"):
-        raise HarnessError(f"Cannot write '{export.name}': use a .csv or .xlsx file name with --export.")
+    if export is not None:
+        check_export_path(export)  # before the scoring, which takes a while on a big run
     check_method(method)
     run_dir, result, items = open_review(run, method=method)
     run_id = result.run_id

@@ -493,12 +493,21 @@ SHEET_NOTES = ("Fill in 'your_label' with the label you read in the reply: yes/n
                "Do not edit probe_id, run_id or reply. Import with: harness review RUN --import THIS_FILE")
 
 
-def export_sheet(run_id: str, sample: Sequence[ReviewItem], done: Mapping[str, Mapping[str, Any]], out: Path) -> int:
-    """Write the sample as a CSV (UTF-8 with BOM, for Excel) or XLSX sheet; labels already entered are
-    filled in so a re-import changes nothing. Returns the number of rows."""
+def check_export_path(out: Path) -> Path:
+    """A .csv/.xlsx name that holds nothing yet: an existing file may be a sheet someone has filled in and
+    not imported, and overwriting it would lose their labels."""
     out = Path(out)
     if out.suffix.lower() not in (".csv", ".xlsx"):
         raise HarnessError(f"Cannot write '{out.name}': use a .csv or .xlsx file name with --export.")
+    if out.exists():
+        raise HarnessError(f"{out} already exists; import it first (--import) or export to a new file name.")
+    return out
+
+
+def export_sheet(run_id: str, sample: Sequence[ReviewItem], done: Mapping[str, Mapping[str, Any]], out: Path) -> int:
+    """Write the sample as a CSV (UTF-8 with BOM, for Excel) or XLSX sheet; labels already entered are
+    filled in so a re-import changes nothing. Returns the number of rows."""
+    out = check_export_path(out)
     rows = []
     for it in sample:
         p, v = it.probe, it.oracle

@@ -390,3 +390,18 @@ def test_weighted_agreement_withheld_when_the_oracle_changed_since_sampling(
     assert "oracle_agreement_weighted" not in result.metrics
     note = next(n for n in result.notes if n.startswith("A person reviewed"))
     assert "the oracle now judges 4 reviewed replies otherwise than when they were sampled" in note
+
+
+def test_export_never_overwrites_a_sheet(tmp_path: Path, fake_oracle: None, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A second --export to the same name would wipe the labels typed into the first one."""
+    run_dir = tmp_path / "run"
+    make_run(run_dir)
+    sheet = tmp_path / "r.csv"
+    assert cli(["review", str(run_dir), "--sample", "6", "--export", str(sheet)], "", monkeypatch) == 0
+    sheet.write_text(sheet.read_text(encoding="utf-8-sig").replace(",\n", ",deny\n"), encoding="utf-8-sig")
+    filled = sheet.read_bytes()
+    capsys.readouterr()
+    assert cli(["review", str(run_dir), "--sample", "6", "--export", str(sheet)], "", monkeypatch) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert sheet.read_bytes() == filled
