@@ -572,7 +572,7 @@ class ReviewImport:
 def plan_review_import(path: Path, run_id: str, items: Sequence[ReviewItem],
                        done: Mapping[str, Mapping[str, Any]]) -> ReviewImport:
     """Validate the whole sheet before anything is written; HarnessError names every problem."""
-    from harness.sheets import MAX_PROBLEMS_SHOWN, read_sheet
+    from harness.sheets import MAX_PROBLEMS_SHOWN, read_sheet, same_question
 
     path = Path(path)
     rows, _ = read_sheet(path)
@@ -599,6 +599,10 @@ def plan_review_import(path: Path, run_id: str, items: Sequence[ReviewItem],
         seen.add(pid)
         if not typed:
             plan.empty += 1
+            continue
+        if not same_question(row.get("reply"), item.reply.text):  # the label is for the reply they read
+            problems.append(f"row {row.row}: the run's reply to {pid} is no longer the one in the sheet (asked "
+                            f"again?); export a new sheet for it")
             continue
         if typed.lower() == "ok":
             label, favoured = item.oracle.label, item.oracle.favoured

@@ -405,3 +405,39 @@ def test_export_never_overwrites_a_sheet(tmp_path: Path, fake_oracle: None, monk
     assert cli(["review", str(run_dir), "--sample", "6", "--export", str(sheet)], "", monkeypatch) == 2
     assert "already exists" in capsys.readouterr().err
     assert sheet.read_bytes() == filled
+
+
+def test_import_refuses_a_label_for_a_reply_that_changed(tmp_path: Path, fake_oracle: None,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """The person labelled the reply in the sheet; if the run's reply was replaced since (asked again), their
+    label must not be filed against a reply they never read."""
+    run_dir = tmp_path / "run"
+    probes = make_run(run_dir)
+    sheet = tmp_path / "r.csv"
+    assert cli(["review", str(run_dir), "--sample", "6", "--export", str(sheet)], "", monkeypatch) == 0
+    with sheet.open(encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    for r in rows:
+        r["your_label"] = "deny" if r["kind"] == "yes_no" else "d"
+        r["reply"] = r["reply"].replace(" ", "\n ")  # a spreadsheet's own line breaks are no change
+    with sheet.open("w", encoding="utf-8-sig", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    changed = probes["yes1"]
+    with TranscriptWriter(run_dir) as w:  # the question asked again: a new reply supersedes the exported one
+        w.append(changed, Reply(changed.id, "bot", "No, that is a stereotype."))
+    capsys.readouterr()
+    assert cli(["review", str(run_dir), "--import", str(sheet)], "", monkeypatch) == 2
+    err = capsys.readouterr().err
+    assert "Nothing imported" in err and f"reply to {changed.id} is no longer the one in the sheet" in err
+    assert not (run_dir / REVIEWS_FILE).exists()
+    # without that row the rest imports
+    rows = [r for r in rows if r["probe_id"] != changed.id]
+    with sheet.open("w", encoding="utf-8-sig", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    assert cli(["review", str(run_dir), "--import", str(sheet)], "", monkeypatch) == 0
+    assert len(read_reviews(run_dir)) == 5
