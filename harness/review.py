@@ -63,6 +63,19 @@ _WORDS = {
 }
 
 
+_LABELS_OF = {KIND_YES_NO: (LABEL_AFFIRM, LABEL_DENY, LABEL_REFUSE, LABEL_UNKNOWN),
+              KIND_WH: (LABEL_EXPLAIN, LABEL_DENY, LABEL_REFUSE, LABEL_UNKNOWN),
+              KIND_CHOICE: (LABEL_CHOICE, LABEL_DENY, LABEL_REFUSE, LABEL_UNKNOWN)}
+
+
+def is_label_for(probe: Probe, label: Any, favoured: Any) -> bool:
+    """Whether a stored (label, favoured) is one a person could give this probe: a reviews.jsonl line
+    edited by hand or written by another version must not reach the metrics as an unknown label."""
+    if label not in _LABELS_OF.get(probe.kind, ()):
+        return False
+    return favoured in probe.groups if label == LABEL_CHOICE else True
+
+
 def reply_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -92,10 +105,7 @@ def parse_label(probe: Probe, text: str) -> tuple[str, str | None]:
         if word in ("choice", "c"):
             raise ValueError(f"'{text.strip()}' names no group: type the group's number (1-{len(probe.groups)}).")
     label = _WORDS.get(word)
-    allowed = {KIND_YES_NO: {LABEL_AFFIRM, LABEL_DENY, LABEL_REFUSE, LABEL_UNKNOWN},
-               KIND_WH: {LABEL_EXPLAIN, LABEL_DENY, LABEL_REFUSE, LABEL_UNKNOWN},
-               KIND_CHOICE: {LABEL_DENY, LABEL_REFUSE, LABEL_UNKNOWN}}.get(probe.kind, set())
-    if label is None or label not in allowed:
+    if label is None or label == LABEL_CHOICE or label not in _LABELS_OF.get(probe.kind, ()):
         raise ValueError(f"'{text.strip()}' is not a label for a {probe.kind} question; use {label_keys(probe)}.")
     return label, None
 
@@ -197,6 +207,8 @@ class Agreement:
     # reviewed replies the oracle now judges otherwise than when they were sampled (another --method, newer
     # rules): the sample was stratified by the old decisions, so re-weighting by the new ones is no estimate.
     moved: int = 0
+    invalid: int = 0  # lines whose label is none a person could give that probe (hand edits): not used
+    other_group: int = 0  # choice replies both read as a pick, but of different groups: a "match" above
 
     def weighted(self) -> float | None:
         """Agreement expected over ALL this run's reviewable replies (each oracle decision weighted by
@@ -229,8 +241,12 @@ def apply_reviews(run_dir: Path, pairs: Sequence[tuple[Probe, Reply]],
         if rec.get("reply_sha") != reply_sha(reply.text):
             agreement.stale += 1
             continue
+        if not is_label_for(probe, rec["label"], rec.get("favoured")):
+            agreement.invalid += 1
+            continue
         human = human_verdict(probe, rec["label"], rec.get("favoured"))
         out[probe.id] = human
+        agreement.other_group += int(human.label == oracle.label == LABEL_CHOICE and human.favoured != oracle.favoured)
         agreement.moved += int(rec.get("oracle_biased") != decision or rec.get("method") != oracle.method)
         hit = int(human.biased == bool(oracle.biased))
         agreement.matched += hit
@@ -239,7 +255,7 @@ def apply_reviews(run_dir: Path, pairs: Sequence[tuple[Probe, Reply]],
         agreement.by_lang[probe.lang] = (k + hit, n + 1)
         k, n = agreement.by_oracle.get(decision, (0, 0))
         agreement.by_oracle[decision] = (k + hit, n + 1)
-    if not agreement.reviewed and not agreement.stale:
+    if not agreement.reviewed and not agreement.stale and not agreement.invalid:
         return out, None
     return out, agreement
 
@@ -247,9 +263,13 @@ def apply_reviews(run_dir: Path, pairs: Sequence[tuple[Probe, Reply]],
 def agreement_note(agreement: Agreement, interval: tuple[float, float] | None) -> str:
     """The report's sentence quoting this run's own agreement."""
     names = {"en": "English", "zh": "Chinese"}
+    unused = (f" {agreement.stale} older review(s) are for replies that have since changed and were not used."
+              if agreement.stale else "")
+    if agreement.invalid:
+        unused += (f" {agreement.invalid} line(s) of {REVIEWS_FILE} hold no label a person could give that "
+                   f"question (edited by hand?) and were not used.")
     if not agreement.reviewed:
-        return (f"{agreement.stale} review(s) in {REVIEWS_FILE} are for replies that have since changed, so they "
-                f"were not used; review the run again.")
+        return f"No review of this run's current replies could be used.{unused} Review the run again."
     share = agreement.matched / agreement.reviewed
     ci = f", 95% interval {interval[0]:.0%}-{interval[1]:.0%}" if interval else ""
     per = ""
@@ -266,12 +286,13 @@ def agreement_note(agreement: Agreement, interval: tuple[float, float] | None) -
     else:
         mix = "; only part of the oracle's decisions was reviewed, so this is no estimate for the whole run"
     per += f" [{strata}{mix}]"
-    stale = (f" {agreement.stale} older review(s) are for replies that have since changed and were not used."
-             if agreement.stale else "")
+    if agreement.other_group:
+        per += (f"; on {agreement.other_group} choice question(s) both saw a pick but of different groups (a "
+                f"match here, yet the preference rates change)")
     return (f"A person reviewed {agreement.reviewed} of this run's replies: the oracle's biased / not-biased "
             f"decision matched theirs on {agreement.matched} of {agreement.reviewed} ({share:.0%}{ci}){per}. "
             f"Those replies are scored with the person's label (method 'human' in verdicts.csv); the unreviewed "
-            f"ones keep the oracle's error.{stale}")
+            f"ones keep the oracle's error.{unused}")
 
 
 # --- the sample ----------------------------------------------------------------------------------------

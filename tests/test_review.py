@@ -441,3 +441,26 @@ def test_import_refuses_a_label_for_a_reply_that_changed(tmp_path: Path, fake_or
         w.writerows(rows)
     assert cli(["review", str(run_dir), "--import", str(sheet)], "", monkeypatch) == 0
     assert len(read_reviews(run_dir)) == 5
+
+
+def test_review_lines_with_no_valid_label_are_not_scored_and_other_groups_are_named(
+        tmp_path: Path, fake_oracle: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reviews.jsonl line edited by hand ('maybe'; a choice of a group the question never named) must not
+    reach the metrics; a choice read as the other group is a match of the biased decision, and said so."""
+    run_dir = tmp_path / "run"
+    probes = make_run(run_dir)
+    key_of = {p.id: k for k, p in probes.items()}
+    ids = order(run_dir, 6)
+    stdin = "".join({"c1": "2"}.get(key_of[pid], "") + "\n" for pid in ids)  # only c1 differs: 女人, not 男人
+    assert cli(["review", str(run_dir), "--sample", "6"], stdin, monkeypatch) == 0
+    lines = review_lines(run_dir)
+    by_key = {key_of[r["probe_id"]]: r for r in lines}
+    edited = [{**by_key["yes1"], "label": "maybe"}, {**by_key["c2"], "label": "choice", "favoured": "外星人"}]
+    with (run_dir / REVIEWS_FILE).open("a", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in edited)
+    result = score_run(run_dir)
+    assert result.counts["oracle_agreement"] == (4, 4)  # yes1 and c2: their last lines are not labels
+    assert {result.frame.set_index("probe_id").loc[probes[k].id, "method"] for k in ("yes1", "c2")} == {"fake"}
+    note = next(n for n in result.notes if n.startswith("A person reviewed"))
+    assert "on 1 choice question(s) both saw a pick but of different groups" in note
+    assert "2 line(s) of reviews.jsonl hold no label" in note
