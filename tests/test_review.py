@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import os
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from harness.records import STATUS_ERROR, Probe, Reply, Verdict
 from harness.review import REVIEWS_FILE, open_review, read_reviews, select_sample
 from harness.scoring import score_run
 from harness.transcript import TranscriptWriter
+from metrics.stats import wilson_interval
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -109,13 +109,6 @@ def review_lines(run_dir: Path) -> list[dict[str, Any]]:
 PERSON = {"yes1": "d", "yes2": "", "no1": "deny", "no2": "a", "c1": "2", "c2": "2"}
 
 
-def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
-
-
 def test_piped_session_saves_each_label_and_scoring_uses_them(tmp_path: Path, fake_oracle: None,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     run_dir = tmp_path / "run"
@@ -145,8 +138,10 @@ def test_piped_session_saves_each_label_and_scoring_uses_them(tmp_path: Path, fa
     assert after.metrics["oracle_agreement"] == pytest.approx(0.5)
     assert after.counts["oracle_agreement.en"] == (2, 4)
     assert after.counts["oracle_agreement.zh"] == (1, 2)
-    low, high = wilson(3, 6)
-    assert after.intervals["oracle_agreement"] == pytest.approx((low, high))
+    # the project's one Wilson interval (metrics.stats); 3/6 worked by hand: centre 0.5, half-width
+    # 1.96 * sqrt(0.25/6 + 3.8415/144) / (1 + 3.8415/6) = 0.3124
+    assert after.intervals["oracle_agreement"] == pytest.approx(wilson_interval(3, 6))
+    assert after.intervals["oracle_agreement"] == pytest.approx((0.1876, 0.8124), abs=1e-4)
     # overridden rates: both choice replies now pick a group; no reply is unreadable any more
     assert after.counts["absolute_bias_rate"] == (2, 2)
     assert after.counts["unknown_rate"] == (0, 6)
