@@ -40,14 +40,8 @@ def review(
     Example:  harness review biasasker-en__local__s200-seed0 --sample 60
     """
     from harness.cli_run import check_method
-    from harness.review import (
-        check_export_path,
-        export_sheet,
-        import_sheet,
-        open_review,
-        read_reviews,
-        select_sample,
-    )
+    from harness.review import open_review, read_reviews, select_sample
+    from harness.review_sheet import check_export_path, export_sheet, import_sheet
 
     if only not in ("all", "biased"):
         raise HarnessError(f"--only takes 'biased' or 'all', not '{only}'.")
@@ -79,7 +73,7 @@ def review(
 
 
 def _interactive(run_dir: Path, run_id: str, chosen: list, *, method: str, report: bool) -> int:
-    from harness.review import ReviewSession
+    from harness.review_session import ReviewSession
 
     session = ReviewSession(run_dir, run_id, chosen, console=console)
     with contextlib.suppress(ImportError):
