@@ -16,6 +16,7 @@ from harness.records import KIND_CHOICE
 from harness.review import (
     ReviewItem,
     ReviewWriter,
+    human_verdict,
     label_as_typed,
     parse_label,
     read_reviews,
@@ -152,7 +153,9 @@ def plan_review_import(path: Path, run_id: str, items: Sequence[ReviewItem],
                 problems.append(f"row {row.row}: {str(exc).rstrip('.')}")
                 continue
         old = done.get(pid)
-        if old is not None and old.get("label") == label and old.get("favoured") == favoured:
+        # compare as stored: an affirm of a comparison is stored with the group it favours (human_verdict)
+        human = human_verdict(item.probe, label, favoured)
+        if old is not None and (old.get("label"), old.get("favoured")) == (human.label, human.favoured):
             plan.already += 1
             continue
         plan.accepted.append((item, label, favoured))
