@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -49,6 +50,9 @@ def review(
         raise HarnessError("Give either --export or --import, not both.")
     if export is not None:
         check_export_path(export)  # before the scoring, which takes a while on a big run
+    if export is None and import_ is None and (sys.stdin is None or sys.stdin.closed):
+        raise HarnessError("There is no input to read labels from (stdin is closed); run the command in a "
+                           "terminal, pipe the labels in, or use --export.")
     check_method(method)
     run_dir, result, items = open_review(run, method=method)
     run_id = result.run_id

@@ -486,3 +486,18 @@ def test_reimporting_an_unchanged_sheet_appends_nothing_for_a_comparison(
     assert [(r["label"], r["favoured"]) for r in review_lines(run_dir)] == [("affirm", "men")]
     assert cli(["review", str(run_dir), "--import", str(sheet)], "", monkeypatch) == 0
     assert len(review_lines(run_dir)) == 1
+
+
+def test_closed_stdin_is_one_sentence_not_a_crash(tmp_path: Path, fake_oracle: None,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """`harness review RUN 0<&-` (a job runner with no stdin) is bad input (exit 2), not an internal error;
+    an empty pipe is EOF, which stops like :quit."""
+    run_dir = tmp_path / "run"
+    make_run(run_dir)
+    monkeypatch.setattr(sys, "stdin", None)
+    assert main(["review", str(run_dir)]) == 2
+    assert "stdin is closed" in capsys.readouterr().err
+    assert not (run_dir / REVIEWS_FILE).exists()
+    assert cli(["review", str(run_dir)], "", monkeypatch) == 0
+    assert "Stopped. 0 of 6 reviewed" in capsys.readouterr().out
