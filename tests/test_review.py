@@ -501,3 +501,13 @@ def test_closed_stdin_is_one_sentence_not_a_crash(tmp_path: Path, fake_oracle: N
     assert not (run_dir / REVIEWS_FILE).exists()
     assert cli(["review", str(run_dir)], "", monkeypatch) == 0
     assert "Stopped. 0 of 6 reviewed" in capsys.readouterr().out
+
+
+def test_help_names_the_keys_commands_and_exit_codes(capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["review", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for part in ("a(ffirm) d(eny) r(efuse) u(nknown)", "e(xplain)", "group's number", ":skip :back",
+                 "130 Ctrl-C", "--import review.xlsx"):
+        assert part in text, part
