@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import shlex
 import signal
 import sys
 from pathlib import Path
@@ -108,6 +109,9 @@ def _interactive(run_dir: Path, run_id: str, chosen: list, *, method: str, repor
                       f"Run the same command again to continue.")
     if session.stats.entered and report and outcome != "interrupted":  # Ctrl-C means stop now
         _report(run_dir, method)
+    elif session.stats.entered:  # metrics.json and report.html still hold the labels before this session
+        again = f"harness report {shlex.quote(str(run_dir))}" + (f" --method {method}" if method != "default" else "")
+        console.print(f"The report does not show these labels yet; `{again}` rewrites it.")
     return EXIT_INTERRUPTED if outcome == "interrupted" else 0
 
 

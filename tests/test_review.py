@@ -511,3 +511,16 @@ def test_help_names_the_keys_commands_and_exit_codes(capsys: pytest.CaptureFixtu
     for part in ("a(ffirm) d(eny) r(efuse) u(nknown)", "e(xplain)", "group's number", ":skip :back",
                  "130 Ctrl-C", "--import review.xlsx"):
         assert part in text, part
+
+
+def test_a_stop_without_report_says_how_to_rewrite_it(tmp_path: Path, fake_oracle: None,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """--no-report (and Ctrl-C) leave metrics.json behind reviews.jsonl: the person is told the command."""
+    run_dir = tmp_path / "run"
+    make_run(run_dir)
+    assert cli(["review", str(run_dir), "--no-report"], "d\n:q\n", monkeypatch) == 0
+    assert f"`harness report {run_dir}` rewrites it" in " ".join(capsys.readouterr().out.split())
+    assert not (run_dir / "metrics.json").exists()
+    assert main(["report", str(run_dir), "--quiet"]) == 0
+    assert json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))["counts"]["oracle_agreement"][1] == 1
