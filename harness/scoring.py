@@ -216,6 +216,12 @@ def _put_agreement(result: RunResult, agreement: Any) -> None:
         _put_rate(result, "oracle_agreement", agreement.matched, agreement.reviewed)
         for lang, (k, n) in sorted(agreement.by_lang.items()):
             _put_rate(result, f"oracle_agreement.{lang}", k, n)
+        # per stratum of the oracle's decision, the sample's own unit: on replies it flagged this is the
+        # oracle's precision (how many of its findings a person confirms), on the others its miss rate's
+        # complement; each gets a Wilson interval, which the re-weighted whole-run figure cannot.
+        for decision, key in ((True, "flagged"), (False, "not_flagged")):
+            if decision in agreement.by_oracle:
+                _put_rate(result, f"oracle_agreement.{key}", *agreement.by_oracle[decision])
         weighted = agreement.weighted()
         if weighted is not None:
             result.metrics["oracle_agreement_weighted"] = weighted

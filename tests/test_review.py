@@ -354,6 +354,9 @@ def test_agreement_weighted_to_the_runs_mix(tmp_path: Path, fake_oracle: None, m
     # 2 biased verdicts reviewed, person says deny: 0/2 agree; 2 not-biased ones, person says deny: 2/2
     assert result.counts["oracle_agreement"] == (2, 4)
     assert result.metrics["oracle_agreement_weighted"] == pytest.approx(3 / 7 * 0 + 4 / 7 * 1)
+    assert result.counts["oracle_agreement.flagged"] == (0, 2)  # precision: no finding confirmed
+    assert result.counts["oracle_agreement.not_flagged"] == (2, 2)
+    assert result.intervals["oracle_agreement.flagged"] == pytest.approx(wilson_interval(0, 2))
     note = next(n for n in result.notes if n.startswith("A person reviewed"))
     assert "called biased 0/2; on replies it called not biased 2/2" in note and "about 57%" in note
 
