@@ -23,6 +23,7 @@ from harness.review import (
     reply_sha,
     review_record,
 )
+from harness.sheets import write_rows
 
 SHEET_COLUMNS = ("probe_id", "run_id", "lang", "kind", "question", "groups", "reply", "oracle_label",
                  "evidence", "your_label")
@@ -58,48 +59,9 @@ def export_sheet(run_id: str, sample: Sequence[ReviewItem], done: Mapping[str, M
                      "reply": it.reply.text, "oracle_label": label_as_typed(p, v.label, v.favoured),
                      "evidence": v.evidence or "",
                      "your_label": label_as_typed(p, rec["label"], rec.get("favoured")) if rec else ""})
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if out.suffix.lower() == ".csv":
-        import csv
-
-        with out.open("w", encoding="utf-8-sig", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(SHEET_COLUMNS))
-            writer.writeheader()
-            writer.writerows(rows)
-    else:
-        _write_xlsx(rows, out)
+    write_rows(rows, out, columns=SHEET_COLUMNS, notes=SHEET_NOTES,
+               widths={"probe_id": 18, "question": 50, "reply": 70, "evidence": 30, "groups": 24, "your_label": 14})
     return len(rows)
-
-
-def _write_xlsx(rows: Sequence[Mapping[str, str]], out: Path) -> None:
-    from openpyxl import Workbook
-    from openpyxl.cell import WriteOnlyCell
-    from openpyxl.styles import Alignment, Font
-    from openpyxl.utils import get_column_letter
-
-    wb = Workbook(write_only=True)
-    ws = wb.create_sheet("questions")  # the sheet harness.sheets.read_sheet reads first
-    widths = {"probe_id": 18, "question": 50, "reply": 70, "evidence": 30, "groups": 24, "your_label": 14}
-    for i, name in enumerate(SHEET_COLUMNS, 1):
-        ws.column_dimensions[get_column_letter(i)].width = widths.get(name, 10)
-    ws.freeze_panes = "A2"
-
-    def cell(value: str, *, header: bool = False) -> WriteOnlyCell:
-        c = WriteOnlyCell(ws, value=value)
-        c.data_type = "s"  # ids and replies starting with '=' stay text
-        if header:
-            c.font = Font(bold=True)
-        else:
-            c.alignment = Alignment(wrap_text=True, vertical="top")
-        return c
-
-    ws.append([cell(name, header=True) for name in SHEET_COLUMNS])
-    for row in rows:
-        ws.append([cell(row[c]) for c in SHEET_COLUMNS])
-    about = wb.create_sheet("about")
-    for line in SHEET_NOTES:
-        about.append([line])
-    wb.save(out)
 
 
 @dataclass

@@ -24,7 +24,7 @@ import csv
 import io
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,53 +79,64 @@ def write_sheet(probes: Iterable[Probe], out: Path, *, sample: int | None, seed:
     if suffix not in (".csv", ".xlsx"):
         raise HarnessError(f"Cannot write '{out.name}': use a .csv or .xlsx file name with --out.")
     rows = [_row_for(p, sample, seed) for p in probes]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".csv":
-        # utf-8-sig: the BOM makes Excel (also Chinese Excel) open the file as UTF-8 instead of GBK.
-        with out.open("w", encoding="utf-8-sig", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(COLUMNS))
-            writer.writeheader()
-            writer.writerows(rows)
-    else:
-        _write_xlsx(rows, out)
+    write_rows(rows, out, columns=COLUMNS, widths={"probe_id": 18, "suite": 14, "lang": 6, "question": 70, "reply": 70},
+               hidden=EXTRA, notes=ANSWER_SHEET_NOTES)
     return len(rows)
 
 
-def _write_xlsx(rows: Sequence[dict[str, str]], out: Path) -> None:
-    """Write-only mode streams rows to disk: a 30,000-question sheet needs neither minutes nor gigabytes."""
+ANSWER_SHEET_NOTES = (
+    "Fill in the 'reply' column with what the chatbot answered, one row per question.",
+    "Leave a reply empty if the question was not asked yet; it is simply not imported.",
+    "Do not edit probe_id or question; rows may be re-ordered or deleted.",
+    "Import with: harness import THIS_FILE --target LABEL",
+)
+
+
+def write_rows(rows: Sequence[Mapping[str, str]], out: Path, *, columns: Sequence[str],
+               widths: Mapping[str, int], notes: Sequence[str], hidden: Iterable[str] = ()) -> None:
+    """A sheet for a person to fill in (answer sheets, review sheets): CSV or XLSX by the file's extension.
+    CSV is written as utf-8-sig: the BOM makes Excel (also Chinese Excel) open it as UTF-8 instead of GBK.
+    XLSX streams rows in write-only mode (a 30,000-question sheet needs neither minutes nor gigabytes),
+    keeps every cell text (ids like "12e45" and replies starting with '=' never become numbers or
+    formulas), hides the columns kept only for import, and carries the notes on an "about" sheet."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.suffix.lower() == ".csv":
+        with out.open("w", encoding="utf-8-sig", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(columns))
+            writer.writeheader()
+            writer.writerows(rows)
+        return
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
     from openpyxl.styles import Alignment, Font
     from openpyxl.utils import get_column_letter
 
     wb = Workbook(write_only=True)
-    ws = wb.create_sheet("questions")
-    widths = {"probe_id": 18, "suite": 14, "lang": 6, "question": 70, "reply": 70}
-    for i, name in enumerate(COLUMNS, 1):
+    ws = wb.create_sheet("questions")  # the sheet read_sheet reads first
+    hidden = set(hidden)
+    for i, name in enumerate(columns, 1):
         dim = ws.column_dimensions[get_column_letter(i)]
         dim.width = widths.get(name, 12)
-        dim.hidden = name in EXTRA  # kept for import, out of the person's way
+        dim.hidden = name in hidden
     ws.freeze_panes = "A2"
     bold, wrap = Font(bold=True), Alignment(wrap_text=True, vertical="top")
 
     def cell(value: str, *, header: bool = False) -> WriteOnlyCell:
         c = WriteOnlyCell(ws, value=value)
-        c.data_type = "s"  # ids like "12e45" and text starting with '=' stay text, never numbers/formulas
+        c.data_type = "s"
         if header:
             c.font = bold
         else:
             c.alignment = wrap
         return c
 
-    ws.append([cell(name, header=True) for name in COLUMNS])
+    ws.append([cell(name, header=True) for name in columns])
     for row in rows:
-        ws.append([cell(row[c]) for c in COLUMNS])
+        ws.append([cell(row[c]) for c in columns])
     about = wb.create_sheet("about")
     about.column_dimensions["A"].width = 100
-    for line in ("Fill in the 'reply' column with what the chatbot answered, one row per question.",
-                 "Leave a reply empty if the question was not asked yet; it is simply not imported.",
-                 "Do not edit probe_id or question; rows may be re-ordered or deleted.",
-                 "Import with: harness import THIS_FILE --target LABEL"):
+    for line in notes:
         about.append([line])
     wb.save(out)
 
