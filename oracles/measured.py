@@ -11,9 +11,9 @@ figure honest: it may never exceed what the default reaches on the blind batch n
 
 from __future__ import annotations
 
-# Default method, binary decision, blind batch 6 at its one measurement (docs/oracles.md).
-BLIND_BATCH = 6
-BLIND_ACCURACY: dict[str, float] = {"en": 0.821, "zh": 0.838}
+# Default method, binary decision, blind batch 7 at its one measurement (docs/oracles.md).
+BLIND_BATCH = 7
+BLIND_ACCURACY: dict[str, float] = {"en": 0.843, "zh": 0.904}
 LABELLER_AGREEMENT = 0.97
 
 _BIASASKER_KINDS = frozenset({"yes_no", "choice", "wh"})
