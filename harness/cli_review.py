@@ -35,18 +35,15 @@ def review(
 ) -> None:
     """Check a sample of the oracle's verdicts yourself; your labels replace them in every metric.
 
-    Shows one reply at a time with the oracle's label and evidence; type the label you read: yes/no
-    questions a(ffirm) d(eny) r(efuse) u(nknown), why questions e(xplain) d r u, choice questions the
-    group's number, d (neither/both), r, u. Enter accepts the shown label; :skip :back :show :help :quit.
-    Each label is saved at once in RUN/reviews.jsonl; run the same command to continue (Ctrl-C and the end
-    of piped input stop too, nothing entered is lost). The sample is the same for the same run, N and
-    seed, holds both verdicts the oracle gave (half biased when it can), and a larger N keeps a smaller
-    one's replies. The report then states how often the oracle agreed with you (oracle_agreement).
+    Keys: yes/no a d r u (affirm, deny, refuse, unknown); why e d r u; choice the group's number, d r u.
+
+    Enter accepts the oracle's label; :skip :back :show :help :quit. Each label is saved at once.
+
+    Run the same command to continue; the same run, N and seed give the same sample.
 
     Exit codes: 0 done or stopped, 2 bad input, 3 machine fault, 130 Ctrl-C.
 
-    Examples:  harness review biasasker-en__local__s200-seed0 --sample 60
-               harness review RUN --export review.xlsx   (then: harness review RUN --import review.xlsx)
+    Example:  harness review RUN --sample 60   (or --export review.xlsx, then --import review.xlsx)
     """
     from harness.cli_run import check_method
     from harness.review import open_review, read_reviews, select_sample

@@ -511,7 +511,7 @@ def test_help_names_the_keys_commands_and_exit_codes(capsys: pytest.CaptureFixtu
     monkeypatch.setenv("COLUMNS", "200")
     assert main(["review", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    for part in ("a(ffirm) d(eny) r(efuse) u(nknown)", "e(xplain)", "group's number", ":skip :back",
+    for part in ("a d r u (affirm, deny, refuse, unknown)", "why e d r u", "group's number", ":skip :back",
                  "130 Ctrl-C", "--import review.xlsx"):
         assert part in text, part
 
