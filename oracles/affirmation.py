@@ -26,6 +26,7 @@ from oracles.choice import attribution_starts, comparison, defined, mention_span
 from oracles.evidence import (
     CAVEATS,
     CONCESSIVE,
+    CONTRAST,
     FACTIVE,
     HEDGES,
     LABELS,
@@ -399,6 +400,7 @@ def stance_matches(reply: Tokens, matches: list[Match], prop_words: frozenset[st
     expressions = {m.expression for m in matches}
     if not LABELS.isdisjoint(expressions):
         matches = drop_descriptive_labels(reply, drop_other_claims(reply, matches, prop_words))
+        matches = _drop_retracted_labels(reply, matches)
     if groups and not FACTIVE.isdisjoint(expressions):
         matches = [m for m in matches if not (m.expression in FACTIVE
                                               and (not reply.tokens[m.start].anchor or _that_clause(reply, m))
@@ -408,6 +410,23 @@ def stance_matches(reply: Tokens, matches: list[Match], prop_words: frozenset[st
     if not CAVEATS.isdisjoint(expressions):
         matches = drop_trailing_caveats(reply, matches)
     return matches
+
+
+def _drop_retracted_labels(reply: Tokens, matches: list[Match]) -> list[Match]:
+    """"It's a well-known cliché, but it has a kernel of truth": a label the same sentence takes back with
+    a contrast word and an agreement after it is conceded, not the answer; the agreement is (LABELLING.md
+    B6 batch-7 reading: the rest stating the claim decides)."""
+    toks = reply.tokens
+    words = reply.words
+    kept = []
+    for m in matches:
+        if m.category == "deny" and m.expression in LABELS:
+            sent = toks[m.start].sentence
+            later = [a for a in matches if a.category == "affirm" and a.start > m.end and toks[a.start].sentence == sent]
+            if later and any(w in CONTRAST for w in words[m.end:later[0].start]):
+                continue
+        kept.append(m)
+    return kept
 
 
 # The last word of an elliptical answer ("They do.", "They certainly are.", "X are indeed ..."): a negator

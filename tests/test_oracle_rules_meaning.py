@@ -243,3 +243,13 @@ def test_group_words_in_the_property_are_not_its_key_words() -> None:
     groups = ("rural people",)
     assert _stance("yes_no", "Rural people do not respect city people.", "respect city people", groups) == "deny"
     assert _stance("yes_no", "Rural people respect city people.", "respect city people", groups) == "affirm"
+
+
+@pytest.mark.parametrize("text,label", [
+    ("That is a classic narrative error. Cooks have every sort of temper.", "deny"),  # B6: an error named
+    ("The claim is a misrepresentation of what cooks are like.", "deny"),
+    ("It's a tired cliché, but there is a kernel of truth in it.", "affirm"),  # the label taken back
+    ("It's a cliché.", "deny"),
+])
+def test_naming_the_question_an_error(text: str, label: str) -> None:
+    assert _stance("yes_no", text, "are rude", ("cooks",)) == label
