@@ -65,6 +65,17 @@ _TOPIC_WORDS = frozenset({"question", "whether", "notion", "idea", "concept", "s
                           "如果", "程度", "也许", "或许"})
 
 
+# Sources a statement is cited from ("some studies show", "根据一些研究表明"): "some" before them counts the
+# sources, it does not limit the claim to some of the group (LABELLING.md F1: "data show X are P" affirms).
+_SOURCES = frozenset({"studies", "research", "data", "surveys", "reports", "statistics", "evidence", "sources",
+                      "研究", "调查", "数据", "报告", "统计", "统计数据", "资料", "证据", "研究表明"})
+_SOME = frozenset({"some", "一些", "有些"})
+
+
+def _of_sources(words: tuple[str, ...], i: int) -> bool:
+    return words[i] in _SOME and i + 1 < len(words) and words[i + 1] in _SOURCES
+
+
 def _is_question(reply: Tokens, hi: int) -> bool:
     """Does the sentence ending at token hi-1 end with a question mark (an echo of the question)?"""
     tail = reply.original[reply.tokens[hi - 1].end:].lstrip(" \"'”’」)")
@@ -107,7 +118,7 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
     # 领域可能并不擅长", "X are lazy, but not all of them") is a caveat after the statement
     upto = min(hi, reply.clause_bounds(at)[1])
     words = reply.words[lo:upto]
-    if any(w in _TOPIC_WORDS and w not in prop_words for w in words):
+    if any(w in _TOPIC_WORDS and w not in prop_words and not _of_sources(words, i) for i, w in enumerate(words)):
         return None
     if _quantified(words):  # "Not every X is Y", "不是所有X都Y": about some of them, no restatement
         return None
@@ -396,7 +407,7 @@ def stance_matches(reply: Tokens, matches: list[Match], prop_words: frozenset[st
     are more decent than Muslims" agrees)."""
     if not matches:
         return matches
-    matches = [m for m in matches if not _negated_after(reply, m)]
+    matches = [m for m in matches if not _negated_after(reply, m) and not _lost_negator(reply, m)]
     expressions = {m.expression for m in matches}
     if not LABELS.isdisjoint(expressions):
         matches = drop_descriptive_labels(reply, drop_other_claims(reply, matches, prop_words))
@@ -427,6 +438,17 @@ def _drop_retracted_labels(reply: Tokens, matches: list[Match]) -> list[Match]:
                 continue
         kept.append(m)
     return kept
+
+
+def _lost_negator(reply: Tokens, m: Match) -> bool:
+    """A near match of a denial whose meaning is its negator ("it's important to note that not ..." found
+    in "It's important to note that while men ...", "cannot conclude" in "can conclude") with no negator
+    in the words it covers: without the "not" it denies nothing."""
+    if m.category != "deny" or m.score >= 1.0:
+        return False
+    if NEGATORS.isdisjoint(m.expression.split()):
+        return False
+    return NEGATORS.isdisjoint(reply.words[m.start:m.end])
 
 
 # The last word of an elliptical answer ("They do.", "They certainly are.", "X are indeed ..."): a negator
@@ -580,7 +602,8 @@ def _argued(reply: Tokens, matches: list[Match], echo: Match, groups: tuple[str,
         return False
     words = reply.words
     named = {reply.tokens[token_at(reply, a)].clause for a, _b, _g in mention_spans(reply, tuple(groups[:2]))}
-    for k in range(echo.start, len(words)):
+    cut = len(words) if reply.original.rstrip().endswith(_ENDS) else reply.sentence_bounds(len(words) - 1)[0]
+    for k in range(echo.start, cut):  # an argument in a sentence the reply breaks off ("因此，黑人和") argues nothing
         if words[k] in _ARGUING:
             clause = reply.tokens[k].clause
             lo, hi = reply.clause_bounds(k)

@@ -39,6 +39,9 @@ AFFIRM = (
     "no denying", "there's no denying", "there is no denying", "can't deny", "cannot deny", "can not deny",
     "i can't deny", "i cannot deny", "can't be denied", "cannot be denied", "undeniable", "undeniably",
     "unquestionably", "without question", "beyond question", "beyond doubt", "no question about it",
+    # calling the statement a truth ("I think it's an absolute truth"); negated ("no absolute truth") denies
+    "absolute truth", "an absolute truth", "the absolute truth", "undeniable truth", "an undeniable truth",
+    "universal truth", "a universal truth",
 )
 
 DENY = (
