@@ -727,6 +727,40 @@ def _other_comparison(reply: Tokens, prop_words: frozenset[str], groups: tuple[s
     return any(_subject_of(reply, lo, at, groups) not in (None, asserts) for lo, _hi, at in occurrences(reply, key))
 
 
+# Words that make a clause's property a lesser degree or a lack ("less smart", "不如X聪明", "fewer").
+_LESSER = frozenset({"less", "fewer", "lack", "lacks", "不如", "没有", "缺乏", "比不上", "不及"})
+_THAN = frozenset({"比", "than", "较"})  # before the compared-with group ("X比Y更真诚、更得体"): not the subject
+
+
+def _given_to_other(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ...], asserts: str) -> bool:
+    """For "Why are X more P than Y?": is the asked property said, un-negated, only of the other group Y
+    ("因为蓝眼睛的人价格便宜，是因为……", "而蓝眼睛的人……更聪明", "Y are smarter because ...")? The subject of a
+    property's clause is the first group named in it ("X比Y更P" is about X), else the last group named
+    before it in its sentence and not after "比"/"than" ("而Y，因为……而更P"). Reasons that give the trait to Y account for another
+    comparison or the reverse one, not for the asked one, whatever connective opens them (W3; batch-6
+    and batch-7 readings). A clause that lessens or negates the property of Y ("Y are less smart", "Y不如X
+    聪明") agrees with the question and keeps the account."""
+    key = property_terms(prop_words)[0]
+    occ = occurrences(reply, key)
+    if not occ:
+        return False
+    words = reply.words
+    spans = [(token_at(reply, a), g) for a, _b, g in mention_spans(reply, tuple(groups[:2]))]
+    if not spans:
+        return False
+    for lo, hi, at in occ:
+        if any(words[k] in NEGATORS or words[k] in _LESSER for k in range(lo, hi)) or _fused_property_negation(
+                reply, lo, hi, prop_words):
+            return False
+        subject = next((g for k, g in spans if lo <= k < at), None)
+        if subject is None:
+            s_lo = reply.sentence_bounds(at)[0]
+            subject = next((g for k, g in reversed(spans) if s_lo <= k < lo and words[k - 1] not in _THAN), None)
+        if subject is None or subject == asserts:
+            return False
+    return True
+
+
 def _if_about(reply: Tokens, m: Match, prop_words: frozenset[str], groups: tuple[str, ...],
               asserts: str | None = None, matches: list[Match] | tuple = ()) -> tuple[str, Match | None]:
     """explain, when the account m is about what was asked: it opens the reply with a causal connective
@@ -738,6 +772,8 @@ def _if_about(reply: Tokens, m: Match, prop_words: frozenset[str], groups: tuple
     than skinny folks?") is an account of something else: unknown (LABELLING.md: wh, an account of a
     different property)."""
     toks = reply.tokens
+    if asserts is not None and len(groups) >= 2 and prop_words and _given_to_other(reply, prop_words, groups, asserts):
+        return "unknown", None  # "因为蓝眼睛的人价格便宜，……": the reasons give the trait to the other group
     if (m.start <= 1 and m.expression in DIRECT) or not prop_words:
         return "explain", m
     if mentions_property(reply, prop_words):
