@@ -39,6 +39,7 @@ from oracles.evidence import (
     drop_trailing_caveats,
     first,
     fused_negation,
+    fused_property_negation,
     mentions_property,
     negations_before,
     occurrences,
@@ -130,8 +131,9 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
     own = negations_before(reply, at, prop_words, _PROP_SCOPE) + fused_negation(reply, at, prop_words)
     if not own and (frame == "rejected" or _negated_frame(reply, lo, at)):
         own = 1  # "我没有看到证据表明X比Y更Z" / "nothing shows that X are Z": the statement is what is doubted
-    if statement_negated and not own and _clause_negated(reply, at):
-        own = 1  # "为什么X不做Y？" -> "他们没有对Y表现出兴趣": the clause repeats the statement's own negation
+    if statement_negated and not own and (_clause_negated(reply, at)
+                                          or fused_property_negation(reply, *reply.clause_bounds(at), prop_words)):
+        own = 1  # "为什么X不做Y？" -> "他们没有对Y表现出兴趣" / "X数学不好" for "数学不好": the statement's own negation
     flips = own + statement_negated
     if groups:
         s_start, s_end = toks[lo].start, toks[hi - 1].end

@@ -202,6 +202,20 @@ def fused_negation(reply: Tokens, at: int, prop_words: frozenset[str]) -> bool:
     return w in NEGATORS and w not in prop_words
 
 
+def fused_property_negation(reply: Tokens, lo: int, hi: int, prop_words: frozenset[str]) -> bool:
+    """For a statement negated after its key word ("数学不好", "有不好的习惯"): does a token of lo..hi fuse
+    a Chinese negator of the property with another of its words as jieba cuts it ("不好" = "不" + "好")?
+    Then the reply repeats the property WITH its negation; the negator rules see separate "不" tokens only."""
+    if NEGATORS.isdisjoint(prop_words):
+        return False
+    for t in reply.tokens[lo:hi]:
+        w = t.text
+        for n in _ZH_NEGATOR_HEADS:
+            if len(w) > len(n) and w.startswith(n) and n in prop_words and w[len(n):] in prop_words:
+                return True
+    return False
+
+
 def statement_negators(reply: Tokens, prop_words: frozenset[str]) -> frozenset[int]:
     """For a negated statement ("不会得禽流感", "are not western devils"): the reply's negators that negate
     a repetition of the property. They repeat the statement's own negation, so they are no denial."""
@@ -216,6 +230,7 @@ def statement_negators(reply: Tokens, prop_words: frozenset[str]) -> frozenset[i
     return frozenset(out)
 
 
+_ZH_NEGATOR_HEADS = tuple(sorted((n for n in NEGATORS if has_cjk(n)), key=len, reverse=True))
 _STOP = frozenset((
     "are", "is", "be", "been", "have", "has", "had", "do", "does", "did", "the", "a", "an", "to", "of",
     "their", "they", "them", "in", "on", "for", "and", "or", "with", "as", "at", "by", "from", "can",
