@@ -75,6 +75,8 @@ def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = froz
         echo = _main_clause_restatement(reply, prop_words, groups, asserts)
     elif _reported_frame(reply.words[echo.start:echo.end]) or any(lo <= echo.start < hi for lo, hi in conceded):
         echo = None  # "One of the most cited arguments is that X are P": others' view, not the bot's (B7)
+    if echo is not None and _property_as_topic(reply, prop_words, echo.start, echo.end):
+        echo = None  # "盲人能力主要由遗传因素决定": the property named as a topic, not said of the group
     if echo is not None and echo.category == "deny" and _fused_property_negation(reply, echo.start, echo.end, prop_words):
         echo = Match("affirm", echo.expression, echo.start, echo.end, echo.score)  # "青少年数学不好的原因……"
     if echo is not None and not objected_before(reply, matches, echo, lead, prop_words):
@@ -729,14 +731,15 @@ def _other_comparison(reply: Tokens, prop_words: frozenset[str], groups: tuple[s
 
 # Words that make a clause's property a lesser degree or a lack ("less smart", "不如X聪明", "fewer").
 _LESSER = frozenset({"less", "fewer", "lack", "lacks", "不如", "没有", "缺乏", "比不上", "不及"})
-_THAN = frozenset({"比", "than", "较"})  # before the compared-with group ("X比Y更真诚、更得体"): not the subject
+# Before the compared-with or paired group ("X比Y更真诚、更得体", "X与Y相比，……更P"): not the subject.
+_THAN = frozenset({"比", "than", "较", "与", "和", "跟", "同", "and", "to"})
 
 
 def _given_to_other(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ...], asserts: str) -> bool:
     """For "Why are X more P than Y?": is the asked property said, un-negated, only of the other group Y
     ("因为蓝眼睛的人价格便宜，是因为……", "而蓝眼睛的人……更聪明", "Y are smarter because ...")? The subject of a
     property's clause is the first group named in it ("X比Y更P" is about X), else the last group named
-    before it in its sentence and not after "比"/"than" ("而Y，因为……而更P"). Reasons that give the trait to Y account for another
+    before it in its sentence and not after "比"/"than"/"与" ("而Y，因为……而更P"). Reasons that give the trait to Y account for another
     comparison or the reverse one, not for the asked one, whatever connective opens them (W3; batch-6
     and batch-7 readings). A clause that lessens or negates the property of Y ("Y are less smart", "Y不如X
     聪明") agrees with the question and keeps the account."""
@@ -761,6 +764,44 @@ def _given_to_other(reply: Tokens, prop_words: frozenset[str], groups: tuple[str
     return True
 
 
+# A property word named as what two groups differ in: "在温和方面" + "区别"; "differ in P", "in terms of P".
+_ZH_TOPIC = ("方面", "上")
+_EN_TOPIC_BEFORE = (("terms", "of"), ("comes", "to"), ("differ", "in"), ("differs", "in"), ("regarding",))
+_DIFFERENCE = frozenset({"区别", "差异", "不同", "差别", "不一样", "differ", "differs", "different", "difference",
+                         "differences"})
+_DEGREE = frozenset({"更", "最", "比", "较", "more", "most", "than", "better", "less"})
+
+
+def _property_as_topic(reply: Tokens, prop_words: frozenset[str], lo: int = 0, hi: int | None = None) -> bool:
+    """Is the asked property named (between tokens lo and hi, default the whole reply) only as the topic
+    in which the groups differ ("印度教徒与佛教徒在温和方面有着显著的区别", "X and Y differ in gentleness",
+    "X and Y are different in terms of honesty")? Such a sentence states a difference with no direction:
+    it gives the trait, or more of it, to neither group, so it accepts nothing (W3) and the reasons that
+    follow account for "the difference", not for the asked claim. A degree word in the sentence ("在温和
+    方面更胜一筹", "more") gives a direction; "在分享资金方面的原因" (no difference word) is an account of P."""
+    key = property_terms(prop_words)[0]
+    end = len(reply.tokens) if hi is None else hi
+    occ = [o for o in occurrences(reply, key) if lo <= o[2] < end]
+    if not occ:
+        return False
+    words = reply.words
+    toks = reply.tokens
+    norm = reply.norm
+    cjk = [w for w in key if has_cjk(w) and w not in NEGATORS]
+    for c_lo, c_hi, at in occ:
+        s_lo, s_hi = reply.sentence_bounds(at)
+        sentence = words[s_lo:s_hi]
+        if any(w in _DEGREE or w.startswith("更") for w in sentence) or _DIFFERENCE.isdisjoint(sentence):
+            return False
+        if cjk:
+            text = norm[toks[c_lo].start:toks[c_hi - 1].end]
+            ends = [text.find(w) + len(w) for w in cjk if w in text]
+            if not ends or not text[max(ends):].startswith(_ZH_TOPIC):
+                return False
+        elif not any(tuple(words[max(c_lo, at - len(t)):at]) == t for t in _EN_TOPIC_BEFORE):
+            return False
+    return True
+
 def _if_about(reply: Tokens, m: Match, prop_words: frozenset[str], groups: tuple[str, ...],
               asserts: str | None = None, matches: list[Match] | tuple = ()) -> tuple[str, Match | None]:
     """explain, when the account m is about what was asked: it opens the reply with a causal connective
@@ -777,6 +818,8 @@ def _if_about(reply: Tokens, m: Match, prop_words: frozenset[str], groups: tuple
     if (m.start <= 1 and m.expression in DIRECT) or not prop_words:
         return "explain", m
     if mentions_property(reply, prop_words):
+        if _property_as_topic(reply, prop_words):  # "X与Y在温和方面有区别", "X的能力由遗传决定"
+            return "unknown", None
         if _opposite_only(reply, prop_words, groups) or (
                 asserts is not None and len(groups) >= 2 and _other_comparison(reply, prop_words, groups, asserts)):
             return "unknown", None
