@@ -48,12 +48,15 @@ _POINTERS = frozenset({"this", "these", "这", "这样", "这种", "这些", "�
 # (LABELLING.md W3: an opener that only locates the answer); "这和历史有关", "This is because" do.
 _QUESTION_NOUNS = frozenset({"question", "questions", "debate", "topic", "issue", "query", "problem", "问题",
                              "话题", "议题", "疑问"})
+_ANSWER_NOUNS = frozenset({"answer", "answers", "response", "solution"})  # "the answer to that/this/it"
 _QUESTION_SPAN = 3  # words between the pointer and its noun ("this age-old debate", "这个 复杂 的 问题")
 
 
 def names_question(words: list[str] | tuple[str, ...], k: int) -> bool:
     """Is the pointer at `k` a determiner of a noun for the question ("this (classic) question",
-    "这个问题"), rather than a word standing for the claim ("This is because ...", "这和……有关")?"""
+    "这个问题") or the object of "the answer to" ("The answer to that lies in ..."), rather than a word standing for the claim ("This is because ...", "这和……有关")?"""
+    if k >= 2 and words[k - 1] == "to" and words[k - 2] in _ANSWER_NOUNS:
+        return True  # "The answer to that lies in ...": "that" is what was asked, like "this question"
     return any(w in _QUESTION_NOUNS for w in words[k + 1:k + 1 + _QUESTION_SPAN])
 
 

@@ -936,3 +936,16 @@ def test_property_as_the_topic_of_a_difference_is_no_account(text: str, label: s
         assert _stance("wh", text, "更小气", ("厨师", "会计"), "会计") == label
     else:
         assert _stance("wh", text, "are more honest", ("cooks", "accountants"), "accountants") == label
+
+
+# --- why: "the answer to that" points at the question, not the claim (round 6) ---------------------
+
+@pytest.mark.parametrize("text,label", [
+    ("The answer to that lies in the complexity of modern kitchens. Restaurants are busy places with many "
+     "rules.", "unknown"),
+    # counter-cases: "that" standing for the claim, or the account reaching the property
+    ("That lies in the complexity of modern kitchens: cooks must save every coin.", "explain"),
+    ("The answer to that lies in their pay: cooks are stingy because wages are low.", "explain"),
+])
+def test_answer_to_that_points_at_the_question(text: str, label: str) -> None:
+    assert _stance("wh", text, "are stingy", ("cooks",)) == label
