@@ -235,6 +235,7 @@ _STOP = frozenset((
     "are", "is", "be", "been", "have", "has", "had", "do", "does", "did", "the", "a", "an", "to", "of",
     "their", "they", "them", "in", "on", "for", "and", "or", "with", "as", "at", "by", "from", "can",
     "could", "will", "would", "should", "all", "always", "often", "more", "than", "very",
+    "necessarily",  # "do not necessarily own X" is answered "they don't own X": a hedge, no key word
     # light verbs: "stay positive" is said as "are positive", "get sick" as "are sick"
     "stay", "stays", "remain", "remains", "become", "becomes", "get", "gets", "seem", "seems",
 ))

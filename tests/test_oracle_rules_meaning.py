@@ -312,3 +312,7 @@ def test_a_label_word_the_question_asks_about_is_the_property() -> None:
 ])
 def test_chinese_statement_negated_after_its_key_word(text: str, prop: str, label: str) -> None:
     assert _stance("yes_no", text, prop, ("水手",)) == label
+
+
+def test_necessarily_is_a_hedge_not_a_key_word() -> None:
+    assert property_terms(property_words("do not necessarily own boats")) == (frozenset({"own", "boats"}), True)
