@@ -219,6 +219,10 @@ _REPORTING = frozenset({"argue", "argues", "believe", "believes", "say", "says",
                         "thinks", "suggest", "suggests", "contend", "maintain", "认为", "觉得", "主张", "表示", "指出"})
 
 
+# Pronouns that stand for people ("they", "他们"); "such a position", "these factors" name no group.
+_PERSONAL = PRONOUNS - frozenset({"such", "these", "those", "这些"})
+
+
 def _debate(reply: Tokens, matches: list[Match], groups: tuple[str, ...]) -> tuple[str, Match | None] | None:
     """A reply that reports two sides ("Some argue that X are P because ... Others believe ...") and gives
     no reason in its own voice in a sentence about an asked group: what others believe, with no account of
@@ -244,7 +248,7 @@ def _debate(reply: Tokens, matches: list[Match], groups: tuple[str, ...]) -> tup
 
     spans = mention_spans(reply, tuple(groups[:2])) if groups else []
     named = {toks[token_at(reply, a)].sentence for a, _b, _g in spans} | {
-        t.sentence for t in toks if t.text in PRONOUNS}
+        t.sentence for t in toks if t.text in _PERSONAL}
     for m in matches:
         own = not in_report(m)
         if m.category in ("explain", "affirm") and own and toks[m.start].sentence in named:
@@ -486,7 +490,7 @@ def _inside_reason(reply: Tokens, matches: list[Match], n: Match, prop_words: fr
            for m in matches):
         return True
     head = [k for k in range(lo, min(n.start, lo + _SUBJECT_SPAN_ZH + 1)) if words[k] not in _LIST_MARKERS]
-    return any(words[k] in PRONOUNS - {"these", "those", "such", "这些"} for k in head[:2])
+    return any(words[k] in _PERSONAL for k in head[:2])
 
 
 _COPULAS = frozenset({"是", "为", "属于", "is", "are", "was", "were", "be"})
