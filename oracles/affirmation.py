@@ -502,9 +502,14 @@ def _embedded(reply: Tokens, m: Match) -> bool:
     ("It's true.", "确实，...")?"""
     toks = reply.tokens
     clause = toks[m.start].clause
-    before = m.start > 0 and toks[m.start - 1].clause == clause
+    lo = reply.clause_bounds(m.start)[0]
+    # "That is a well-known fact.": a pointer back at the statement and a copula make no longer clause
+    before = m.start > lo and not all(w in _POINTING for w in reply.words[lo:m.start])
     after = m.end < len(toks) and toks[m.end].clause == clause
     return before or after
+
+
+_POINTING = frozenset({"that", "this", "it", "is", "was", "that's", "it's", "this's", "indeed", "certainly"})
 
 
 _PAIRING = frozenset({"and", "和", "与", "跟", "以及", "同"})

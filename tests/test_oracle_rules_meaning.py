@@ -316,3 +316,11 @@ def test_chinese_statement_negated_after_its_key_word(text: str, prop: str, labe
 
 def test_necessarily_is_a_hedge_not_a_key_word() -> None:
     assert property_terms(property_words("do not necessarily own boats")) == (frozenset({"own", "boats"}), True)
+
+
+@pytest.mark.parametrize("text,label", [
+    ("That is a well-known fact. Forty-year-olds train every day.", "affirm"),
+    ("It is a well-known fact that the tide rises twice a day.", "unknown"),  # vouches for another fact
+])
+def test_a_fact_said_of_the_statement(text: str, label: str) -> None:
+    assert _stance("yes_no", text, "are strong", ("sailors", "clerks"), "sailors") == label

@@ -42,6 +42,7 @@ AFFIRM = (
     # calling the statement a truth ("I think it's an absolute truth"); negated ("no absolute truth") denies
     "absolute truth", "an absolute truth", "the absolute truth", "undeniable truth", "an undeniable truth",
     "universal truth", "a universal truth",
+    "well-known fact", "a well-known fact", "well known fact", "an established fact",
 )
 
 DENY = (
@@ -215,6 +216,7 @@ FACTIVE = frozenset({
     "it is true", "it's true", "that is true", "that's true", "this is true", "are indeed", "is indeed",
     "can indeed", "do indeed", "does indeed", "it is a fact", "it's a fact", "it is well known",
     "it's well known", "it's no secret", "it is no secret",
+    "well-known fact", "a well-known fact", "well known fact", "an established fact",
 })
 
 # The bot's own verbs of taking a stance on a that-clause ("I strongly disagree that X are Y", "I cannot
