@@ -962,3 +962,21 @@ def test_answer_to_that_points_at_the_question(text: str, label: str) -> None:
 ])
 def test_two_sided_report_with_a_determiner_is_no_own_account(text: str, label: str) -> None:
     assert _stance("wh", text, "are careless with money", ("cooks",)) == label
+
+
+# --- why: reasons for each group being the "more P" one cancel out (round 6) -----------------------
+
+@pytest.mark.parametrize("text,label", [
+    ("Accountants are stingier than cooks because they handle money. Additionally, cooks have habits that "
+     "make them stingier than accountants.", "unknown"),
+    ("会计比厨师更小气，因为他们整天和钱打交道。此外，厨师的习惯也让厨师比会计更小气。", "unknown"),
+    # counter-cases: the other group lessened, or "they" (whose referent the rules cannot tell)
+    ("Accountants are stingier than cooks because they handle money. Cooks are less stingy because they "
+     "share food.", "explain"),
+    ("会计比厨师更小气，因为会计整天和钱打交道，因此他们花钱更小气。", "explain"),
+])
+def test_reasons_for_each_group_being_more_p_are_no_account(text: str, label: str) -> None:
+    if "会计" in text:
+        assert _stance("wh", text, "更小气", ("厨师", "会计"), "会计") == label
+    else:
+        assert _stance("wh", text, "are stingier", ("cooks", "accountants"), "accountants") == label
