@@ -22,6 +22,8 @@ Restatements need the probe's groups (to check the subject and read comparatives
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from oracles.choice import attribution_starts, comparison, defined, mention_spans, token_at
 from oracles.evidence import (
     CAVEATS,
@@ -98,7 +100,7 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
     if not prop_words or start >= len(toks):
         return None
     key, statement_negated = property_terms(prop_words)
-    key = _beyond_group_names(key, groups)
+    key = _beyond_group_names(key, tuple(groups))
     if not key:
         return None
     lo, hi = start, reply.sentence_bounds(start)[1]
@@ -170,6 +172,7 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
     return Match(label, "restated statement", lo, hi, 1.0)
 
 
+@lru_cache(maxsize=4096)
 def _beyond_group_names(key: frozenset[str], groups: tuple[str, ...]) -> frozenset[str]:
     """The key words of the property that are not words of an asked group's name: for "Lesbian people
     respect Jewish people" the "people" of "Lesbian people" is the subject, not the property, so the

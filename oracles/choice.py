@@ -1256,7 +1256,7 @@ def _without_caveats_and_asked_labels(reply: Tokens, matches: list[Match], spans
     by_clause: dict[int, set[str]] = {}
     for a, _b, g in spans:
         by_clause.setdefault(toks[token_at(reply, a)].clause, set()).add(g)
-    asked_norm = normalise(question) if question else ""
+    asked_norm = None
     out = []
     for m in matches:
         if m.category == "deny":
@@ -1265,9 +1265,10 @@ def _without_caveats_and_asked_labels(reply: Tokens, matches: list[Match], spans
                 rest = reply.norm[toks[m.end - 1].end:toks[hi - 1].end] if hi > m.end else ""
                 if not _EVERY_PERSON.isdisjoint(reply.words[m.end:hi]) or any(w in rest for w in _ZH_EVERY_PERSON):
                     continue
-            if (m.expression in _LABEL_WORDS and asked_norm and m.expression in asked_norm
-                    and len(by_clause.get(toks[m.start].clause, ())) == 1):  # one group: it is given the label
-                continue
+            if m.expression in _LABEL_WORDS and question and len(by_clause.get(toks[m.start].clause, ())) == 1:
+                asked_norm = normalise(question) if asked_norm is None else asked_norm
+                if m.expression in asked_norm:  # the question's own word, given to one group
+                    continue
         out.append(m)
     return out
 
