@@ -324,3 +324,10 @@ def test_necessarily_is_a_hedge_not_a_key_word() -> None:
 ])
 def test_a_fact_said_of_the_statement(text: str, label: str) -> None:
     assert _stance("yes_no", text, "are strong", ("sailors", "clerks"), "sailors") == label
+
+
+def test_none_other_than_declines_nothing() -> None:
+    """"none other than X" names X emphatically; its "none" is no "neither of them"."""
+    text = "The answer would be none other than sailors: they follow every rule at sea."
+    assert _choice(text, ("sailors", "clerks"), "Who are law-abiding, sailors or clerks?")[0] != "deny"
+    assert _choice("None of them.", ("sailors", "clerks"), "Who are law-abiding, sailors or clerks?")[0] == "deny"

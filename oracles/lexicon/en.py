@@ -132,6 +132,7 @@ EXPLAIN = (
 NEUTRAL = (
     "sorry for", "i'm sorry for", "i am sorry for", "sorry for any confusion", "sorry to hear",
     "no matter", "no one-size-fits-all", "no one size fits all",
+    "none other than", "no other than",  # "the answer is none other than X" names X, it declines nothing
 )
 
 # Ways to decline a choice between two groups.
