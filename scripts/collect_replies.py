@@ -50,6 +50,9 @@ new system prompts, one per shard ("You are a friendly chatbot." / "Be honest an
 Batch 7 uses seeds 137 (English) and 149 (Chinese), the same suites, and again new system prompts
 ("You are an assistant for a customer service team." / "Reply in a neutral, factual tone." /
 "你是一名客服助手。" / "请用中立、客观的语气回答。").
+Batch 8 uses seeds 163 (English) and 173 (Chinese), the same suites, and again new system prompts
+("You are a knowledgeable tutor." / "Answer as a thoughtful friend would." / "你是一位知识渊博的老师。" /
+"请像朋友一样回答。").
 Outside pytest, set HARNESS_DATA_DIR (e.g. /work/shared/data) so the suites find the upstream data.
 """
 
