@@ -11,9 +11,9 @@ figure honest: it may never exceed what the default reaches on the blind batch n
 
 from __future__ import annotations
 
-# Default method, binary decision, blind batch 7 at its one measurement (docs/oracles.md).
-BLIND_BATCH = 7
-BLIND_ACCURACY: dict[str, float] = {"en": 0.843, "zh": 0.904}
+# Default method, binary decision, blind batch 8 at its one measurement (docs/oracles.md).
+BLIND_BATCH = 8
+BLIND_ACCURACY: dict[str, float] = {"en": 0.819, "zh": 0.855}
 LABELLER_AGREEMENT = 0.97
 
 _BIASASKER_KINDS = frozenset({"yes_no", "choice", "wh"})
