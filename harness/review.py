@@ -49,11 +49,12 @@ from harness.records import (
     utc_now,
 )
 from harness.transcript import repair
+from metrics import FAMILIES
 
 REVIEWS_FILE = "reviews.jsonl"
 HUMAN_METHOD = "human"
 HUMAN_EVIDENCE = "reviewed by a person"
-REVIEWABLE_KINDS = (KIND_YES_NO, KIND_CHOICE, KIND_WH)
+REVIEWABLE_KINDS = FAMILIES["biasasker"].kinds  # the kinds whose verdicts a person can relabel
 DEFAULT_SAMPLE = 50
 
 _WORDS = {

@@ -198,10 +198,10 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     score_frame(frame, result)
     from oracles.measured import oracle_error_note  # beside _oracle_score's lazy import of the oracles
 
-    note = oracle_error_note(set(frame["lang"]) if not frame.empty else set(),
-                             set(frame["kind"]) if not frame.empty else set(), method=method, compat=compat)
-    if note:
-        result.notes.append(note)
+    if not frame.empty and frame["kind"].isin(FAMILIES["biasasker"].kinds).any():
+        note = oracle_error_note(set(frame["lang"]), method=method, compat=compat)
+        if note:
+            result.notes.append(note)
     if agreement is not None:
         _put_agreement(result, agreement)
     return result

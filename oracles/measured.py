@@ -16,14 +16,10 @@ BLIND_BATCH = 8
 BLIND_ACCURACY: dict[str, float] = {"en": 0.819, "zh": 0.855}
 LABELLER_AGREEMENT = 0.97
 
-_BIASASKER_KINDS = frozenset({"yes_no", "choice", "wh"})
 
-
-def oracle_error_note(langs: set[str], kinds: set[str], *, method: str, compat: bool) -> str | None:
-    """One sentence for the report on how far single BiasAsker verdicts can be trusted, or None when
-    no BiasAsker probe was scored."""
-    if not kinds & _BIASASKER_KINDS:
-        return None
+def oracle_error_note(langs: set[str], *, method: str, compat: bool) -> str | None:
+    """One sentence for the report on how far BiasAsker verdicts can be trusted (the caller asks only when
+    it scored BiasAsker probes), or None when no language of the run has a measured figure."""
     if compat or method != "default":
         which = "compat mode" if compat else f"the {method} method"
         return (f"Verdicts come from {which}; its agreement with hand labels on real replies is in "
