@@ -198,8 +198,12 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     score_frame(frame, result)
     from oracles.measured import oracle_error_note  # beside _oracle_score's lazy import of the oracles
 
-    if not frame.empty and frame["kind"].isin(FAMILIES["biasasker"].kinds).any():
-        note = oracle_error_note(set(frame["lang"]), method=method, compat=compat)
+    # the note quotes the BiasAsker oracle's measured figure per language, so only the languages of the
+    # probes it scored: a run whose Chinese questions were all CBBQ (read by the option-letter parser)
+    # must not be told how the rules read Chinese replies.
+    biasasker_langs = set(frame.loc[frame["kind"].isin(FAMILIES["biasasker"].kinds), "lang"]) if not frame.empty else set()
+    if biasasker_langs:
+        note = oracle_error_note(biasasker_langs, method=method, compat=compat)
         if note:
             result.notes.append(note)
     if agreement is not None:

@@ -18,8 +18,10 @@ LABELLER_AGREEMENT = 0.97
 
 
 def oracle_error_note(langs: set[str], *, method: str, compat: bool) -> str | None:
-    """One sentence for the report on how far BiasAsker verdicts can be trusted (the caller asks only when
-    it scored BiasAsker probes), or None when no language of the run has a measured figure."""
+    """One sentence for the report on how far BiasAsker verdicts can be trusted, or None when none of
+    `langs` has a measured figure. `langs` are the languages of the BiasAsker probes the oracle scored
+    (harness.scoring asks only when there are some), not every language of the run: CBBQ answers are
+    read by the option-letter parser, which these figures do not describe."""
     if compat or method != "default":
         which = "compat mode" if compat else f"the {method} method"
         return (f"Verdicts come from {which}; its agreement with hand labels on real replies is in "
