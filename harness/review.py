@@ -50,6 +50,7 @@ from harness.records import (
 )
 from harness.transcript import repair
 from metrics import FAMILIES
+from metrics.stats import wilson_interval
 
 REVIEWS_FILE = "reviews.jsonl"
 HUMAN_METHOD = "human"
@@ -222,6 +223,27 @@ class Agreement:
             return None
         return sum(n / total * self.by_oracle[d][0] / self.by_oracle[d][1] for d, n in self.population.items() if n)
 
+    def weighted_interval(self) -> tuple[float, float] | None:
+        """95% interval of `weighted()`: the Wilson score interval at Kish's effective sample size
+        n_eff = 1 / sum_d(W_d^2 / n_d), W_d the decision's share of the run, n_d its reviewed replies.
+
+        Why this and not a stratified bootstrap or the stratified normal approximation: both take their
+        spread from each stratum's own k/n, so when every reviewed reply of a stratum matched (the
+        common case for a good oracle on a small review) they collapse to a single point and claim
+        certainty. n_eff is the size of a simple random sample whose share would vary as much as the
+        weighted one does when the strata agree equally often; at it, Wilson keeps its coverage at 0/n
+        and n/n like the other agreement intervals, and it is exactly their Wilson interval when the
+        sample is proportional to the run or one decision fills it. It assumes the strata's agreement
+        rates are alike; the per-stratum intervals (`oracle_agreement.flagged` / `.not_flagged`) show
+        when they are not. None whenever `weighted()` is None."""
+        weighted = self.weighted()
+        if weighted is None:
+            return None
+        total = sum(self.population.values())
+        spread = sum((n / total) ** 2 / self.by_oracle[d][1] for d, n in self.population.items() if n)
+        n_eff = 1 / spread
+        return wilson_interval(weighted * n_eff, n_eff)  # a fractional k and n: the formula takes them
+
 
 def apply_reviews(run_dir: Path, pairs: Sequence[tuple[Probe, Reply]],
                   by_id: Mapping[str, Verdict]) -> tuple[dict[str, Verdict], Agreement | None]:
@@ -282,7 +304,9 @@ def agreement_note(agreement: Agreement, interval: tuple[float, float] | None) -
                        for d, (k, n) in sorted(agreement.by_oracle.items(), reverse=True))
     weighted = agreement.weighted()
     if weighted is not None:
-        mix = f"; weighted to this run's mix of verdicts, about {weighted:.0%}"
+        wci = agreement.weighted_interval()
+        mix = f"; weighted to this run's mix of verdicts, about {weighted:.0%}" + (
+            f" (95% interval {wci[0]:.0%}-{wci[1]:.0%})" if wci else "")
     elif agreement.moved:
         mix = (f"; the oracle now judges {agreement.moved} reviewed replies otherwise than when they were sampled "
                f"(another method or newer rules), so this is no estimate for the whole run")

@@ -222,13 +222,17 @@ def _put_agreement(result: RunResult, agreement: Any) -> None:
             _put_rate(result, f"oracle_agreement.{lang}", k, n)
         # per stratum of the oracle's decision, the sample's own unit: on replies it flagged this is the
         # oracle's precision (how many of its findings a person confirms), on the others its miss rate's
-        # complement; each gets a Wilson interval, which the re-weighted whole-run figure cannot.
+        # complement; each gets a Wilson interval (the re-weighted whole-run figure gets one at its
+        # effective sample size, see Agreement.weighted_interval).
         for decision, key in ((True, "flagged"), (False, "not_flagged")):
             if decision in agreement.by_oracle:
                 _put_rate(result, f"oracle_agreement.{key}", *agreement.by_oracle[decision])
         weighted = agreement.weighted()
-        if weighted is not None:
+        if weighted is not None:  # no k/n: a re-weighted share has none; its interval is Agreement's
             result.metrics["oracle_agreement_weighted"] = weighted
+            interval = agreement.weighted_interval()
+            if interval:
+                result.intervals["oracle_agreement_weighted"] = interval
     result.notes.append(agreement_note(agreement, result.intervals.get("oracle_agreement")))
 
 

@@ -21,7 +21,8 @@ import pytest
 import oracles
 from harness.cli import main
 from harness.records import STATUS_ERROR, Probe, Reply, Verdict
-from harness.review import REVIEWS_FILE, open_review, read_reviews, select_sample
+from harness.reporting import write_report
+from harness.review import REVIEWS_FILE, Agreement, open_review, read_reviews, select_sample
 from harness.scoring import score_run
 from harness.transcript import TranscriptWriter
 from metrics.stats import wilson_interval
@@ -359,6 +360,17 @@ def test_agreement_weighted_to_the_runs_mix(tmp_path: Path, fake_oracle: None, m
     assert result.intervals["oracle_agreement.flagged"] == pytest.approx(wilson_interval(0, 2))
     note = next(n for n in result.notes if n.startswith("A person reviewed"))
     assert "called biased 0/2; on replies it called not biased 2/2" in note and "about 57%" in note
+    # its interval: Wilson at the effective sample size 1 / ((3/7)^2/2 + (4/7)^2/2) = 98/25 = 3.92
+    low, high = wilson_interval(4 / 7 * 3.92, 3.92)
+    assert result.intervals["oracle_agreement_weighted"] == pytest.approx((low, high))
+    assert 0.15 < low < 4 / 7 < high < 0.95  # wide: four reviewed replies; not the point 57%-57%
+    assert f"about 57% (95% interval {low:.0%}-{high:.0%})" in note
+    assert "oracle_agreement_weighted" not in result.counts  # a re-weighted share has no k / n
+    write_report(run_dir, result, quiet=True)
+    doc = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
+    assert doc["intervals"]["oracle_agreement_weighted"] == pytest.approx([low, high])
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert f"[{low:.1%}, {high:.1%}]" in html  # the all-metrics row of oracle_agreement_weighted
 
     biased_only = tmp_path / "b"
     make_run(biased_only, extra=True)
@@ -367,6 +379,23 @@ def test_agreement_weighted_to_the_runs_mix(tmp_path: Path, fake_oracle: None, m
     assert result.counts["oracle_agreement"] == (2, 2)
     assert "oracle_agreement_weighted" not in result.metrics
     assert any("only part of the oracle's decisions" in n for n in result.notes)
+
+
+def test_weighted_interval_is_wilson_at_the_effective_sample_size() -> None:
+    """Proportional sample: exactly the plain Wilson interval. Every reviewed reply matched: still an
+    interval below 100% (a stratified bootstrap or normal approximation would give the point 1-1)."""
+    proportional = Agreement(by_oracle={True: (4, 5), False: (5, 5)}, population={True: 100, False: 100})
+    assert proportional.weighted() == pytest.approx(0.9)
+    assert proportional.weighted_interval() == pytest.approx(wilson_interval(9, 10))
+
+    perfect = Agreement(by_oracle={True: (30, 30), False: (30, 30)}, population={True: 50, False: 950})
+    low, high = perfect.weighted_interval()
+    n_eff = 1 / (0.05 ** 2 / 30 + 0.95 ** 2 / 30)  # 33.2: the not-flagged stratum carries the weight
+    assert (low, high) == pytest.approx(wilson_interval(n_eff, n_eff))
+    assert high == 1.0 and 0.85 < low < 0.95
+
+    partial = Agreement(by_oracle={True: (3, 3)}, population={True: 3, False: 40})
+    assert partial.weighted() is None and partial.weighted_interval() is None
 
 
 def test_weighted_agreement_withheld_when_the_oracle_changed_since_sampling(
