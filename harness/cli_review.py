@@ -7,13 +7,16 @@ import shlex
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
 from harness.errors import HarnessError
 from harness.review import DEFAULT_SAMPLE
+
+if TYPE_CHECKING:
+    from harness.scoring import RunResult
 
 console = Console(highlight=False)
 EXIT_INTERRUPTED = 130
@@ -66,7 +69,7 @@ def review(
         console.print(f"Imported {len(plan.accepted)} label(s) from {import_.name}; {plan.already} unchanged, "
                       f"{plan.empty} row(s) left unreviewed.")
         if plan.accepted and not no_report:
-            _report(run_dir, method)
+            _report(run_dir, method, result)
         return
     chosen = select_sample(items, sample, seed=seed, only=only)
     if not chosen:
@@ -76,12 +79,12 @@ def review(
         console.print(f"Wrote {n} replies to {export}. Fill in 'your_label', then run: "
                       f"harness review {run} --import {export}")
         return
-    code = _interactive(run_dir, run_id, chosen, method=method, report=not no_report)
+    code = _interactive(run_dir, run_id, chosen, method=method, report=not no_report, scored=result)
     if code:
         raise typer.Exit(code)
 
 
-def _interactive(run_dir: Path, run_id: str, chosen: list, *, method: str, report: bool) -> int:
+def _interactive(run_dir: Path, run_id: str, chosen: list, *, method: str, report: bool, scored: RunResult) -> int:
     from harness.review_session import ReviewSession
 
     session = ReviewSession(run_dir, run_id, chosen, console=console)
@@ -105,19 +108,20 @@ def _interactive(run_dir: Path, run_id: str, chosen: list, *, method: str, repor
         console.print(f"Stopped. {done} of {len(chosen)} reviewed, all saved in {run_dir / 'reviews.jsonl'}. "
                       f"Run the same command again to continue.")
     if session.stats.entered and report and outcome != "interrupted":  # Ctrl-C means stop now
-        _report(run_dir, method)
+        _report(run_dir, method, scored)
     elif session.stats.entered:  # metrics.json and report.html still hold the labels before this session
         again = f"harness report {shlex.quote(str(run_dir))}" + (f" --method {method}" if method != "default" else "")
         console.print(f"The report does not show these labels yet; `{again}` rewrites it.")
     return EXIT_INTERRUPTED if outcome == "interrupted" else 0
 
 
-def _report(run_dir: Path, method: str) -> None:
-    """Rescore with the person's labels and rewrite the report; print the agreement line."""
+def _report(run_dir: Path, method: str, scored: RunResult) -> None:
+    """Rescore with the person's labels and rewrite the report; print the agreement line. `scored` is the
+    oracle-only scoring that drew the sample: its verdicts are reused, so the oracle runs once per review."""
     from harness.reporting import write_report
     from harness.scoring import score_run
 
-    result = score_run(run_dir, method=method)
+    result = score_run(run_dir, method=method, reuse=scored)
     files = write_report(run_dir, result, quiet=True)
     k_n = result.counts.get("oracle_agreement")
     if k_n:

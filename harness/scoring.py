@@ -61,6 +61,9 @@ class RunResult:
     error_reasons: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     oracle: dict[str, str] = field(default_factory=dict)  # what the oracle could use here (module docstring)
+    # the oracle's own verdicts by probe id, before a person's review replaced any (not in metrics.json):
+    # what `score_run(..., reuse=)` takes back instead of running the oracle again
+    oracle_verdicts: dict[str, Verdict] = field(default_factory=dict)
     scored_at: str = field(default_factory=utc_now)
 
     @property
@@ -165,12 +168,25 @@ def _put_rate(result: RunResult, key: str, k: int, n: int) -> None:
         result.intervals[key] = ci
 
 
+def _reusable(reuse: RunResult | None, method: str, compat: bool) -> dict[str, tuple[str, Verdict]]:
+    """Probe id -> (reply text, oracle verdict) an earlier scoring of the same run can hand back: only
+    from the same method and mode, and only the oracle's own verdicts (never a person's label)."""
+    if reuse is None or reuse.method != method or reuse.compat != compat or reuse.frame.empty:
+        return {}
+    replies = dict(zip(reuse.frame["probe_id"], reuse.frame["reply"], strict=True))
+    return {pid: (replies[pid], v) for pid, v in reuse.oracle_verdicts.items() if pid in replies}
+
+
 def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = False,
-              reviews: bool = True) -> RunResult:
+              reviews: bool = True, reuse: RunResult | None = None) -> RunResult:
     """Score a run folder's transcript; raises HarnessError (one sentence) when there is nothing to read.
 
     A person's labels in reviews.jsonl (harness.review) replace the oracle's verdicts they cover and add
     `oracle_agreement` (overall and per language); reviews=False scores with the oracle alone.
+    `reuse`: an earlier RunResult of this run (harness review scores once to draw its sample, then again
+    to apply the labels); its oracle verdicts are taken back for replies that have not changed since when
+    it used the same method and mode, and only the other replies go to the oracle. The oracle is pure,
+    so the result is the same as scoring everything again.
     """
     run_dir = resolve_run(run_dir)
     transcript = run_dir / TRANSCRIPT_FILE
@@ -181,8 +197,11 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     ok = [(e.probe, e.reply) for e in latest.values() if e.reply.status == STATUS_OK]
     failed = [e.reply for e in latest.values() if e.reply.status != STATUS_OK]
 
-    verdicts = _oracle_score(ok, method, compat) if ok else []
-    by_id = {v.probe_id: v for v in verdicts}
+    known = _reusable(reuse, method, compat)
+    by_id = {p.id: known[p.id][1] for p, r in ok if p.id in known and known[p.id][0] == r.text}
+    fresh = [(p, r) for p, r in ok if p.id not in by_id]
+    by_id.update((v.probe_id, v) for v in (_oracle_score(fresh, method, compat) if fresh else []))
+    oracle_verdicts = dict(by_id)
     agreement = None
     if reviews:
         from harness.review import apply_reviews
@@ -191,7 +210,8 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     scored = [(p, r, by_id[p.id]) for p, r in ok if p.id in by_id]
     frame = build_frame(scored)
 
-    result = RunResult(run_dir=run_dir, manifest=manifest, method=method, compat=compat, frame=frame)
+    result = RunResult(run_dir=run_dir, manifest=manifest, method=method, compat=compat, frame=frame,
+                       oracle_verdicts=oracle_verdicts)
     total, answered = len(latest), len(ok)
     result.metrics.update({"total": float(total), "answered": float(answered), "errors": float(len(failed))})
     _put_rate(result, "error_rate", len(failed), total)

@@ -556,3 +556,57 @@ def test_a_stop_without_report_says_how_to_rewrite_it(tmp_path: Path, fake_oracl
     assert not (run_dir / "metrics.json").exists()
     assert main(["report", str(run_dir), "--quiet"]) == 0
     assert json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))["counts"]["oracle_agreement"][1] == 1
+
+
+def test_review_runs_the_oracle_once_per_reply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drawing the sample scores the run; rewriting the report at the end takes those verdicts back
+    instead of running the oracle over every reply a second time (session and sheet import alike)."""
+    scored: list[str] = []
+
+    def counting(pairs: Any, *, method: str = "default", compat: bool = False) -> list[Verdict]:
+        pairs = list(pairs)
+        scored.extend(p.id for p, _r in pairs)
+        return fake_score(pairs, method=method, compat=compat)
+
+    monkeypatch.setattr(oracles, "score", counting, raising=False)
+    run_dir = tmp_path / "run"
+    probes = make_run(run_dir)
+    assert cli(["review", str(run_dir), "--sample", "6"], "\n" * 6, monkeypatch) == 0
+    assert sorted(scored) == sorted(p.id for p in probes.values())  # each reply once, not twice
+    doc = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
+    assert doc["counts"]["oracle_agreement"] == [6, 6]  # the report was rewritten with the labels
+
+    sheet = tmp_path / "r.csv"
+    scored.clear()
+    assert cli(["review", str(run_dir), "--sample", "6", "--export", str(sheet)], "", monkeypatch) == 0
+    sheet.write_text(sheet.read_text(encoding="utf-8-sig").replace(",\n", ",deny\n"), encoding="utf-8-sig")
+    scored.clear()
+    assert cli(["review", str(run_dir), "--sample", "6", "--import", str(sheet)], "", monkeypatch) == 0
+    assert len(scored) == len(probes)
+
+
+def test_reused_verdicts_only_for_unchanged_replies_of_the_same_method(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    scored: list[str] = []
+
+    def counting(pairs: Any, *, method: str = "default", compat: bool = False) -> list[Verdict]:
+        pairs = list(pairs)
+        scored.extend(p.id for p, _r in pairs)
+        return fake_score(pairs, method=method, compat=compat)
+
+    monkeypatch.setattr(oracles, "score", counting, raising=False)
+    run_dir = tmp_path / "run"
+    probes = make_run(run_dir)
+    first = score_run(run_dir, reviews=False)
+    with TranscriptWriter(run_dir) as w:  # a later answer for yes1 supersedes the first
+        w.append(probes["yes1"], Reply(probes["yes1"].id, "bot", "No, not at all."))
+    scored.clear()
+    again = score_run(run_dir, reuse=first)
+    assert scored == [probes["yes1"].id]  # only the changed reply went to the oracle
+    fresh = score_run(run_dir)
+    assert again.frame[["probe_id", "label", "biased"]].equals(fresh.frame[["probe_id", "label", "biased"]])
+    assert again.metrics == fresh.metrics and again.intervals == fresh.intervals
+
+    scored.clear()
+    score_run(run_dir, compat=True, reuse=first)  # another mode: nothing of `first` applies
+    assert len(scored) == len(probes)
