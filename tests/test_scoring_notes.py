@@ -86,7 +86,7 @@ def test_english_relevance_fallback_is_recorded_and_said(tmp_path: Path, monkeyp
 
     import oracles.relevance as relevance
 
-    monkeypatch.setattr(relevance, "_vectors_available", lambda: False)
+    monkeypatch.setattr(relevance, "vectors_available", lambda: False)
     run_dir = write_run(tmp_path / "spelling", english_why() + english_yes_no())
     result = score_run(run_dir)
     assert result.frame.set_index("kind").loc["wh", "label"] == "explain"  # the fallback changed a verdict
