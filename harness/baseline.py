@@ -14,7 +14,10 @@ unlikely to be noise at level `alpha` (it is real):
 * a metric stored without counts can only be checked against the tolerance; the message says so.
 
 The baseline file (`.harness-baseline.json` beside the fairness YAML) holds, per fairness file, the
-metric values and the counts these tests need, so it can be reviewed in a pull request.
+metric values and the counts these tests need, so it can be reviewed in a pull request. It also holds how
+the baseline run was scored (harness.scoring_settings: method, compat, English relevance, review labels,
+harness version): a regression measured against a baseline scored differently may be the oracle's, not
+the bot's, and `scoring_notes` says so in the gate's message.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import numpy as np
 
 from harness.errors import ConfigError
 from harness.records import utc_now
+from harness.scoring_settings import ScoringSettings, scoring_differences
 from metrics.stats import bootstrap_variance_draws, two_proportion_test
 
 BASELINE_FILE = ".harness-baseline.json"
@@ -190,11 +194,21 @@ class BaselineStore:
     def entry(self, name: str) -> dict[str, Any] | None:
         return self._load()["runs"].get(name)
 
-    def put(self, name: str, records: Mapping[str, MetricRecord], *, run: Mapping[str, Any]) -> None:
+    def scoring(self, name: str) -> ScoringSettings | None:
+        """How the stored baseline was scored; None when absent or stored before this was recorded."""
+        entry = self.entry(name) or {}
+        raw = entry.get("scoring")
+        return ScoringSettings.from_dict(raw) if isinstance(raw, Mapping) else None
+
+    def put(self, name: str, records: Mapping[str, MetricRecord], *, run: Mapping[str, Any],
+            scoring: ScoringSettings | None = None) -> None:
         data = self._load()
         data["version"] = BASELINE_VERSION
-        data["runs"][name] = {"updated_at": utc_now(), "run": dict(run),
-                              "metrics": {k: r.to_dict() for k, r in sorted(records.items())}}
+        entry: dict[str, Any] = {"updated_at": utc_now(), "run": dict(run),
+                                 "metrics": {k: r.to_dict() for k, r in sorted(records.items())}}
+        if scoring is not None:
+            entry["scoring"] = scoring.to_dict()
+        data["runs"][name] = entry
         tmp = self.path.with_name(self.path.name + ".tmp")
         tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(tmp, self.path)
@@ -221,3 +235,16 @@ def records_from_result(result: Any) -> dict[str, MetricRecord]:
         else:
             records[key] = MetricRecord(float(value))
     return records
+
+
+def scoring_notes(stored: ScoringSettings | None, current: ScoringSettings) -> list[str]:
+    """The sentences a gate prints when the baseline and this run were not scored alike ([] when they were).
+
+    A baseline stored before scoring settings were recorded gets one sentence saying how to record them,
+    since nothing can then be said about the oracle either way.
+    """
+    if stored is None:
+        return ["The baseline does not record how it was scored (it was stored before the harness recorded "
+                "that), so a change against it may be the oracle's, not the bot's; rerun with "
+                "--harness-update-baseline to record it."]
+    return scoring_differences(stored, current, name_a="the baseline", name_b="this run")

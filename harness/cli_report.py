@@ -114,16 +114,29 @@ def compare(
 ) -> None:
     """Compare two runs metric by metric: A, B, change, p-value, significant.
 
+    Before the table, one line per way the two runs were scored differently (method, --compat, English
+    relevance, review labels, harness version): such a change can be the oracle's, not the bot's.
+
     Example:  harness compare baseline candidate --metric absolute_bias_rate
     """
     from harness.compare import compare_metrics
+    from harness.scoring_settings import scoring_differences, settings_of_metrics
 
     if not 0 < alpha < 1:
         raise HarnessError(f"--alpha must be between 0 and 1 (e.g. 0.05), not {alpha:g}.")
     doc_a, doc_b = _metrics_doc(run_a), _metrics_doc(run_b)
     name_a = (doc_a.get("run") or {}).get("run_id") or run_a
     name_b = (doc_b.get("run") or {}).get("run_id") or run_b
-    _check_comparable(doc_a, doc_b, name_a, name_b)
+    # With --json, stdout carries only JSON lines; the notes go to stderr (and into every record).
+    notes = Console(stderr=True) if as_json else console
+    _check_comparable(doc_a, doc_b, name_a, name_b, notes)
+    settings_a, settings_b = settings_of_metrics(doc_a), settings_of_metrics(doc_b)
+    scoring = scoring_differences(settings_a, settings_b)
+    for sentence in scoring:  # a warning, not an error: the exit code stays 0
+        notes.print(f"[yellow]scoring:[/] {escape(sentence)}", highlight=False)
+    if scoring and (settings_a.method, settings_a.compat) != (settings_b.method, settings_b.compat):
+        notes.print("[yellow]scoring:[/] to compare like with like, re-score one run with `harness report RUN` "
+                    "and the other's --method / --compat.", highlight=False)
     df = compare_metrics(doc_a, doc_b, prefix=metric, alpha=alpha,
                          verdicts=(_verdicts(run_a), _verdicts(run_b)))
     if not (show_all or metric):
@@ -135,6 +148,7 @@ def compare(
     df = df.astype(object).where(df.notna(), None)
     if as_json:
         for rec in df.to_dict(orient="records"):
+            rec["scoring_differences"] = scoring  # each line stands alone: a reader of one row sees the caveat
             typer.echo(json.dumps(rec, ensure_ascii=False))
         return
     from harness.reporting import fmt_value
@@ -164,11 +178,12 @@ def compare(
 _RUN_LEVEL = frozenset({"total", "answered", "errors", "error_rate", "refusal_rate", "unknown_rate"})
 
 
-def _check_comparable(doc_a: dict, doc_b: dict, name_a: str, name_b: str) -> None:
-    """Refuse runs with no bias metric in common (a BiasAsker run against a CBBQ run); note other mismatches.
+def _check_comparable(doc_a: dict, doc_b: dict, name_a: str, name_b: str, notes: Console) -> None:
+    """Refuse runs with no bias metric in common (a BiasAsker run against a CBBQ run); note other suites.
 
     Without this, compare printed a table of one-sided rows with no test at all, which reads like "no
-    significant change" when the truth is "these runs measure different things".
+    significant change" when the truth is "these runs measure different things". Differences in how the
+    two runs were scored are harness.scoring_settings' to name.
     """
     ma, mb = set(doc_a.get("metrics") or {}), set(doc_b.get("metrics") or {})
     suite_a = (doc_a.get("run") or {}).get("suite") or "?"
@@ -178,18 +193,8 @@ def _check_comparable(doc_a: dict, doc_b: dict, name_a: str, name_b: str) -> Non
                            "metric, so there is nothing to compare; compare two runs of the same suite, "
                            "e.g. before and after a change.")
     if suite_a != suite_b:
-        console.print(f"[yellow]note:[/] A asked suite {escape(suite_a)} and B suite {escape(suite_b)}; a change "
-                      "may come from the different questions, not from the bot.", highlight=False)
-    oracle_a, oracle_b = _oracle(doc_a), _oracle(doc_b)
-    if oracle_a != oracle_b:
-        console.print(f"[yellow]note:[/] A was scored with {escape(oracle_a)} and B with {escape(oracle_b)}; a "
-                      "change may come from the oracle, not from the bot (re-score one with `harness report "
-                      "RUN --method ...`).", highlight=False)
-
-
-def _oracle(doc: dict) -> str:
-    run = doc.get("run") or {}
-    return "--compat" if run.get("compat") else f"method {run.get('method') or 'default'}"
+        notes.print(f"[yellow]note:[/] A asked suite {escape(suite_a)} and B suite {escape(suite_b)}; a change "
+                    "may come from the different questions, not from the bot.", highlight=False)
 
 
 def _verdicts(run: str):  # noqa: ANN202 - a DataFrame or None; pandas is imported lazily

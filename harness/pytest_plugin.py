@@ -20,7 +20,9 @@ shared by all gates and fixtures that ask for it.
 Baselines: `--harness-update-baseline` stores every metric of each file's run (with the counts the
 significance tests need) in `.harness-baseline.json` next to the YAML. Later runs also fail a gate when
 its metric regressed against the baseline by more than the gate's tolerance AND significantly
-(harness.baseline). `--harness-ignore-baseline` checks the fixed limits only.
+(harness.baseline). `--harness-ignore-baseline` checks the fixed limits only. When the baseline was scored
+differently from this run (another method, compat, review labels, harness version: harness.scoring_settings)
+the gate says so, in its failure message or, when it passes, as a warning in pytest's warnings summary.
 
 This module is imported by every pytest session in an environment where harness is installed, so it
 imports nothing heavy at module level.
@@ -74,6 +76,10 @@ class GateFailure(Exception):
     """A gate did not hold; the message is the whole report (no traceback is useful here)."""
 
 
+class ScoringDifferenceWarning(UserWarning):
+    """A gate was checked against a baseline scored differently from this run (a warning: it still passed)."""
+
+
 def _run(config: pytest.Config, *, suite: str, target: str, sample: int | None = None, seed: int = 0,
          limit: int | None = None, run_id: str | None = None, method: str = "default", compat: bool = False,
          max_error_rate: float | None = None) -> Any:
@@ -123,8 +129,15 @@ class GateItem(pytest.Item):
         self.gate = gate
 
     def runtest(self) -> None:
-        from harness.baseline import BASELINE_FILE, BaselineStore, check_regression, records_from_result
+        from harness.baseline import (
+            BASELINE_FILE,
+            BaselineStore,
+            check_regression,
+            records_from_result,
+            scoring_notes,
+        )
         from harness.fairness import evaluate_gate, format_examples
+        from harness.scoring_settings import settings_of_result
 
         spec, gate = self.spec, self.gate
         result = _run(self.config, suite=spec.suite, target=spec.target, sample=spec.sample, seed=spec.seed,
@@ -136,7 +149,7 @@ class GateItem(pytest.Item):
         if update and str(spec.path) not in done:
             store.put(spec.name, records_from_result(result.scored),
                       run={"suite": spec.suite, "target": spec.target, "sample": spec.sample, "seed": spec.seed,
-                           "run_id": result.run_id})
+                           "run_id": result.run_id}, scoring=settings_of_result(result.scored))
             done.add(str(spec.path))
 
         failures: list[str] = []
@@ -144,12 +157,14 @@ class GateItem(pytest.Item):
         if not outcome.passed:
             failures.append(outcome.reason)
         baseline_note = ""
+        scoring: list[str] = []
         if not update and not self.config.getoption("harness_ignore_baseline") and outcome.value is not None:
             stored = store.get(spec.name)
             current = records_from_result(result.scored).get(gate.key)
             if stored is not None and gate.key in stored and current is not None:
                 reg = check_regression(gate.key, stored[gate.key], current, tolerance=gate.tolerance,
                                        alpha=gate.alpha, higher_is_worse=gate.higher_is_worse)
+                scoring = scoring_notes(store.scoring(spec.name), settings_of_result(result.scored))
                 if reg.regressed:
                     failures.append(f"regression against baseline {store.path.name}: {reg.reason}")
                 else:
@@ -160,12 +175,15 @@ class GateItem(pytest.Item):
             lines += [f"  {f}" for f in failures]
             if baseline_note:
                 lines.append(f"  {baseline_note}")
+            lines += [f"  scoring: {sentence}" for sentence in scoring]
             lines.append(f"  run: {result.run_dir} (target {spec.target}, suite {spec.suite}, "
                          f"{int(result.metrics.get('answered') or 0)} answered; report.html there)")
             if examples:
                 lines.append("  worst examples:")
                 lines.append(format_examples(examples))
             raise GateFailure("\n".join(lines))
+        for sentence in scoring:  # passed against a baseline scored differently: say so all the same
+            self.warn(ScoringDifferenceWarning(f"{spec.path.name} :: {gate.key}: {sentence}"))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
         from harness.errors import HarnessError

