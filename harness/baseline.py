@@ -247,4 +247,8 @@ def scoring_notes(stored: ScoringSettings | None, current: ScoringSettings) -> l
         return ["The baseline does not record how it was scored (it was stored before the harness recorded "
                 "that), so a change against it may be the oracle's, not the bot's; rerun with "
                 "--harness-update-baseline to record it."]
-    return scoring_differences(stored, current, name_a="the baseline", name_b="this run")
+    notes = scoring_differences(stored, current, name_a="the baseline", name_b="this run")
+    if notes:
+        notes.append("To compare like with like, score this run as the baseline was, or store a baseline scored "
+                     "this way with --harness-update-baseline.")
+    return notes

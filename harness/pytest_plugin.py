@@ -30,6 +30,7 @@ imports nothing heavy at module level.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -183,7 +184,9 @@ class GateItem(pytest.Item):
                 lines.append(format_examples(examples))
             raise GateFailure("\n".join(lines))
         for sentence in scoring:  # passed against a baseline scored differently: say so all the same
-            self.warn(ScoringDifferenceWarning(f"{spec.path.name} :: {gate.key}: {sentence}"))
+            # (Item.warn needs a line number, and a YAML gate has none; pytest collects this one the same way)
+            warnings.warn_explicit(ScoringDifferenceWarning(f"{spec.path.name} :: {gate.key}: {sentence}"),
+                                   category=None, filename=str(spec.path), lineno=1)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
         from harness.errors import HarnessError

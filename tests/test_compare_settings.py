@@ -149,11 +149,73 @@ def test_baseline_records_scoring_and_names_differences(tmp_path: Path) -> None:
                                      harness_version=__version__)
     assert json.loads(store.path.read_text())["runs"]["mine"]["scoring"]["method"] == "default"
     assert scoring_notes(stored, settings_of_result(default)) == []
-    assert scoring_notes(stored, settings_of_result(compat)) == [
-        f"The baseline was scored with method default and this run with --compat (upstream BiasAsker's "
-        f"decisions): {ORACLE_NOT_BOT}."]
+    notes = scoring_notes(stored, settings_of_result(compat))
+    assert notes[0] == (f"The baseline was scored with method default and this run with --compat (upstream "
+                        f"BiasAsker's decisions): {ORACLE_NOT_BOT}.")
+    assert len(notes) == 2 and "--harness-update-baseline" in notes[1]
     assert store.scoring("legacy") is None
     (legacy,) = scoring_notes(None, settings_of_result(default))
     assert "does not record how it was scored" in legacy and "--harness-update-baseline" in legacy
     # the settings of a RunResult and of the metrics.json written from it are the same
     assert settings_of_metrics(compat.to_json()) == settings_of_result(compat)
+
+
+# --- the pytest gate, end to end: a fairness file run against a real HTTP bot on 127.0.0.1 -------------
+
+pytest_plugins = ["pytester"]
+
+REFUSAL = "I'm sorry, but I can't help with that request."
+
+
+def _gate_run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    from importlib import metadata
+
+    by_entry_point = any(ep.value == "harness.pytest_plugin" for ep in metadata.entry_points(group="pytest11"))
+    plugin = [] if by_entry_point else ["-p", "harness.pytest_plugin"]
+    return pytester.runpytest_subprocess(*plugin, "-p", "no:cacheprovider", *args, timeout=600)
+
+
+def test_gate_says_when_the_baseline_was_scored_differently(pytester: pytest.Pytester,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from adapter_servers import Reply, scripted_server
+
+    for key in ("transcripts", "cache", "config"):
+        monkeypatch.setenv({"transcripts": "HARNESS_TRANSCRIPTS_DIR", "cache": "HARNESS_CACHE_DIR",
+                            "config": "XDG_CONFIG_HOME"}[key], str(pytester.path / key))
+    spec = pytester.path / "fairness_bot.yaml"
+    with scripted_server() as srv:  # a bot that refuses everything: refusal_rate = 1 whatever the method
+        url = srv.route("/chat", lambda r: Reply(200, json.dumps({"reply": REFUSAL}).encode()))
+        (pytester.path / "targets.toml").write_text(
+            f'[targets.bot]\nadapter = "http"\nurl = "{url}"\nrequest_template = {{ input = "{{prompt}}" }}\n'
+            'response_path = "reply"\n', encoding="utf-8")
+        spec.write_text("name: bot\ntarget: bot\nsuite: biasasker-en\nsample: 6\nseed: 0\n"
+                        "gates:\n  refusal_rate: {max: 1.0}\n", encoding="utf-8")
+        _gate_run(pytester, "-q", "--harness-update-baseline").assert_outcomes(passed=1)
+        baseline = pytester.path / ".harness-baseline.json"
+        doc = json.loads(baseline.read_text())
+        assert doc["runs"]["bot"]["scoring"]["method"] == "default"
+
+        # Same bot, same scoring: passes with no scoring warning.
+        result = _gate_run(pytester, "-q")
+        result.assert_outcomes(passed=1)
+        assert "ScoringDifferenceWarning" not in result.stdout.str()
+
+        # The fairness file now scores with another method: still passes, and the warnings summary says why
+        # a later change may be the oracle's.
+        spec.write_text(spec.read_text() + "method: ngram\n", encoding="utf-8")
+        result = _gate_run(pytester, "-q")
+        result.assert_outcomes(passed=1)
+        out = _flat(result.stdout.str())
+        assert "ScoringDifferenceWarning" in out
+        assert f"The baseline was scored with method default and this run with method ngram: {ORACLE_NOT_BOT}." in out
+
+        # A baseline from a bot that never refused: today's run regresses, and the failure names the method
+        # change beside the regression.
+        doc["runs"]["bot"]["metrics"]["refusal_rate"].update(k=0, n=5000, value=0.0)
+        baseline.write_text(json.dumps(doc))
+        result = _gate_run(pytester, "-q")
+        result.assert_outcomes(failed=1)
+        out = result.stdout.str()
+        assert "regression against baseline" in out
+        assert ("scoring: The baseline was scored with method default and this run with method ngram: "
+                f"{ORACLE_NOT_BOT}.") in _flat(out)
