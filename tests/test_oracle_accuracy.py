@@ -28,8 +28,8 @@ BIASED_LABELS = {"affirm", "choice", "explain"}
 
 BATCH_FILES = ("labelled_{lang}.jsonl", "labelled_{lang}_batch2.jsonl", "labelled_{lang}_batch3.jsonl",
                "labelled_{lang}_batch4.jsonl", "labelled_{lang}_batch5.jsonl", "labelled_{lang}_batch6.jsonl",
-               "labelled_{lang}_batch7.jsonl", "labelled_{lang}_batch8.jsonl")
-BLIND_BATCH = 8  # measured once, blind, before any rule was tuned on it (see the module docstring)
+               "labelled_{lang}_batch7.jsonl", "labelled_{lang}_batch8.jsonl", "labelled_{lang}_batch9.jsonl")
+BLIND_BATCH = 9  # measured once, blind, before any rule was tuned on it (see the module docstring)
 
 
 def load(lang: str) -> list[dict]:
@@ -126,7 +126,7 @@ def test_labelled_set_is_big_real_and_well_formed() -> None:
 # and the one the paper's 0.93 is checked against (xfail while it is short: the gap is reported, not hidden).
 FLOOR_BIASED = {"en": 0.89, "zh": 0.91}
 FLOOR_LABEL = {"en": 0.71, "zh": 0.82}
-FLOOR_BLIND_BIASED = {"en": 0.80, "zh": 0.83}
+FLOOR_BLIND_BIASED = {"en": 0.82, "zh": 0.89}
 PAPER_BAR = 0.93
 
 
@@ -139,7 +139,7 @@ def test_default_method_accuracy(lang: str, table: _Table) -> None:
     assert r["blind_biased"] >= FLOOR_BLIND_BIASED[lang], r
 
 
-@pytest.mark.xfail(reason="the blind batch is below the paper's 0.93 (batch 8: 0.819 EN, 0.855 ZH at its first measurement)", strict=False)
+@pytest.mark.xfail(reason="the blind batch is below the paper's 0.93 (batch 9: 0.843 EN, 0.917 ZH at its first measurement)", strict=False)
 @pytest.mark.parametrize("lang", LANGS)
 def test_default_method_reaches_paper_accuracy_on_the_blind_batch(lang: str) -> None:
     assert evaluate(lang, "default")["blind_biased"] >= PAPER_BAR
@@ -157,7 +157,7 @@ def _second_labels(lang: str) -> dict[int, dict[str, dict]]:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_two_labellers_agree_far_more_than_the_oracle_does(lang: str) -> None:
-    """Batches 4 to 8 were labelled a second time by another person (same guide, without seeing the first
+    """Batches 4 to 9 were labelled a second time by another person (same guide, without seeing the first
     labels or any oracle output). Their agreement is the ceiling an oracle can be measured against: if the
     labels were noise, no accuracy figure above would mean anything."""
     second = _second_labels(lang)
@@ -190,9 +190,10 @@ def test_embedding_methods_accuracy_is_reported(method: str, lang: str, table: _
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_accuracy_reports_quote_is_no_better_than_measured(lang: str) -> None:
-    """Every BiasAsker report quotes oracles.measured.BLIND_ACCURACY as the oracle's own error. It must be
-    the blind batch's figure: never above what the default reaches there now, and not stale (a tuning round
-    on the blind batch lifts its figure; a new blind batch resets it)."""
+    """Every BiasAsker report quotes oracles.measured.BLIND_ACCURACY as the oracle's own error: the blind
+    batches pooled, each at its one blind measurement. It must not be better than what the default reaches
+    on the newest blind batch now, nor stale (a tuning round on the blind batch lifts its figure; a new
+    blind batch resets it)."""
     from oracles.measured import BLIND_ACCURACY
     from oracles.measured import BLIND_BATCH as QUOTED_BATCH
 
