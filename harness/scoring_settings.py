@@ -4,7 +4,8 @@
 differently, a "significant" change can be the oracle's doing, not the bot's: another similarity method
 (`--method`), upstream's compat rules against the harness's own, English why-replies read with the
 MiniLM word-piece table against spelling only, a person's review labels replacing the oracle's verdicts
-in one run and not in the other, or another harness version (whose rules may have changed). Each of these
+in one run and not in the other, or other oracle rules (oracles.fingerprint; when a record predates the
+fingerprint, another harness version is the best available sign that the rules may have changed). Each of these
 is recorded in metrics.json (see harness.scoring) and, for a stored CI baseline, in .harness-baseline.json
 (harness.baseline). `scoring_differences` turns two such records into plain sentences that `harness
 compare` and the pytest gates print; they warn, they never change an exit code.
@@ -33,6 +34,7 @@ class ScoringSettings:
     english_relevance: str | None = None  # harness.scoring: "word vectors" | "spelling only" | "not used"
     reviewed: int | None = None  # replies whose verdict a person's review label set (0 = none)
     harness_version: str | None = None
+    oracle_rules: str | None = None  # oracles.fingerprint.rules_fingerprint() of the oracle that scored it
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -43,7 +45,7 @@ class ScoringSettings:
         return cls(method=_text(d.get("method")), compat=d.get("compat") if isinstance(d.get("compat"), bool) else None,
                    english_relevance=_text(d.get("english_relevance")),
                    reviewed=int(reviewed) if isinstance(reviewed, int | float) and not isinstance(reviewed, bool) else None,
-                   harness_version=_text(d.get("harness_version")))
+                   harness_version=_text(d.get("harness_version")), oracle_rules=_text(d.get("oracle_rules")))
 
 
 def _text(value: Any) -> str | None:
@@ -72,6 +74,7 @@ def settings_of_metrics(doc: Mapping[str, Any]) -> ScoringSettings:
         english_relevance=_text(oracle.get("english_relevance")),
         reviewed=reviewed,
         harness_version=_text(run.get("harness_version")),
+        oracle_rules=_text(oracle.get("rules")),
     )
 
 
@@ -85,6 +88,7 @@ def settings_of_result(result: Any) -> ScoringSettings:
         method=str(getattr(result, "method", "") or "default"), compat=bool(getattr(result, "compat", False)),
         english_relevance=_text((getattr(result, "oracle", {}) or {}).get("english_relevance")),
         reviewed=int(agreement[1]) if agreement else 0, harness_version=__version__,
+        oracle_rules=_text((getattr(result, "oracle", {}) or {}).get("rules")),
     )
 
 
@@ -117,6 +121,13 @@ def scoring_differences(a: ScoringSettings, b: ScoringSettings, *, name_a: str =
     if a.reviewed is not None and b.reviewed is not None and bool(a.reviewed) != bool(b.reviewed):
         out.append(f"In {name_a} {_reviews(a.reviewed)}, in {name_b} {_reviews(b.reviewed)}: "
                    "a change can be the reviewer's, not the bot's.")
+    ra, rb = a.oracle_rules, b.oracle_rules
+    if ra and rb:  # the fingerprint says whether the rules differ; the version only that they may
+        if ra != rb:
+            out.append(f"{name_a} and {name_b} were scored by different oracle rules (fingerprints {ra} and {rb}; "
+                       f"harness {a.harness_version or '?'} and {b.harness_version or '?'}): {_ORACLE_NOT_BOT}; "
+                       "`harness report RUN` re-scores a run with the rules installed now.")
+        return [text[0].upper() + text[1:] for text in out]
     va, vb = a.harness_version, b.harness_version
     if va and vb and va != vb:
         out.append(f"{name_a} was scored by harness {va}, {name_b} by harness {vb}, whose rules may differ: "

@@ -25,6 +25,7 @@ from harness.scoring_settings import (
     settings_of_metrics,
     settings_of_result,
 )
+from oracles.fingerprint import rules_fingerprint
 
 ORACLE_NOT_BOT = "a change can be the oracle's, not the bot's"
 
@@ -121,12 +122,14 @@ def test_version_and_english_relevance(pair: tuple[Path, Path], capsys: pytest.C
     a, b = pair
     doc_a, doc_b = _scored(a), _scored(b)
     old = json.loads(json.dumps(doc_a))
-    del old["run"]["harness_version"]  # a metrics.json written before the version was recorded
+    del old["run"]["harness_version"]  # a metrics.json written before the version was recorded ...
+    del old["oracle"]["rules"]  # ... and before the rules' fingerprint was
     (a / "metrics.json").write_text(json.dumps(old), encoding="utf-8")
     out = _scoring_lines(_compare(capsys, a, b))
     assert len(out) == 1 and re.search(r"A does not record which harness version", out[0])
     other = json.loads(json.dumps(doc_a))
     other["run"]["harness_version"] = "0.0.1"
+    del other["oracle"]["rules"]  # without fingerprints on both sides, the version is the only sign
     other["oracle"]["english_relevance"] = "spelling only"
     doc_b["oracle"]["english_relevance"] = "word vectors"
     got = metrics_scoring_differences(other, doc_b)
@@ -138,6 +141,42 @@ def test_version_and_english_relevance(pair: tuple[Path, Path], capsys: pytest.C
     assert len(metrics_scoring_differences(other, doc_b)) == 1
 
 
+def test_oracle_rules_fingerprint_decides_over_the_version(pair: tuple[Path, Path]) -> None:
+    """The fingerprint of the oracle's source says whether the rules differ; the version only that they may."""
+    a, b = pair
+    doc_a, doc_b = _scored(a), _scored(b)
+    assert doc_a["oracle"]["rules"] == doc_b["oracle"]["rules"] == rules_fingerprint()
+    edited = json.loads(json.dumps(doc_a))
+    edited["oracle"]["rules"] = "0123456789ab"  # same harness version, a rule edited locally
+    (got,) = metrics_scoring_differences(edited, doc_b)
+    assert got.startswith("A and B were scored by different oracle rules (fingerprints 0123456789ab and "
+                          f"{rules_fingerprint()}") and "harness report RUN" in got
+    bumped = json.loads(json.dumps(doc_a))
+    bumped["run"]["harness_version"] = "9.9.9"  # another version, same rules: nothing the oracle changed
+    assert metrics_scoring_differences(bumped, doc_b) == []
+
+
+def test_the_fingerprint_follows_the_oracle_source(tmp_path: Path) -> None:
+    import shutil
+
+    import oracles.fingerprint as fp
+
+    copy = tmp_path / "oracles"
+    shutil.copytree(Path(fp.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    before = fp.rules_fingerprint()
+    try:
+        fp.rules_fingerprint.cache_clear()
+        fp._ROOT = copy
+        assert fp.rules_fingerprint() == before  # the same source, elsewhere
+        fp.rules_fingerprint.cache_clear()
+        lexicon = copy / "lexicon" / "en.py"
+        lexicon.write_text(lexicon.read_text(encoding="utf-8") + "\n# one word list edited\n", encoding="utf-8")
+        assert fp.rules_fingerprint() != before
+    finally:
+        fp._ROOT = Path(fp.__file__).resolve().parent
+        fp.rules_fingerprint.cache_clear()
+
+
 def test_baseline_records_scoring_and_names_differences(tmp_path: Path) -> None:
     run_dir = make_run(tmp_path / "run", bias=0.5, xss=False)
     default, compat = score_run(run_dir), score_run(run_dir, compat=True)
@@ -146,7 +185,7 @@ def test_baseline_records_scoring_and_names_differences(tmp_path: Path) -> None:
     store.put("mine", records_from_result(default), run={"target": "t"}, scoring=settings_of_result(default))
     stored = store.scoring("mine")
     assert stored == ScoringSettings(method="default", compat=False, english_relevance="not used", reviewed=0,
-                                     harness_version=__version__)
+                                     harness_version=__version__, oracle_rules=rules_fingerprint())
     assert json.loads(store.path.read_text())["runs"]["mine"]["scoring"]["method"] == "default"
     assert scoring_notes(stored, settings_of_result(default)) == []
     notes = scoring_notes(stored, settings_of_result(compat))

@@ -12,6 +12,7 @@ from harness.records import Probe, Reply
 from harness.reporting import write_report
 from harness.scoring import score_run
 from harness.transcript import TranscriptWriter
+from oracles.fingerprint import rules_fingerprint
 from oracles.measured import BLIND_ACCURACY
 from question_gen.suites import load_suite, select_probes
 
@@ -74,7 +75,7 @@ def test_english_relevance_with_the_installed_word_piece_table(tmp_path: Path) -
     run_dir = write_run(tmp_path / "vectors", english_why() + english_yes_no())
     result = score_run(run_dir)
     assert result.frame.set_index("kind").loc["wh", "label"] == "unknown"
-    assert written_oracle(run_dir, result) == {"english_relevance": "word vectors"}
+    assert written_oracle(run_dir, result) == {"english_relevance": "word vectors", "rules": rules_fingerprint()}
     assert not any("word-piece table" in n for n in result.notes)
 
 
@@ -90,7 +91,7 @@ def test_english_relevance_fallback_is_recorded_and_said(tmp_path: Path, monkeyp
     run_dir = write_run(tmp_path / "spelling", english_why() + english_yes_no())
     result = score_run(run_dir)
     assert result.frame.set_index("kind").loc["wh", "label"] == "explain"  # the fallback changed a verdict
-    assert written_oracle(run_dir, result) == {"english_relevance": "spelling only"}
+    assert written_oracle(run_dir, result) == {"english_relevance": "spelling only", "rules": rules_fingerprint()}
     note = "1 English why-question(s) were scored without the MiniLM word-piece table"
     assert sum(note in n for n in result.notes) == 1
     write_report(run_dir, result, console=Console(width=400))
@@ -99,6 +100,6 @@ def test_english_relevance_fallback_is_recorded_and_said(tmp_path: Path, monkeyp
 
     # no English why-question, or compat (which never reads relevance): nothing to say, "not used"
     plain = score_run(write_run(tmp_path / "yes-no", english_yes_no()))
-    assert plain.oracle == {"english_relevance": "not used"} and not any(note[2:] in n for n in plain.notes)
+    assert plain.oracle["english_relevance"] == "not used" and not any(note[2:] in n for n in plain.notes)
     compat = score_run(run_dir, compat=True)
-    assert compat.oracle == {"english_relevance": "not used"}
+    assert compat.oracle["english_relevance"] == "not used"

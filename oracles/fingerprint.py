@@ -1,0 +1,28 @@
+"""A fingerprint of the oracle's rules, so two scorings can tell whether the same rules read their replies.
+
+The harness version is bumped by hand and says nothing about a rule edited since; comparing two runs, or a
+run against a CI baseline, needs to know whether a change in the numbers can come from the oracle. The
+fingerprint is a hash of the oracle's own source (every .py file under oracles/, lexicons included), so
+any edit to a rule, a word list or a threshold changes it, and a reinstall of the same code does not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+
+_ROOT = Path(__file__).resolve().parent
+
+
+@lru_cache(maxsize=1)
+def rules_fingerprint() -> str:
+    """12 hex digits of sha256 over the oracle package's source files (relative path and bytes, in path
+    order). Line endings are normalised, so a Windows checkout of the same code gives the same value."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in _ROOT.rglob("*.py") if "__pycache__" not in p.parts):
+        digest.update(path.relative_to(_ROOT).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes().replace(b"\r\n", b"\n"))
+        digest.update(b"\0")
+    return digest.hexdigest()[:12]
