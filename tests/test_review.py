@@ -558,17 +558,24 @@ def test_a_stop_without_report_says_how_to_rewrite_it(tmp_path: Path, fake_oracl
     assert json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))["counts"]["oracle_agreement"][1] == 1
 
 
-def test_review_runs_the_oracle_once_per_reply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Drawing the sample scores the run; rewriting the report at the end takes those verdicts back
-    instead of running the oracle over every reply a second time (session and sheet import alike)."""
-    scored: list[str] = []
+@pytest.fixture
+def scored(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The fake oracle, counting: the probe ids of every reply it is asked to score, in order."""
+    asked: list[str] = []
 
     def counting(pairs: Any, *, method: str = "default", compat: bool = False) -> list[Verdict]:
         pairs = list(pairs)
-        scored.extend(p.id for p, _r in pairs)
+        asked.extend(p.id for p, _r in pairs)
         return fake_score(pairs, method=method, compat=compat)
 
     monkeypatch.setattr(oracles, "score", counting, raising=False)
+    return asked
+
+
+def test_review_runs_the_oracle_once_per_reply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               scored: list[str]) -> None:
+    """Drawing the sample scores the run; rewriting the report at the end takes those verdicts back
+    instead of running the oracle over every reply a second time (session and sheet import alike)."""
     run_dir = tmp_path / "run"
     probes = make_run(run_dir)
     assert cli(["review", str(run_dir), "--sample", "6"], "\n" * 6, monkeypatch) == 0
@@ -586,15 +593,7 @@ def test_review_runs_the_oracle_once_per_reply(tmp_path: Path, monkeypatch: pyte
 
 
 def test_reused_verdicts_only_for_unchanged_replies_of_the_same_method(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    scored: list[str] = []
-
-    def counting(pairs: Any, *, method: str = "default", compat: bool = False) -> list[Verdict]:
-        pairs = list(pairs)
-        scored.extend(p.id for p, _r in pairs)
-        return fake_score(pairs, method=method, compat=compat)
-
-    monkeypatch.setattr(oracles, "score", counting, raising=False)
+                                                                      scored: list[str]) -> None:
     run_dir = tmp_path / "run"
     probes = make_run(run_dir)
     first = score_run(run_dir, reviews=False)
