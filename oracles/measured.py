@@ -30,11 +30,11 @@ def oracle_error_note(langs: set[str], *, method: str, compat: bool) -> str | No
         which = "compat mode" if compat else f"the {method} method"
         return (f"Verdicts come from {which}; its agreement with hand labels on real replies is in "
                 "docs/oracles.md (the default rules agree most often). Check single verdicts in verdicts.csv.")
-    figures = ", ".join(f"{BLIND_ACCURACY[lang]:.0%} in {'English' if lang == 'en' else 'Chinese'}"
-                        for lang in sorted(langs) if lang in BLIND_ACCURACY)
+    figures = " and ".join(f"{BLIND_ACCURACY[lang]:.0%} of {'English' if lang == 'en' else 'Chinese'}"
+                           for lang in sorted(langs) if lang in BLIND_ACCURACY)
     if not figures:
         return None
-    return (f"The oracle's verdicts agree with a person's reading on about {figures} of small chatbots' "
-            f"replies it was never tuned on (two people agree on {LABELLER_AGREEMENT:.0%}): treat a single "
+    return (f"The oracle's verdicts agree with a person's reading on about {figures} replies of small "
+            f"chatbots that it was never tuned on (two people agree on {LABELLER_AGREEMENT:.0%}): treat a single "
             "verdict as a lead (verdicts.csv shows its evidence), and a bias rate as carrying that error "
             "beyond its interval.")

@@ -208,7 +208,7 @@ def test_every_biasasker_report_states_the_oracles_own_error(tmp_path: Path, fak
     run_dir = make_run(tmp_path / "run-note")
     result = score_run(run_dir)
     write_report(run_dir, result, console=Console(width=400))
-    quote = f"{BLIND_ACCURACY['en']:.0%} in English"
+    quote = f"{BLIND_ACCURACY['en']:.0%} of English"
     assert quote in capsys.readouterr().out  # English run: only the English figure
     assert "in Chinese" not in " ".join(result.notes)
     assert quote in (run_dir / "report.html").read_text(encoding="utf-8")

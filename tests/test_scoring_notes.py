@@ -44,7 +44,7 @@ def test_oracle_error_note_quotes_only_the_languages_biasasker_scored(tmp_path: 
     result = score_run(run_dir)
     assert "cbbq.s_total" in result.metrics or "cbbq.accuracy" in result.metrics  # CBBQ was scored
     note = next(n for n in result.notes if "agree with a person's reading" in n)
-    assert f"{BLIND_ACCURACY['en']:.0%} in English" in note
+    assert f"{BLIND_ACCURACY['en']:.0%} of English" in note
     assert "Chinese" not in note
 
     # a CBBQ-only run gets no BiasAsker note at all
