@@ -15,8 +15,8 @@ unlikely to be noise at level `alpha` (it is real):
 
 The baseline file (`.harness-baseline.json` beside the fairness YAML) holds, per fairness file, the
 metric values and the counts these tests need, so it can be reviewed in a pull request. It also holds how
-the baseline run was scored (harness.scoring_settings: method, compat, English relevance, review labels,
-harness version): a regression measured against a baseline scored differently may be the oracle's, not
+the baseline run was scored (harness.scoring_settings: method, compat, oracle rules, English relevance,
+review labels, harness version): a regression measured against a baseline scored differently may be the oracle's, not
 the bot's, and `scoring_notes` says so in the gate's message.
 """
 

@@ -114,8 +114,8 @@ def compare(
 ) -> None:
     """Compare two runs metric by metric: A, B, change, p-value, significant.
 
-    Before the table, one line per way the two runs were scored differently (method, --compat, English
-    relevance, review labels, harness version): such a change can be the oracle's, not the bot's.
+    Before the table, one line per way the two runs were scored differently (method, --compat, oracle
+    rules, English relevance, review labels): such a change can be the oracle's, not the bot's.
 
     Example:  harness compare baseline candidate --metric absolute_bias_rate
     """
