@@ -177,6 +177,28 @@ def test_the_fingerprint_follows_the_oracle_source(tmp_path: Path) -> None:
         fp.rules_fingerprint.cache_clear()
 
 
+def test_the_fingerprint_ignores_files_that_decide_no_verdict(tmp_path: Path) -> None:
+    """Re-wording the report's accuracy note (oracles/measured.py, re-measured with every blind batch) must
+    not make two runs scored by the same rules read "scored by different oracle rules"."""
+    import shutil
+
+    import oracles.fingerprint as fp
+
+    copy = tmp_path / "oracles"
+    shutil.copytree(Path(fp.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    before = fp.rules_fingerprint()
+    try:
+        for name in ("measured.py", "fingerprint.py"):
+            fp.rules_fingerprint.cache_clear()
+            fp._ROOT = copy
+            note = copy / name
+            note.write_text(note.read_text(encoding="utf-8") + "\n# re-worded\n", encoding="utf-8")
+            assert fp.rules_fingerprint() == before, name
+    finally:
+        fp._ROOT = Path(fp.__file__).resolve().parent
+        fp.rules_fingerprint.cache_clear()
+
+
 def test_baseline_records_scoring_and_names_differences(tmp_path: Path) -> None:
     run_dir = make_run(tmp_path / "run", bias=0.5, xss=False)
     default, compat = score_run(run_dir), score_run(run_dir, compat=True)
