@@ -120,7 +120,7 @@ def compare(
     Example:  harness compare baseline candidate --metric absolute_bias_rate
     """
     from harness.compare import compare_metrics
-    from harness.scoring_settings import scoring_differences, settings_of_metrics
+    from harness.scoring_settings import oracle_differs, scoring_differences, settings_of_metrics
 
     if not 0 < alpha < 1:
         raise HarnessError(f"--alpha must be between 0 and 1 (e.g. 0.05), not {alpha:g}.")
@@ -134,7 +134,7 @@ def compare(
     scoring = scoring_differences(settings_a, settings_b)
     for sentence in scoring:  # a warning, not an error: the exit code stays 0
         notes.print(f"[yellow]scoring:[/] {escape(sentence)}", highlight=False)
-    if scoring and (settings_a.method, settings_a.compat) != (settings_b.method, settings_b.compat):
+    if oracle_differs(settings_a, settings_b):  # not for compat runs of two methods: compat ignores it
         notes.print("[yellow]scoring:[/] to compare like with like, re-score one run with `harness report RUN` "
                     "and the other's --method / --compat.", highlight=False)
     df = compare_metrics(doc_a, doc_b, prefix=metric, alpha=alpha,

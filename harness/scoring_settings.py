@@ -102,6 +102,14 @@ def _reviews(n: int) -> str:
     return f"a person's review labels replaced the oracle's verdict on {n} repl{'y' if n == 1 else 'ies'}"
 
 
+def oracle_differs(a: ScoringSettings, b: ScoringSettings) -> bool:
+    """True when `a` and `b` were scored by another oracle (compat against the rules, or two rule methods);
+    compat mode ignores the method (oracles.score), so two compat runs never differ by method."""
+    if a.compat is not None and b.compat is not None and a.compat != b.compat:
+        return True
+    return bool(not a.compat and not b.compat and a.method and b.method and a.method != b.method)
+
+
 def scoring_differences(a: ScoringSettings, b: ScoringSettings, *, name_a: str = "A",
                         name_b: str = "B") -> list[str]:
     """One plain sentence per way `a` and `b` were scored differently; [] when scored alike.
@@ -109,9 +117,7 @@ def scoring_differences(a: ScoringSettings, b: ScoringSettings, *, name_a: str =
     `name_a` / `name_b` name the two sides in the sentences ("A", "the baseline", ...).
     """
     out: list[str] = []
-    compat_differs = a.compat is not None and b.compat is not None and a.compat != b.compat
-    if compat_differs or (not a.compat and not b.compat and a.method and b.method and a.method != b.method):
-        # compat mode ignores the method (oracles.score), so two compat runs never differ by method
+    if oracle_differs(a, b):
         out.append(f"{name_a} was scored with {_oracle(a)} and {name_b} with {_oracle(b)}: {_ORACLE_NOT_BOT}.")
     relevance = {a.english_relevance, b.english_relevance}
     if relevance == {"word vectors", "spelling only"}:  # "not used" on one side: that run had no such reply

@@ -280,3 +280,18 @@ def test_gate_says_when_the_baseline_was_scored_differently(pytester: pytest.Pyt
         assert "regression against baseline" in out
         assert ("scoring: The baseline was scored with method default and this run with method ngram: "
                 f"{ORACLE_NOT_BOT}.") in _flat(out)
+
+
+def test_no_method_hint_between_two_compat_runs(pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """Compat ignores --method, so when two compat runs differ only otherwise (here: review labels), the
+    hint to re-score with the other's --method / --compat would send the reader after nothing."""
+    a, b = pair
+    run_dir, _result, items = open_review(b)
+    with ReviewWriter(run_dir) as writer:
+        for it in [it for it in items if it.probe.kind == "yes_no"][:2]:
+            writer.append(review_record(it, "deny", None, run_id=run_dir.name, source="test"))
+    _scored(a, "--compat")
+    _scored(b, "--compat", "--method", "ngram")
+    out = _flat(_compare(capsys, a, b))
+    assert "a change can be the reviewer's" in out  # the one real difference is named ...
+    assert "--method / --compat" not in out  # ... and no re-scoring by method is suggested
