@@ -54,28 +54,33 @@ def _text(value: Any) -> str | None:
 
 def settings_of_metrics(doc: Mapping[str, Any]) -> ScoringSettings:
     """The scoring settings a metrics.json document (harness.scoring.RunResult.to_json) records."""
-    run = doc.get("run") or {}
-    oracle = doc.get("oracle") or {}
-    counts = doc.get("counts") or {}
-    metrics = doc.get("metrics") or {}
+    # a section that is not a table (a hand-edited file) reads as absent: its settings are unknown, which
+    # is a warning's business, not a reason to stop the comparison with an internal error
+    run, oracle, counts, metrics = (_section(doc, key) for key in ("run", "oracle", "counts", "metrics"))
     # A person's labels leave oracle_agreement = matched / reviewed (counts holds [matched, reviewed]).
     # A document that records the oracle section was written by a harness that applies reviews, so no
     # oracle_agreement there means no label was applied; an older document leaves it unknown.
     agreement = counts.get("oracle_agreement")
-    if agreement and len(agreement) == 2:
+    if (isinstance(agreement, list | tuple) and len(agreement) == 2 and isinstance(agreement[1], int | float)
+            and not isinstance(agreement[1], bool)):
         reviewed: int | None = int(agreement[1])
-    elif "oracle_agreement" in metrics or "oracle" in doc:
+    elif "oracle_agreement" in metrics or isinstance(doc.get("oracle"), Mapping):
         reviewed = 0
     else:
         reviewed = None
     return ScoringSettings(
-        method=_text(run.get("method")) or ("default" if "run" in doc else None),
+        method=_text(run.get("method")) or ("default" if isinstance(doc.get("run"), Mapping) else None),
         compat=bool(run["compat"]) if isinstance(run.get("compat"), bool) else None,
         english_relevance=_text(oracle.get("english_relevance")),
         reviewed=reviewed,
         harness_version=_text(run.get("harness_version")),
         oracle_rules=_text(oracle.get("rules")),
     )
+
+
+def _section(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = doc.get(key)
+    return value if isinstance(value, Mapping) else {}
 
 
 def settings_of_result(result: Any) -> ScoringSettings:

@@ -295,3 +295,17 @@ def test_no_method_hint_between_two_compat_runs(pair: tuple[Path, Path], capsys:
     out = _flat(_compare(capsys, a, b))
     assert "a change can be the reviewer's" in out  # the one real difference is named ...
     assert "--method / --compat" not in out  # ... and no re-scoring by method is suggested
+
+
+def test_a_hand_edited_metrics_file_leaves_its_settings_unknown(pair: tuple[Path, Path],
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A section that is not a table reads as unrecorded: compare still compares (exit 0), not an
+    internal error from the scoring check."""
+    a, b = pair
+    doc_a, _doc_b = _scored(a), _scored(b)
+    doc_a["oracle"] = "edited"
+    doc_a["counts"]["oracle_agreement"] = ["three", "four"]
+    (a / "metrics.json").write_text(json.dumps(doc_a), encoding="utf-8")
+    got = settings_of_metrics(doc_a)
+    assert got.oracle_rules is None and got.english_relevance is None and got.reviewed is None
+    assert "absolute_bias_rate" in _compare(capsys, a, b)
