@@ -33,6 +33,8 @@ def review(
     import_: Annotated[Path | None, typer.Option("--import", metavar="FILE",
                                                  help="Read the labels of a filled-in review sheet.")] = None,
     method: Annotated[str, typer.Option(metavar="METHOD", help="Oracle method whose verdicts are reviewed.")] = "default",
+    compat: Annotated[bool, typer.Option("--compat", metavar="",
+                                         help="Review the verdicts of upstream BiasAsker's rules (as `harness report --compat`).")] = False,
     no_report: Annotated[bool, typer.Option("--no-report", metavar="",
                                             help="Do not rewrite the report at the end.")] = False,
 ) -> None:
@@ -62,7 +64,7 @@ def review(
         raise HarnessError("There is no input to read labels from (stdin is closed); run the command in a "
                            "terminal, pipe the labels in, or use --export.")
     check_method(method)
-    run_dir, result, items = open_review(run, method=method)
+    run_dir, result, items = open_review(run, method=method, compat=compat)
     run_id = result.run_id
     if import_ is not None:
         plan = import_sheet(import_, run_dir, run_id, items)
@@ -110,7 +112,8 @@ def _interactive(run_dir: Path, run_id: str, chosen: list, *, method: str, repor
     if session.stats.entered and report and outcome != "interrupted":  # Ctrl-C means stop now
         _report(run_dir, method, scored)
     elif session.stats.entered:  # metrics.json and report.html still hold the labels before this session
-        again = f"harness report {shlex.quote(str(run_dir))}" + (f" --method {method}" if method != "default" else "")
+        again = f"harness report {shlex.quote(str(run_dir))}" + (
+            " --compat" if scored.compat else f" --method {method}" if method != "default" else "")
         console.print(f"The report does not show these labels yet; `{again}` rewrites it.")
     return EXIT_INTERRUPTED if outcome == "interrupted" else 0
 
@@ -121,7 +124,7 @@ def _report(run_dir: Path, method: str, scored: RunResult) -> None:
     from harness.reporting import write_report
     from harness.scoring import score_run
 
-    result = score_run(run_dir, method=method, reuse=scored)
+    result = score_run(run_dir, method=method, compat=scored.compat, reuse=scored)  # as the sample was scored
     files = write_report(run_dir, result, quiet=True)
     k_n = result.counts.get("oracle_agreement")
     if k_n:

@@ -609,3 +609,20 @@ def test_reused_verdicts_only_for_unchanged_replies_of_the_same_method(tmp_path:
     scored.clear()
     score_run(run_dir, compat=True, reuse=first)  # another mode: nothing of `first` applies
     assert len(scored) == len(probes)
+
+
+def test_review_of_a_compat_run_keeps_compat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`harness review --compat` reviews upstream's verdicts and rewrites the report in compat mode; without
+    the option the rewritten metrics.json would silently switch the run to the default rules."""
+    modes: list[bool] = []
+
+    def recording(pairs: Any, *, method: str = "default", compat: bool = False) -> list[Verdict]:
+        modes.append(compat)
+        return fake_score(list(pairs), method=method, compat=compat)
+
+    monkeypatch.setattr(oracles, "score", recording, raising=False)
+    run_dir = tmp_path / "run"
+    make_run(run_dir)
+    assert cli(["review", str(run_dir), "--sample", "6", "--compat"], "\n" * 6, monkeypatch) == 0
+    assert modes and all(modes)  # the sample and the rewritten report: compat both times
+    assert json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))["run"]["compat"] is True
