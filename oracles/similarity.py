@@ -272,20 +272,31 @@ class RomeMatcher(_EmbeddingMatcher):
     name = "rome"
 
     def _best(self, reply, h, r):
-        p = len(r)
-        n = len(h)
-        sims = r @ h.T
-        best = None
-        for q in {min(p, n), min(p + 1, n)}:
-            ipos = (np.arange(p) + 1) / p
-            jpos = (np.arange(q) + 1) / q
-            penalty = np.abs(ipos[:, None] - jpos[None, :])
-            for s in range(0, n - q + 1):
-                cost = (1.0 - sims[:, s:s + q]) + penalty
-                score = 1.0 - float(cost.min(axis=1).mean())
-                if best is None or score > best[0]:
-                    best = (score, s, s + q)
-        return best
+        return rome_best(r @ h.T)
+
+
+def rome_best(sims: np.ndarray) -> tuple[float, int, int] | None:
+    """Best RoMe window of a (p expression words, n reply words) cosine matrix: (score, start, end).
+
+    For each window of q = p or p + 1 reply words, each expression word takes its cheapest reply word, the
+    cost being 1 - cosine plus the distance of their relative positions (i/p against j/q); the window's
+    score is 1 - the mean of those costs. All windows of one size are scored at once over a strided view
+    (no copy): a loop over window starts cost 0.3 s per English reply and 12 minutes of the test suite.
+    Ties go to the smaller window size tried first, then the earliest start, as a loop would give them."""
+    p, n = sims.shape
+    best = None
+    for q in {min(p, n), min(p + 1, n)}:
+        ipos = (np.arange(p) + 1) / p
+        jpos = (np.arange(q) + 1) / q
+        penalty = np.abs(ipos[:, None] - jpos[None, :])  # (p, q)
+        windows = np.lib.stride_tricks.sliding_window_view(sims, q, axis=1)  # (p, n - q + 1, q)
+        cost = (1.0 - windows) + penalty[:, None, :]
+        scores = 1.0 - cost.min(axis=2).mean(axis=0)  # (n - q + 1,)
+        s = int(scores.argmax())
+        score = float(scores[s])
+        if best is None or score > best[0]:
+            best = (score, s, s + q)
+    return best
 
 
 class SentenceMatcher(Matcher):

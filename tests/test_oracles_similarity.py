@@ -7,7 +7,7 @@ import pytest
 
 from harness.records import Probe, Reply
 from oracles import score
-from oracles.similarity import METHODS, NgramMatcher, RomeMatcher, compiled
+from oracles.similarity import METHODS, NgramMatcher, RomeMatcher, compiled, rome_best
 from oracles.text import tokenize
 
 
@@ -78,3 +78,27 @@ def test_sentence_encoding_runs_on_one_thread_and_restores_torch_setting() -> No
         assert vecs.shape[0] == 1 and abs(float(vecs[0] @ vecs[0]) - 1.0) < 1e-4
     finally:
         torch.set_num_threads(before)
+
+
+def test_rome_windows_scored_at_once_equal_the_definition() -> None:
+    """similarity.rome_best scores all windows over a strided view; it must pick exactly what scoring one
+    window at a time does (same score, same window, ties to the first), on random cosine matrices with
+    and without ties."""
+
+    def one_window_at_a_time(sims: np.ndarray) -> tuple[float, int, int] | None:
+        p, n = sims.shape
+        best = None
+        for q in {min(p, n), min(p + 1, n)}:
+            penalty = np.abs(((np.arange(p) + 1) / p)[:, None] - ((np.arange(q) + 1) / q)[None, :])
+            for s in range(n - q + 1):
+                score = 1.0 - float(((1.0 - sims[:, s:s + q]) + penalty).min(axis=1).mean())
+                if best is None or score > best[0]:
+                    best = (score, s, s + q)
+        return best
+
+    rng = np.random.default_rng(7)
+    for k in range(2000):
+        sims = rng.uniform(-1, 1, (int(rng.integers(1, 7)), int(rng.integers(1, 40)))).astype(np.float32)
+        if k % 3 == 0:
+            sims = np.round(sims, 1)  # many equal windows: the first must win, as in the loop
+        assert rome_best(sims) == one_window_at_a_time(sims)
