@@ -71,7 +71,7 @@ def review(
         console.print(f"Imported {len(plan.accepted)} label(s) from {import_.name}; {plan.already} unchanged, "
                       f"{plan.empty} row(s) left unreviewed.")
         if plan.accepted and not no_report:
-            _report(run_dir, method, result)
+            _report(run_dir, result)
         return
     chosen = select_sample(items, sample, seed=seed, only=only)
     if not chosen:
@@ -81,12 +81,14 @@ def review(
         console.print(f"Wrote {n} replies to {export}. Fill in 'your_label', then run: "
                       f"harness review {run} --import {export}")
         return
-    code = _interactive(run_dir, run_id, chosen, method=method, report=not no_report, scored=result)
+    code = _interactive(run_dir, run_id, chosen, report=not no_report, scored=result)
     if code:
         raise typer.Exit(code)
 
 
-def _interactive(run_dir: Path, run_id: str, chosen: list, *, method: str, report: bool, scored: RunResult) -> int:
+def _interactive(run_dir: Path, run_id: str, chosen: list, *, report: bool, scored: RunResult) -> int:
+    """Review `chosen` one reply at a time; `scored` is the oracle-only scoring that drew them (its method
+    and mode are the ones the report is rewritten with)."""
     from harness.review_session import ReviewSession
 
     session = ReviewSession(run_dir, run_id, chosen, console=console)
@@ -110,21 +112,22 @@ def _interactive(run_dir: Path, run_id: str, chosen: list, *, method: str, repor
         console.print(f"Stopped. {done} of {len(chosen)} reviewed, all saved in {run_dir / 'reviews.jsonl'}. "
                       f"Run the same command again to continue.")
     if session.stats.entered and report and outcome != "interrupted":  # Ctrl-C means stop now
-        _report(run_dir, method, scored)
+        _report(run_dir, scored)
     elif session.stats.entered:  # metrics.json and report.html still hold the labels before this session
         again = f"harness report {shlex.quote(str(run_dir))}" + (
-            " --compat" if scored.compat else f" --method {method}" if method != "default" else "")
+            " --compat" if scored.compat else f" --method {scored.method}" if scored.method != "default" else "")
         console.print(f"The report does not show these labels yet; `{again}` rewrites it.")
     return EXIT_INTERRUPTED if outcome == "interrupted" else 0
 
 
-def _report(run_dir: Path, method: str, scored: RunResult) -> None:
+def _report(run_dir: Path, scored: RunResult) -> None:
     """Rescore with the person's labels and rewrite the report; print the agreement line. `scored` is the
-    oracle-only scoring that drew the sample: its verdicts are reused, so the oracle runs once per review."""
+    oracle-only scoring that drew the sample: the report keeps its method and mode, and its verdicts are
+    reused, so the oracle runs once per review."""
     from harness.reporting import write_report
     from harness.scoring import score_run
 
-    result = score_run(run_dir, method=method, compat=scored.compat, reuse=scored)  # as the sample was scored
+    result = score_run(run_dir, method=scored.method, compat=scored.compat, reuse=scored)
     files = write_report(run_dir, result, quiet=True)
     k_n = result.counts.get("oracle_agreement")
     if k_n:
