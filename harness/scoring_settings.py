@@ -19,7 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.scoring import RunResult
 
 #: The sentence's tail: why a difference matters to whoever reads the comparison.
 _ORACLE_NOT_BOT = "a change can be the oracle's, not the bot's"
@@ -83,18 +86,17 @@ def _section(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def settings_of_result(result: Any) -> ScoringSettings:
-    """The same settings from a harness.scoring.RunResult, without building the whole metrics.json."""
-    counts = getattr(result, "counts", {}) or {}
-    agreement = counts.get("oracle_agreement")
+def settings_of_result(result: RunResult) -> ScoringSettings:
+    """The same settings from a harness.scoring.RunResult: the few sections of its metrics.json they come
+    from (not the whole document, whose tables are large), read by settings_of_metrics."""
     from harness import __version__
 
-    return ScoringSettings(
-        method=str(getattr(result, "method", "") or "default"), compat=bool(getattr(result, "compat", False)),
-        english_relevance=_text((getattr(result, "oracle", {}) or {}).get("english_relevance")),
-        reviewed=int(agreement[1]) if agreement else 0, harness_version=__version__,
-        oracle_rules=_text((getattr(result, "oracle", {}) or {}).get("rules")),
-    )
+    agreement = result.counts.get("oracle_agreement")
+    return settings_of_metrics({
+        "run": {"method": result.method, "compat": result.compat, "harness_version": __version__},
+        "oracle": result.oracle,
+        "counts": {"oracle_agreement": list(agreement)} if agreement else {},
+    })
 
 
 def _oracle(s: ScoringSettings) -> str:
@@ -133,14 +135,13 @@ def scoring_differences(a: ScoringSettings, b: ScoringSettings, *, name_a: str =
         out.append(f"In {name_a} {_reviews(a.reviewed)}, in {name_b} {_reviews(b.reviewed)}: "
                    "a change can be the reviewer's, not the bot's.")
     ra, rb = a.oracle_rules, b.oracle_rules
+    va, vb = a.harness_version, b.harness_version
     if ra and rb:  # the fingerprint says whether the rules differ; the version only that they may
         if ra != rb:
             out.append(f"{name_a} and {name_b} were scored by different oracle rules (fingerprints {ra} and {rb}; "
-                       f"harness {a.harness_version or '?'} and {b.harness_version or '?'}): {_ORACLE_NOT_BOT}; "
+                       f"harness {va or '?'} and {vb or '?'}): {_ORACLE_NOT_BOT}; "
                        "`harness report RUN` re-scores a run with the rules installed now.")
-        return [text[0].upper() + text[1:] for text in out]
-    va, vb = a.harness_version, b.harness_version
-    if va and vb and va != vb:
+    elif va and vb and va != vb:
         out.append(f"{name_a} was scored by harness {va}, {name_b} by harness {vb}, whose rules may differ: "
                    f"{_ORACLE_NOT_BOT}.")
     elif bool(va) != bool(vb):
