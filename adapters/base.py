@@ -1,7 +1,7 @@
 """The one interface every target implements.
 
 Adapters know transport, not bias: they turn a prompt into text and classify what went wrong. Retries,
-timeouts, rate limits and bookkeeping belong to the run engine (harness.runner), so a new adapter is a
+timeouts, rate limits and bookkeeping belong to the run engine (harness.run.engine), so a new adapter is a
 few dozen lines and behaves like every other one under faults.
 
 Failure contract: `ask` returns a Completion or raises
@@ -12,9 +12,23 @@ Any other exception is treated by the runner as transient.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+#: Settings that change how we talk to a target but not what it answers; excluded from fingerprints so
+#: a longer timeout or a bigger batch does not invalidate the response cache.
+TRANSPORT_KEYS = frozenset({"timeout_s", "batch_size", "concurrency", "rpm", "max_connections", "threads",
+                            "n_threads", "http_client"})
+
+
+def settings_fingerprint(kind: str, settings: Mapping[str, Any]) -> str:
+    """Hash of what changes the answer: adapter kind plus settings minus transport-only keys."""
+    relevant = {k: v for k, v in settings.items() if k not in TRANSPORT_KEYS}
+    blob = json.dumps({"kind": kind, **relevant}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +85,6 @@ class Adapter:
     def fingerprint(self) -> str:
         """Identifies everything that changes the answer (kind + settings minus transport knobs such as
         timeouts and batch sizes), for the response cache."""
-        from adapters.transport import settings_fingerprint  # transport imports this module
-
         return settings_fingerprint(self.kind, self.settings)
 
     def __repr__(self) -> str:

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adapters.base import Adapter, Completion, Message
-from harness.errors import ConfigError
+from harness.adapters.base import Adapter, Completion, Message
+from harness.core.errors import ConfigError
 
 DEFAULT_MAX_NEW_TOKENS = 128
 DEFAULT_BATCH_SIZE = 8
@@ -49,7 +49,7 @@ _LOAD_LOCK = threading.Lock()
 
 def model_location(model: str, gguf_file: str | None = None) -> tuple[str, str | None]:
     """(directory, gguf file name or None) for a model setting: a directory, a .gguf path or a reference."""
-    from adapters.registry import resolve_reference
+    from harness.adapters.registry import resolve_reference
 
     path = Path(resolve_reference(model)).expanduser()
     if path.is_file() and path.suffix == ".gguf":

@@ -24,8 +24,8 @@ from typing import Any
 
 import httpx
 
-from adapters.base import Adapter, Completion, Message, PermanentError, TransientError
-from adapters.transport import (
+from harness.adapters.base import Adapter, Completion, Message, PermanentError, TransientError
+from harness.adapters.transport import (
     ENV_REF,
     PerLoopClient,
     decode_json_body,
@@ -34,7 +34,7 @@ from adapters.transport import (
     one_line,
     redact,
 )
-from harness.errors import ConfigError
+from harness.core.errors import ConfigError
 
 DEFAULT_TIMEOUT_S = 60.0
 

@@ -22,9 +22,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from adapters.base import Adapter, Completion, Message, PermanentError
-from adapters.transport import settings_fingerprint
-from harness.errors import ConfigError
+from harness.adapters.base import Adapter, Completion, Message, PermanentError, settings_fingerprint
+from harness.core.errors import ConfigError
 
 _MODELS: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
 _LOAD_LOCK = threading.Lock()
@@ -51,7 +50,7 @@ class LlamaCppAdapter(Adapter):
 
     def __init__(self, name: str, settings: Mapping[str, Any] | None = None) -> None:
         super().__init__(name, settings)
-        from adapters.registry import resolve_reference
+        from harness.adapters.registry import resolve_reference
 
         model = str(self.settings.get("model") or "")
         path = Path(resolve_reference(model)).expanduser() if model else Path()

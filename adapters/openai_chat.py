@@ -34,15 +34,15 @@ from typing import Any
 import httpx2
 import openai
 
-from adapters.base import Adapter, Completion, Message, PermanentError, TransientError
-from adapters.transport import (
+from harness.adapters.base import Adapter, Completion, Message, PermanentError, TransientError
+from harness.adapters.transport import (
     PerLoopClient,
     decode_json_body,
     error_for_status,
     one_line,
     redact,
 )
-from harness.errors import ConfigError
+from harness.core.errors import ConfigError
 
 DEFAULT_TIMEOUT_S = 60.0
 #: Sent when the target names no key: local servers ignore it, the SDK refuses to start without one.

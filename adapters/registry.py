@@ -3,7 +3,7 @@
 A *target* is a named, reusable configuration: which adapter kind, which model and endpoint, public
 settings, and the *names* of the environment variables holding its secrets. Targets come from the
 built-in presets (adapters/presets.toml), overlaid by targets.toml in the user config directory and then
-the project directory (harness.paths.config_dirs(), highest priority first), key by key, so a user can
+the project directory (harness.core.paths.config_dirs(), highest priority first), key by key, so a user can
 switch the `tencent` preset to another model with two lines.
 
 Secrets are read from the environment only in `create_adapter`, handed to the adapter separately from
@@ -28,10 +28,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from adapters.base import Adapter
-from adapters.transport import header_env_vars
-from harness.errors import ConfigError, HarnessError
-from harness.paths import config_dirs
+from harness.adapters.base import Adapter
+from harness.adapters.transport import header_env_vars
+from harness.core.errors import ConfigError, HarnessError
+from harness.core.paths import config_dirs
 
 ENTRY_POINT_GROUP = "harness.adapters"
 TARGETS_FILE = "targets.toml"
@@ -39,11 +39,11 @@ PRESETS_PATH = Path(__file__).with_name("presets.toml")
 
 #: kind -> "module:Class"; imported only when a target of that kind is created.
 BUILTIN_ADAPTERS: dict[str, str] = {
-    "openai": "adapters.openai_chat:OpenAIChatAdapter",
-    "tencent": "adapters.tencent:TencentHunyuanAdapter",
-    "http": "adapters.http_json:HttpJsonAdapter",
-    "hf": "adapters.hf_local:HFLocalAdapter",
-    "llamacpp": "adapters.llamacpp_local:LlamaCppAdapter",
+    "openai": "harness.adapters.openai_chat:OpenAIChatAdapter",
+    "tencent": "harness.adapters.tencent:TencentHunyuanAdapter",
+    "http": "harness.adapters.http_json:HttpJsonAdapter",
+    "hf": "harness.adapters.hf_local:HFLocalAdapter",
+    "llamacpp": "harness.adapters.llamacpp_local:LlamaCppAdapter",
 }
 
 #: Keys of a [targets.NAME] table that configure the harness rather than the adapter.
@@ -304,7 +304,7 @@ def create_adapter(name_or_config: str | TargetConfig, **overrides: Any) -> Adap
     """Build the adapter for a target; `overrides` replace settings (None values are ignored).
 
     `timeout_s` is handed to the adapter too (as a setting), because HTTP clients need an explicit
-    timeout; adapters exclude it from their fingerprint (adapters.transport.TRANSPORT_KEYS).
+    timeout; adapters exclude it from their fingerprint (harness.adapters.base.TRANSPORT_KEYS).
     """
     config = get_target(name_or_config) if isinstance(name_or_config, str) else name_or_config
     cls = adapter_class(config.adapter)

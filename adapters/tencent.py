@@ -20,16 +20,16 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from adapters import tc3
-from adapters.base import Adapter, AdapterError, Completion, Message, PermanentError, TransientError
-from adapters.transport import (
+from harness.adapters import tc3
+from harness.adapters.base import Adapter, AdapterError, Completion, Message, PermanentError, TransientError
+from harness.adapters.transport import (
     PerLoopClient,
     decode_json_body,
     error_for_status,
     one_line,
     redact,
 )
-from harness.errors import ConfigError
+from harness.core.errors import ConfigError
 
 SERVICE = "hunyuan"
 VERSION = "2023-09-01"

@@ -10,23 +10,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
-import hashlib
 import json
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
-from adapters.base import AdapterError, PermanentError, TransientError
+from harness.adapters.base import AdapterError, PermanentError, TransientError
 
 #: Statuses where asking again later can succeed: request timeout, conflict (OpenAI uses it for
 #: transient locks), too early, rate limited, and every server-side failure.
 RETRYABLE_STATUSES = frozenset({408, 409, 425, 429})
-
-#: Settings that change how we talk to a target but not what it answers; excluded from fingerprints so
-#: a longer timeout or a bigger batch does not invalidate the response cache.
-TRANSPORT_KEYS = frozenset({"timeout_s", "batch_size", "concurrency", "rpm", "max_connections", "threads",
-                            "n_threads", "http_client"})
 
 #: A ${VAR} reference to an environment variable in a header value (see adapters.http_json).
 ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -94,13 +88,6 @@ def redact(text: str, secrets: Iterable[str]) -> str:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
     return text
-
-
-def settings_fingerprint(kind: str, settings: Mapping[str, Any]) -> str:
-    """Hash of what changes the answer: adapter kind plus settings minus transport-only keys."""
-    relevant = {k: v for k, v in settings.items() if k not in TRANSPORT_KEYS}
-    blob = json.dumps({"kind": kind, **relevant}, sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 def decode_json_body(content: bytes) -> Any:

@@ -30,8 +30,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HARNESS_DATA_DIR", str(Path(__file__).resolve().parents[2] / "shared" / "data"))
 
-from harness.records import Probe, Reply  # noqa: E402
-from oracles import plan_workers, score  # noqa: E402
+from harness.core.records import Probe, Reply  # noqa: E402
+from harness.oracles import plan_workers, score  # noqa: E402
 
 EN_OPEN = ["Yes, ", "No, ", "I think ", "As an AI, I don't have personal opinions, but ", "Well, ",
            "I'm sorry, but ", "Of course, ", "Not necessarily. ", "", "Honestly, "]
@@ -100,7 +100,7 @@ def labelled() -> list[tuple[Probe, Reply]]:
 def measure_real(entries, method: str, compat: bool, passes: int) -> float:
     """Verdicts per CPU second on real replies in one process, the jieba cache emptied before each pass
     (so every Chinese run is segmented afresh, as in a run of new replies), over `passes` passes."""
-    from oracles.text import segment_cjk
+    from harness.oracles.text import segment_cjk
 
     score(entries, method=method, compat=compat, workers=1)  # warm-up: lists and models loaded
     spent = 0.0

@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--groups-per-attribute", type=int, default=10)
     args = parser.parse_args(argv)
 
-    from question_gen import biasasker_suite as bs
+    from harness.question_gen import biasasker_suite as bs
 
     spec = {"lang": "en", "catalog": "biasasker-full", "property_side": "antonym",
             "bias_types": ["relative"]}
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from harness.errors import HarnessError
+    from harness.core.errors import HarnessError
 
     try:
         sys.exit(main())

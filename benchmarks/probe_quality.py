@@ -104,8 +104,8 @@ def wrong_capitals(words, texts: list[str]) -> set[str]:
     (spaCy's cased frequencies: "Hindu"), a proper-adjective shape ("Italian"), an acronym, or a word the
     data never writes in lower case keeps its capital here as it does in a group name.
     """
-    from question_gen.biasasker_data import repair_group_names
-    from question_gen.catalog import Group
+    from harness.question_gen.biasasker_data import repair_group_names
+    from harness.question_gen.catalog import Group
 
     unique = sorted(set(words))
     groups = [Group(w, f"word{i}") for i, w in enumerate(unique)]  # one attribute each: no name collisions
@@ -204,7 +204,7 @@ def zh_defects(probe) -> set[str]:
 
 
 def sample(suite: str, total: int, seeds: list[int], overrides: dict[str, int | None]):
-    from question_gen.suites import select_probes
+    from harness.question_gen.suites import select_probes
 
     per = max(1, total // len(seeds))
     out = []
@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     overrides = {"groups_per_attribute": args.groups_per_attribute,
                  "properties_per_category": args.properties_per_category}
 
-    from question_gen.catalogs import load_catalog
+    from harness.question_gen.catalogs import load_catalog
 
     wall, cpu = time.perf_counter(), time.process_time()
     en = sample("biasasker-en-full", args.en, args.seeds, overrides)

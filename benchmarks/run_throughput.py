@@ -3,7 +3,7 @@
 A local OpenAI-compatible server (raw asyncio HTTP/1.1 in its own process, so its CPU is not billed to
 the harness) answers every chat completion after exactly 100 ms. With 64 requests in flight the best
 any client can do is 64 / 0.1 s = 640 probes/s. This script runs 5,000 synthetic probes through the real
-runner (harness.runner.run_suite) and the real `openai` adapter at concurrency 64, and prints probes/s,
+runner (harness.run.engine.run_suite) and the real `openai` adapter at concurrency 64, and prints probes/s,
 the limit, their ratio and the harness's CPU time per probe. It then asks probes one at a time, as
 BiasAsker's own loop did, and prints the speed-up. The one-at-a-time run asks a subset (default 200)
 and extrapolates to the full count, because 5,000 sequential requests take over eight minutes by
@@ -99,7 +99,7 @@ def _free_port() -> int:
 
 
 def _probes(n: int) -> list:
-    from harness.records import Probe
+    from harness.core.records import Probe
 
     return [Probe.make("bench", "en", "yes_no", "relative", f"Group {i} are lazy, right?", groups=(f"g{i}",))
             for i in range(n)]
@@ -107,7 +107,8 @@ def _probes(n: int) -> list:
 
 def _run(run_id: str, probes: list, concurrency: int) -> tuple[float, float, int]:
     """One run through the real runner; returns (wall seconds, harness CPU seconds, answered)."""
-    from harness.runner import EngineSettings, run_suite
+    from harness.run.engine import EngineSettings
+    from harness.run.execute import run_suite
 
     outcome = run_suite("bench", "bench", probes=probes, run_id=run_id, use_cache=False, show_progress=False,
                         engine=EngineSettings(concurrency=concurrency, timeout_s=30, max_attempts=3))
@@ -119,8 +120,8 @@ def _adapter_only(target: str, probes: list, concurrency: int) -> tuple[float, f
 
     The gap between this and the runner's figure is what the engine costs (retries, cache, transcript).
     """
-    from adapters.registry import create_adapter
-    from harness.runner import run_loop
+    from harness.adapters.registry import create_adapter
+    from harness.run.session import run_loop
 
     adapter = create_adapter(target)
 
@@ -173,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         wall, cpu, answered = _run("concurrent", probes, args.concurrency)
         limit = args.concurrency / args.latency
         rate = answered / wall
-        from adapters.registry import create_adapter
+        from harness.adapters.registry import create_adapter
 
         stack = create_adapter("bench").http_client
         print(f"concurrent run: {answered:,} probes answered in {wall:.2f} s at concurrency {args.concurrency} "

@@ -99,8 +99,8 @@ class Family:
 
 
 FAMILIES: dict[str, Family] = {
-    "biasasker": Family("biasasker", "metrics.biasasker", frozenset({"yes_no", "choice", "wh"})),
-    "cbbq": Family("cbbq", "metrics.cbbq", frozenset({"multiple_choice"})),
+    "biasasker": Family("biasasker", "harness.metrics.biasasker", frozenset({"yes_no", "choice", "wh"})),
+    "cbbq": Family("cbbq", "harness.metrics.cbbq", frozenset({"multiple_choice"})),
 }
 
 

@@ -45,8 +45,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from metrics import FamilyResult, slug
-from metrics.stats import (
+from harness.metrics import FamilyResult, slug
+from harness.metrics.stats import (
     bootstrap_variance_interval,
     holm_adjust,
     mean_variance_interval,
@@ -296,8 +296,8 @@ def compute(df: pd.DataFrame, *, seed: int = 0) -> FamilyResult:
 
 
 def plots(df: pd.DataFrame, out_dir: Any, result: FamilyResult | None = None) -> list[Any]:
-    """Figures 4-6 style PNGs; see harness.plots (kept there so metrics never import matplotlib)."""
-    from harness.plots import biasasker_plots
+    """Figures 4-6 style PNGs (harness.metrics.biasasker_plots)."""
+    from harness.metrics.biasasker_plots import biasasker_plots  # lazy: matplotlib is slow to import
 
     return biasasker_plots(result if result is not None else compute(df), out_dir)
 

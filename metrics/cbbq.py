@@ -37,8 +37,8 @@ from typing import Any
 
 import pandas as pd
 
-from harness.records import LABEL_CHOICE, Probe, Verdict
-from metrics import slug
+from harness.core.records import LABEL_CHOICE, Probe, Verdict
+from harness.metrics import slug
 
 FAMILY = "cbbq"
 DEFAULT_WEIGHTS = (0.4, 0.6)
@@ -85,7 +85,7 @@ def frame(pairs: Iterable[tuple[Probe, Verdict]]) -> pd.DataFrame:
 
 
 def _ensure_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """Accept our own frame, or a scoring frame with `probe` and `verdict` objects (harness.scoring)."""
+    """Accept our own frame, or a scoring frame with `probe` and `verdict` objects (harness.score.scoring)."""
     if "choice" in df.columns:
         return df
     if {"probe", "verdict"} <= set(df.columns):
@@ -96,7 +96,7 @@ def _ensure_frame(df: pd.DataFrame) -> pd.DataFrame:
             if theirs in src.columns:
                 out[ours] = list(src[theirs])
         return out
-    raise ValueError("metrics.cbbq needs columns from metrics.cbbq.frame() or `probe` + `verdict` objects")
+    raise ValueError("harness.metrics.cbbq needs columns from metrics.cbbq.frame() or `probe` + `verdict` objects")
 
 
 def _rate(k: int, n: int) -> float:
@@ -210,7 +210,7 @@ def upstream_scores(df: pd.DataFrame) -> dict[str, float]:
 
 def compute(df: pd.DataFrame, *, weights: tuple[float, float] = DEFAULT_WEIGHTS) -> dict[str, Any]:
     """Flat metrics for metrics.json (keys in the module docstring; NaN values are left out), plus
-    "counts" ((k, n) per headline rate) and, given harness.scoring's frame, "findings"."""
+    "counts" ((k, n) per headline rate) and, given harness.score.scoring's frame, "findings"."""
     df = _ensure_frame(df)
     if df.empty:
         return {}
@@ -275,7 +275,7 @@ def plots(df: pd.DataFrame, out_dir: Path, *, weights: tuple[float, float] = DEF
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from harness.plots import save_figure  # imported here: harness.plots imports this package
+    from harness.core.figures import save_figure
 
     df = _ensure_frame(df)
     out_dir.mkdir(parents=True, exist_ok=True)

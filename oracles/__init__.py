@@ -1,6 +1,6 @@
 """Oracles: turn (Probe, Reply) pairs into Verdicts. Pure functions, batched, no network.
 
-    from oracles import score
+    from harness.oracles import score
     verdicts = score(entries, method="default", compat=False)
 
 `entries` is any iterable of (Probe, Reply); only replies with status "ok" are scored (an infrastructure
@@ -40,7 +40,7 @@ import sys
 import threading
 from collections.abc import Iterable, Sequence
 
-from harness.records import (
+from harness.core.records import (
     KIND_CHOICE,
     KIND_MULTIPLE_CHOICE,
     KIND_WH,
@@ -55,10 +55,10 @@ from harness.records import (
     Reply,
     Verdict,
 )
-from oracles import affirmation, choice, explanation
-from oracles.evidence import collect, property_words
-from oracles.similarity import DEFAULT_METHOD, METHODS, Matcher, get_matcher
-from oracles.text import tokenize
+from harness.oracles import affirmation, choice, explanation
+from harness.oracles.evidence import collect, property_words
+from harness.oracles.similarity import DEFAULT_METHOD, METHODS, Matcher, get_matcher
+from harness.oracles.text import tokenize
 
 __all__ = ["score", "score_one", "plan_workers", "METHODS", "DEFAULT_METHOD", "PARALLEL_MIN"]
 
@@ -90,11 +90,11 @@ def _verdict(probe: Probe, matcher: Matcher, reply_tokens, category: str, match,
 def score_one(probe: Probe, reply: Reply, *, method: str = "default", compat: bool = False) -> Verdict:
     """The verdict for one ok reply (see the module docstring for what the fields mean)."""
     if probe.kind == KIND_MULTIPLE_CHOICE:
-        from oracles.cbbq_parser import score_cbbq
+        from harness.oracles.cbbq_parser import score_cbbq
 
         return score_cbbq(probe, reply)
     if compat:
-        from oracles.compat import score_one as compat_score
+        from harness.oracles.compat import score_one as compat_score
 
         return compat_score(probe, reply)
     return _rule_verdict(probe, reply, get_matcher(method))
@@ -104,7 +104,7 @@ def _rule_verdict(probe: Probe, reply: Reply, matcher: Matcher) -> Verdict:
     """The default-mode verdict: the reply is tokenised once and every rule reads those tokens."""
     kind = probe.kind
     if kind == KIND_MULTIPLE_CHOICE:
-        from oracles.cbbq_parser import score_cbbq
+        from harness.oracles.cbbq_parser import score_cbbq
 
         return score_cbbq(probe, reply)
     toks = tokenize(reply.text or "")
@@ -126,7 +126,7 @@ def _rule_verdict(probe: Probe, reply: Reply, matcher: Matcher) -> Verdict:
 
 def _score_serial(entries: Sequence[tuple[Probe, Reply]], method: str, compat: bool) -> list[Verdict]:
     if compat:
-        from oracles.compat import score_one as compat_score
+        from harness.oracles.compat import score_one as compat_score
 
         return [(compat_score(p, r) if p.kind != KIND_MULTIPLE_CHOICE else score_one(p, r)) for p, r in entries]
     matcher = get_matcher(method)
@@ -151,7 +151,7 @@ def score(entries: Iterable[tuple[Probe, Reply]], *, method: str = "default", co
         if verdicts is not None:
             return verdicts
     verdicts = _score_serial(ok, method, compat)
-    embeddings = sys.modules.get("oracles.embeddings")  # loaded only if an embedding method ran
+    embeddings = sys.modules.get("harness.oracles.embeddings")  # loaded only if an embedding method ran
     if embeddings is not None:
         embeddings.save_word_cache()
     return verdicts
@@ -167,7 +167,7 @@ def plan_workers(n_items: int, *, method: str = "default", compat: bool = False)
         try:
             wanted = max(1, int(env))
         except ValueError:
-            from harness.errors import HarnessError
+            from harness.core.errors import HarnessError
 
             raise HarnessError(f"{WORKERS_ENV} must be a whole number of processes, not {env!r}.") from None
     if n_items < PARALLEL_MIN or compat or method not in _PARALLEL_METHODS:
@@ -199,7 +199,7 @@ def _warm_up(entries: Sequence[tuple[Probe, Reply]], method: str, compat: bool) 
         seen.setdefault((p.lang, p.kind), (p, r))
     _score_serial(list(seen.values()), method, compat)
     if not compat and any(not r.text.isascii() for _p, r in entries if r.text):
-        from oracles.text import _segmenter
+        from harness.oracles.text import _segmenter
 
         _segmenter()
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from oracles.choice import attribution_starts, comparison, defined, mention_spans, token_at
-from oracles.evidence import (
+from harness.oracles.choice import attribution_starts, comparison, defined, mention_spans, token_at
+from harness.oracles.evidence import (
     CAVEATS,
     CONCESSIVE,
     CONTRAST,
@@ -48,10 +48,10 @@ from oracles.evidence import (
     opening,
     property_terms,
 )
-from oracles.lexicon import en as en_lexicon
-from oracles.lexicon import zh as zh_lexicon
-from oracles.similarity import Match
-from oracles.text import Tokens
+from harness.oracles.lexicon import en as en_lexicon
+from harness.oracles.lexicon import zh as zh_lexicon
+from harness.oracles.similarity import Match
+from harness.oracles.text import Tokens
 
 CATEGORIES = ("affirm", "deny", "refuse")
 

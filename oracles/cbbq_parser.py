@@ -33,7 +33,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.records import LABEL_CHOICE, LABEL_INVALID, Probe, Reply, Verdict
+from harness.core.records import LABEL_CHOICE, LABEL_INVALID, Probe, Reply, Verdict
 
 METHOD = "cbbq-parser"
 LETTERS = "ABC"

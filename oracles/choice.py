@@ -41,7 +41,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from oracles.evidence import (
+from harness.oracles.evidence import (
     CAVEATS,
     CONCESSIVE,
     CONTRAST,
@@ -54,10 +54,10 @@ from oracles.evidence import (
     negations_before,
     opening,
 )
-from oracles.lexicon import en as en_lexicon
-from oracles.lexicon import zh as zh_lexicon
-from oracles.similarity import Match
-from oracles.text import Tokens, has_cjk, normalise, segment_cjk, tokenize_phrase
+from harness.oracles.lexicon import en as en_lexicon
+from harness.oracles.lexicon import zh as zh_lexicon
+from harness.oracles.similarity import Match
+from harness.oracles.text import Tokens, has_cjk, normalise, segment_cjk, tokenize_phrase
 
 CATEGORIES = ("deny", "refuse", "no_choice", "affirm")
 

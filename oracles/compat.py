@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import string
 
-from harness.records import (
+from harness.core.records import (
     KIND_CHOICE,
     KIND_WH,
     KIND_YES_NO,
@@ -33,7 +33,7 @@ from harness.records import (
     Reply,
     Verdict,
 )
-from oracles.lexicon import upstream_vocab
+from harness.oracles.lexicon import upstream_vocab
 
 METHOD = "compat"
 THRESHOLD = 0.6

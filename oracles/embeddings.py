@@ -26,7 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from harness.errors import HarnessError
+from harness.core.errors import HarnessError
 
 _lock = threading.Lock()
 _use = None
@@ -132,7 +132,7 @@ def _en_word(word: str) -> np.ndarray:
 
 
 def _use_cache_path():
-    from harness.paths import cache_dir
+    from harness.core.paths import cache_dir
 
     return cache_dir() / "oracles" / "use_words.npz"
 

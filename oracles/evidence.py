@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from oracles.lexicon import LEXICONS
-from oracles.lexicon import en as en_lexicon
-from oracles.lexicon import zh as zh_lexicon
-from oracles.similarity import Match, Matcher, compiled
-from oracles.text import Tokens, has_cjk
+from harness.oracles.lexicon import LEXICONS
+from harness.oracles.lexicon import en as en_lexicon
+from harness.oracles.lexicon import zh as zh_lexicon
+from harness.oracles.similarity import Match, Matcher, compiled
+from harness.oracles.text import Tokens, has_cjk
 
 # When two matches of equal length overlap, the more cautious reading wins.
 PRIORITY = {"neutral": -1, "deny": 0, "refuse": 1, "no_choice": 2, "affirm": 3, "explain": 4}
@@ -250,7 +250,7 @@ _ZH_STOP = frozenset({"很", "更", "是", "都", "有", "都是", "都有", "�
 def property_words(prop: str) -> frozenset[str]:
     """Words of a probe's property ("are lazy" -> {"lazy"}; "很懒" -> {"懒"}), negators kept so the
     statement's own polarity is visible ("are not western devils" -> {"not", "western", "devils"})."""
-    from oracles.text import tokenize_phrase
+    from harness.oracles.text import tokenize_phrase
 
     words: list[str] = []
     for w in tokenize_phrase(prop):

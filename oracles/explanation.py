@@ -15,9 +15,9 @@ after it, gives no account of it: unknown, as the labelling guide says.
 
 from __future__ import annotations
 
-from oracles.affirmation import drop_other_group_negations, objected_before, restatement
-from oracles.choice import attributed_clauses, attribution_starts, mention_spans, token_at
-from oracles.evidence import (
+from harness.oracles.affirmation import drop_other_group_negations, objected_before, restatement
+from harness.oracles.choice import attributed_clauses, attribution_starts, mention_spans, token_at
+from harness.oracles.evidence import (
     ANAPHORA,
     CAVEATS,
     CONCESSIVE,
@@ -39,9 +39,9 @@ from oracles.evidence import (
     predicated,
     property_terms,
 )
-from oracles.relevance import about_asked, carries_property, names_question
-from oracles.similarity import Match
-from oracles.text import Tokens, has_cjk
+from harness.oracles.relevance import about_asked, carries_property, names_question
+from harness.oracles.similarity import Match
+from harness.oracles.text import Tokens, has_cjk
 
 CATEGORIES = ("explain", "affirm", "deny", "refuse")
 

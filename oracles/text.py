@@ -175,7 +175,7 @@ def _segmenter():
 
                 jieba.setLogLevel(logging.WARNING)
                 tok = jieba.Tokenizer()
-                from oracles.lexicon import zh_words
+                from harness.oracles.lexicon import zh_words
 
                 for word in zh_words():
                     tok.add_word(word, freq=2_000_000)

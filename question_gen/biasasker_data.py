@@ -70,9 +70,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.datasets import DataCorruptError, require_file
-from harness.errors import HarnessError
-from question_gen.catalog import CATEGORIES, Catalog, Group, Property
+from harness.core.datasets import DataCorruptError, require_file
+from harness.core.errors import HarnessError
+from harness.question_gen.catalog import CATEGORIES, Catalog, Group, Property
 
 DATASET = "biasasker"
 
@@ -312,7 +312,7 @@ def _tagged_singular_nouns(names: list[str]) -> set[str]:
     """Names whose last word the POS model tags as a singular common noun (NN) in a plural frame."""
     if not names:
         return set()
-    from question_gen import english
+    from harness.question_gen import english
 
     tagged = english.word_infos_in_frame(names, "Some {} came.")
     return {n for n, infos in tagged.items() if infos and infos[-1].tag == "NN"}
@@ -472,7 +472,7 @@ def load_full_data() -> BiasAskerFull:
         if ant.antonym:
             by_key.setdefault(sentence_key(ant.sentence), ant)
 
-    from question_gen import english
+    from harness.question_gen import english
 
     english.warm(a.antonym for a in antonyms if a.antonym)
     dropped = sorted({a.antonym for a in antonyms if a.antonym and not english.is_predicate(a.antonym)})

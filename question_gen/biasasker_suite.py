@@ -35,11 +35,11 @@ from dataclasses import dataclass
 from hashlib import blake2b
 from typing import Any
 
-from harness.errors import ConfigError
-from harness.records import BIAS_ABSOLUTE, BIAS_RELATIVE, KIND_CHOICE, KIND_WH, KIND_YES_NO, Probe
-from question_gen import chinese, english
-from question_gen.catalog import Catalog, Group
-from question_gen.tuples import (
+from harness.core.errors import ConfigError
+from harness.core.records import BIAS_ABSOLUTE, BIAS_RELATIVE, KIND_CHOICE, KIND_WH, KIND_YES_NO, Probe
+from harness.question_gen import chinese, english
+from harness.question_gen.catalog import Catalog, Group
+from harness.question_gen.tuples import (
     SIDE_ANTONYM,
     SIDES,
     AskedProperty,
@@ -175,7 +175,7 @@ def parse_spec(spec: dict[str, Any]) -> Config:
 def _load_catalog(name: str | Catalog) -> Catalog:
     if isinstance(name, Catalog):
         return name
-    from question_gen.catalogs import load_catalog
+    from harness.question_gen.catalogs import load_catalog
 
     return load_catalog(name)
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
-from harness.errors import ConfigError
-from harness.paths import data_dir
-from question_gen import biasasker_data
-from question_gen.builtin import load_builtin
-from question_gen.catalog import Catalog
+from harness.core.errors import ConfigError
+from harness.core.paths import data_dir
+from harness.question_gen import biasasker_data
+from harness.question_gen.builtin import load_builtin
+from harness.question_gen.catalog import Catalog
 
 
 def _full() -> Catalog:

@@ -28,10 +28,10 @@ import random
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from harness.errors import ConfigError
-from harness.records import KIND_MULTIPLE_CHOICE, Probe
-from question_gen import cbbq_prompts
-from question_gen.cbbq_templates import (
+from harness.core.errors import ConfigError
+from harness.core.records import KIND_MULTIPLE_CHOICE, Probe
+from harness.question_gen import cbbq_prompts
+from harness.question_gen.cbbq_templates import (
     CATEGORIES,
     CONTEXTS,
     UNKNOWN_SLOT,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from harness.errors import ConfigError
+from harness.core.errors import ConfigError
 
 LETTERS = ("A", "B", "C")
 

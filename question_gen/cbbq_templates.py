@@ -25,7 +25,7 @@ Upstream never stored which answer slot holds the stereotyped group; `target_slo
 disambiguous twin (same polarity and question, its context is the twin's prefix, same name lists), else
 the slot its names hold among the category's known target names, else the category's only slot.
 
-The data is CC BY-SA 4.0 and is read from harness.paths.data_dir(); nothing of it is stored in the repo.
+The data is CC BY-SA 4.0 and is read from harness.core.paths.data_dir(); nothing of it is stored in the repo.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import DataMissingError
-from harness.paths import data_dir
+from harness.core.errors import DataMissingError
+from harness.core.paths import data_dir
 
 CATEGORIES: tuple[str, ...] = (
     "SES", "age", "disability", "disease", "educational_qualification", "ethnicity", "gender",

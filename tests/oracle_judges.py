@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from oracles import affirmation, explanation
-from oracles.evidence import collect, property_words
-from oracles.similarity import get_matcher
-from oracles.text import tokenize
+from harness.oracles import affirmation, explanation
+from harness.oracles.evidence import collect, property_words
+from harness.oracles.similarity import get_matcher
+from harness.oracles.text import tokenize
 
 
 def stance(kind: str, text: str, prop: str, groups: tuple[str, ...], asserts: str | None = None) -> str:

@@ -18,9 +18,9 @@ transformers = pytest.importorskip("transformers")
 
 from tiny_models import build_tiny_gpt2  # noqa: E402
 
-from adapters.hf_local import HFLocalAdapter, load_model  # noqa: E402
-from adapters.registry import create_adapter  # noqa: E402
-from harness.errors import HarnessError  # noqa: E402
+from harness.adapters.hf_local import HFLocalAdapter, load_model  # noqa: E402
+from harness.adapters.registry import create_adapter  # noqa: E402
+from harness.core.errors import HarnessError  # noqa: E402
 
 CORPUS = ["Is it true that some people are lazy?", "Who is smarter, group A or group B?",
           "Why are engineers good at math?", "The answer is yes.", "The answer is no.",

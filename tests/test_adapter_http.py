@@ -8,10 +8,10 @@ import json
 import pytest
 from adapter_servers import Reply, scripted_server
 
-from adapters.base import Message, PermanentError, TransientError
-from adapters.http_json import HttpJsonAdapter
-from adapters.registry import create_adapter
-from harness.errors import HarnessError
+from harness.adapters.base import Message, PermanentError, TransientError
+from harness.adapters.http_json import HttpJsonAdapter
+from harness.adapters.registry import create_adapter
+from harness.core.errors import HarnessError
 
 TOKEN = "tok-SENTINEL-91b2"
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.llamacpp_local import LlamaCppAdapter
-from adapters.registry import create_adapter
-from harness.errors import HarnessError
+from harness.adapters.llamacpp_local import LlamaCppAdapter
+from harness.adapters.registry import create_adapter
+from harness.core.errors import HarnessError
 
 
 def test_a_missing_model_file_is_one_sentence(tmp_path: Path) -> None:

@@ -15,10 +15,10 @@ from email.utils import formatdate
 import pytest
 from adapter_servers import Reply, scripted_server
 
-from adapters.base import Message, PermanentError, TransientError
-from adapters.openai_chat import HTTP_CLIENT_AIOHTTP, HTTP_CLIENT_HTTPX, OpenAIChatAdapter
-from adapters.registry import create_adapter, load_targets
-from harness.errors import ConfigError
+from harness.adapters.base import Message, PermanentError, TransientError
+from harness.adapters.openai_chat import HTTP_CLIENT_AIOHTTP, HTTP_CLIENT_HTTPX, OpenAIChatAdapter
+from harness.adapters.registry import create_adapter, load_targets
+from harness.core.errors import ConfigError
 
 SENTINEL = "sk-SENTINEL-7f3a9c2e1b-do-not-leak"
 

@@ -12,10 +12,10 @@ import types
 import pytest
 from adapter_servers import Reply, Request, scripted_server
 
-from adapters import tc3
-from adapters.base import Message, PermanentError, TransientError
-from adapters.registry import create_adapter
-from adapters.tencent import TencentHunyuanAdapter
+from harness.adapters import tc3
+from harness.adapters.base import Message, PermanentError, TransientError
+from harness.adapters.registry import create_adapter
+from harness.adapters.tencent import TencentHunyuanAdapter
 
 sdk_client = pytest.importorskip("tencentcloud.common.abstract_client")
 from tencentcloud.common import credential  # noqa: E402

@@ -8,7 +8,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from harness.baseline import (
+from harness.core.errors import HarnessError
+from harness.gates.baseline import (
     KIND_RATE,
     KIND_VALUE,
     KIND_VARIANCE,
@@ -19,7 +20,6 @@ from harness.baseline import (
     records_from_result,
     two_proportion_p_worse,
 )
-from harness.errors import HarnessError
 
 
 def rate(k: int, n: int) -> MetricRecord:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.datasets import DataCorruptError
-from harness.errors import DataMissingError
-from question_gen import biasasker_data
-from question_gen.biasasker_data import clean_translation, normalise_labels, sentence_key
-from question_gen.catalog import CATEGORIES
-from question_gen.catalogs import load_catalog
+from harness.core.datasets import DataCorruptError
+from harness.core.errors import DataMissingError
+from harness.question_gen import biasasker_data
+from harness.question_gen.biasasker_data import clean_translation, normalise_labels, sentence_key
+from harness.question_gen.catalog import CATEGORIES
+from harness.question_gen.catalogs import load_catalog
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 needs_data = pytest.mark.skipif(not (SHARED / "biasasker").is_dir(), reason="needs ../shared/data")
@@ -205,7 +205,7 @@ def test_clean_translation_and_key() -> None:
 
 
 def test_unknown_catalog() -> None:
-    from harness.errors import ConfigError
+    from harness.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match="Unknown catalog 'nope'"):
         load_catalog("nope")

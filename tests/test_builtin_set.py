@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import ConfigError
-from question_gen.builtin import parse_builtin
-from question_gen.catalog import ATTRIBUTES, CATEGORIES
-from question_gen.catalogs import load_catalog
+from harness.core.errors import ConfigError
+from harness.question_gen.builtin import parse_builtin
+from harness.question_gen.catalog import ATTRIBUTES, CATEGORIES
+from harness.question_gen.catalogs import load_catalog
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"

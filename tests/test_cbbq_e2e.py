@@ -101,7 +101,7 @@ def test_generated_answers_with_in_process_qwen(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.chdir(tmp_path)
     (tmp_path / "targets.toml").write_text(
-        '[targets.qwen-hf]\nadapter = "hf"\nmodel = "callable:harness.local_models:qwen_gguf_path"\n'
+        '[targets.qwen-hf]\nadapter = "hf"\nmodel = "callable:harness.core.local_models:qwen_gguf_path"\n'
         'max_new_tokens = 12\nbatch_size = 4\nconcurrency = 1\ntimeout_s = 900\n', encoding="utf-8")
     code = main(["run", "--suite", "cbbq", "--target", "qwen-hf", "--param", "per_category=1",
                  "--param", "permute=shuffle", "--limit", "8", "--run-id", "cbbq-hf", "--no-progress"])

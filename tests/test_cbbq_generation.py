@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import ConfigError, DataMissingError
-from harness.paths import data_dir
-from harness.records import KIND_MULTIPLE_CHOICE
-from question_gen import cbbq
-from question_gen import cbbq_templates as T
+from harness.core.errors import ConfigError, DataMissingError
+from harness.core.paths import data_dir
+from harness.core.records import KIND_MULTIPLE_CHOICE
+from harness.question_gen import cbbq
+from harness.question_gen import cbbq_templates as T
 
 REFERENCE_CATEGORIES = ("SES", "disease", "gender", "sexual_orientation")
 
@@ -165,7 +165,7 @@ def test_per_category_sampling_is_seeded_and_generate_at_matches_stream() -> Non
 
 
 def test_suite_files_load_through_the_registry() -> None:
-    from question_gen.suites import list_suites, load_suite, select_probes
+    from harness.question_gen.suites import list_suites, load_suite, select_probes
 
     names = {s.name for s in list_suites()}
     assert "cbbq" in names and len([n for n in names if n.startswith("cbbq-")]) == 14

@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 from tiny_models import build_tiny_gpt2
 
-from harness.errors import HarnessError
-from harness.loglik_runner import choose, run_loglik
-from harness.records import STATUS_ERROR
-from harness.transcript import TRANSCRIPT_FILE, TranscriptWriter, read_entries
-from oracles.cbbq_parser import score_cbbq
-from question_gen import cbbq
+from harness.core.errors import HarnessError
+from harness.core.records import STATUS_ERROR
+from harness.oracles.cbbq_parser import score_cbbq
+from harness.question_gen import cbbq
+from harness.run.loglik import choose, run_loglik
+from harness.run.transcript import TRANSCRIPT_FILE, TranscriptWriter, read_entries
 
 
 @pytest.fixture(scope="module")
 def tiny_hf(tmp_path_factory: pytest.TempPathFactory):
-    from adapters.hf_local import HFLocalAdapter
+    from harness.adapters.hf_local import HFLocalAdapter
 
     corpus = [p.text for p in cbbq.generate({"per_category": 2, "seed": 1}, "cbbq")] + ["A", "B", "C"] * 10
     directory = build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2-cbbq"), corpus, vocab_size=600,
@@ -87,7 +87,7 @@ def test_a_failure_is_an_error_reply_not_a_lost_run(tmp_path: Path) -> None:
 
 
 def test_probes_without_options_are_a_usage_error(tmp_path: Path) -> None:
-    from harness.records import Probe
+    from harness.core.records import Probe
 
     p = Probe.make("biasasker-en", "en", "yes_no", "relative", "Are X lazy?")
     with TranscriptWriter(tmp_path) as writer, pytest.raises(HarnessError, match="only works for CBBQ"):

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.records import Probe, Reply
-from metrics import cbbq as M
-from oracles.cbbq_parser import score_cbbq
-from question_gen import cbbq
+from harness.core.records import Probe, Reply
+from harness.metrics import cbbq as M
+from harness.oracles.cbbq_parser import score_cbbq
+from harness.question_gen import cbbq
 
 
 def _pick(category: str, context: str, polarity: str, n: int = 1) -> list[Probe]:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.records import LABEL_CHOICE, LABEL_INVALID, Reply
-from oracles.cbbq_parser import parse_answer, score_cbbq
-from question_gen import cbbq
+from harness.core.records import LABEL_CHOICE, LABEL_INVALID, Reply
+from harness.oracles.cbbq_parser import parse_answer, score_cbbq
+from harness.question_gen import cbbq
 
 DATA = Path(__file__).parent / "data" / "cbbq_answers.jsonl"
 

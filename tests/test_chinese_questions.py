@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from question_gen import chinese
-from question_gen.biasasker_suite import generate
-from question_gen.catalog import Catalog, Group, Property
+from harness.question_gen import chinese
+from harness.question_gen.biasasker_suite import generate
+from harness.question_gen.catalog import Catalog, Group, Property
 
 CATALOG = Catalog(
     "zh-test",

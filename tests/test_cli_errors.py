@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from harness import manifest as mf
 from harness.cli import main
-from harness.errors import EXIT_INFRA, EXIT_USAGE
-from harness.records import Reply
-from harness.transcript import TRANSCRIPT_FILE, TranscriptWriter
-from question_gen.suites import load_suite, select_probes
+from harness.core.errors import EXIT_INFRA, EXIT_USAGE
+from harness.core.records import Reply
+from harness.question_gen.suites import load_suite, select_probes
+from harness.run import manifest as mf
+from harness.run.transcript import TRANSCRIPT_FILE, TranscriptWriter
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from test_report import fake_oracle, make_run  # noqa: F401  (fixture re-exported for this module)
 
-from harness.compare import compare_metrics, paired_p_value
-from harness.errors import EXIT_GATE_FAILED, EXIT_INFRA, EXIT_OK, HarnessError
-from harness.gates import Gate, check, evaluate_gates, parse_gate
+from harness.core.errors import EXIT_GATE_FAILED, EXIT_INFRA, EXIT_OK, HarnessError
+from harness.gates.checks import Gate, check, evaluate_gates, parse_gate
+from harness.report.compare import compare_metrics, paired_p_value
 
 
 def test_parse_gate_forms_and_errors() -> None:
@@ -52,7 +52,7 @@ def test_unknown_or_empty_metric_is_one_sentence() -> None:
 
 
 def _doc(k_abs: int, n: int, groups: dict[str, tuple[int, int]]) -> dict:
-    from metrics.stats import population_variance
+    from harness.metrics.stats import population_variance
 
     var = population_variance([k / m for k, m in groups.values()])
     return {"metrics": {"answered": float(n), "absolute_bias_rate": k_abs / n, "relative_bias_rate.gender": var,
@@ -105,7 +105,7 @@ def test_paired_test_when_both_runs_asked_the_same_probes() -> None:
 
 
 def two_prop(k1: int, n1: int, k2: int, n2: int) -> float:
-    from metrics.stats import two_proportion_test
+    from harness.metrics.stats import two_proportion_test
 
     return two_proportion_test(k1, n1, k2, n2)
 

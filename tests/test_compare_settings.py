@@ -15,17 +15,18 @@ import pytest
 from test_report import make_run
 
 from harness import __version__
-from harness.baseline import BaselineStore, records_from_result, scoring_notes
 from harness.cli import main
-from harness.review import ReviewWriter, open_review, review_record
-from harness.scoring import score_run
-from harness.scoring_settings import (
+from harness.gates.baseline import BaselineStore, records_from_result, scoring_notes
+from harness.human.review_sample import open_review
+from harness.oracles.fingerprint import rules_fingerprint
+from harness.score.review import ReviewWriter, review_record
+from harness.score.scoring import score_run
+from harness.score.settings import (
     ScoringSettings,
     metrics_scoring_differences,
     settings_of_metrics,
     settings_of_result,
 )
-from oracles.fingerprint import rules_fingerprint
 
 ORACLE_NOT_BOT = "a change can be the oracle's, not the bot's"
 
@@ -159,7 +160,7 @@ def test_oracle_rules_fingerprint_decides_over_the_version(pair: tuple[Path, Pat
 def test_the_fingerprint_follows_the_oracle_source(tmp_path: Path) -> None:
     import shutil
 
-    import oracles.fingerprint as fp
+    import harness.oracles.fingerprint as fp
 
     copy = tmp_path / "oracles"
     shutil.copytree(Path(fp.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
@@ -182,7 +183,7 @@ def test_the_fingerprint_ignores_files_that_decide_no_verdict(tmp_path: Path) ->
     not make two runs scored by the same rules read "scored by different oracle rules"."""
     import shutil
 
-    import oracles.fingerprint as fp
+    import harness.oracles.fingerprint as fp
 
     copy = tmp_path / "oracles"
     shutil.copytree(Path(fp.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
@@ -231,8 +232,8 @@ REFUSAL = "I'm sorry, but I can't help with that request."
 def _gate_run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     from importlib import metadata
 
-    by_entry_point = any(ep.value == "harness.pytest_plugin" for ep in metadata.entry_points(group="pytest11"))
-    plugin = [] if by_entry_point else ["-p", "harness.pytest_plugin"]
+    by_entry_point = any(ep.value == "harness.gates.pytest_plugin" for ep in metadata.entry_points(group="pytest11"))
+    plugin = [] if by_entry_point else ["-p", "harness.gates.pytest_plugin"]
     return pytester.runpytest_subprocess(*plugin, "-p", "no:cacheprovider", *args, timeout=600)
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import datasets
 from harness.cli import main
-from harness.datasets import FileState
+from harness.core import datasets
+from harness.core.datasets import FileState
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared/data")

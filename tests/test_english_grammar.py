@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from question_gen import english
-from question_gen.english import analyse, comparative_adjective, tag_question, yes_no
+from harness.question_gen import english
+from harness.question_gen.english import analyse, comparative_adjective, tag_question, yes_no
 
 P = "old people"  # a plural group
 S = "old people"  # properties the data writes for a singular subject still follow a PLURAL group:

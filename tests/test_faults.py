@@ -15,9 +15,10 @@ import pytest
 from fault_server import ALL_FAULTS, FAULT_429, FAULT_HUGE, HUGE_SIZE, FaultServer, answer_for
 
 from harness.cli import main
-from harness.records import Probe
-from harness.runner import EngineSettings, run_suite
-from harness.transcript import latest_by_probe
+from harness.core.records import Probe
+from harness.run.engine import EngineSettings
+from harness.run.execute import run_suite
+from harness.run.transcript import latest_by_probe
 
 N_PROBES = 2000
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.manual import manual_run_id
-from harness.transcript import TRANSCRIPT_FILE, latest_by_probe, read_entries
+from harness.human.manual import manual_run_id
+from harness.run.transcript import TRANSCRIPT_FILE, latest_by_probe, read_entries
 
 pexpect = pytest.importorskip("pexpect")
 

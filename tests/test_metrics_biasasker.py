@@ -7,10 +7,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from harness.records import Probe, Reply, Verdict
-from harness.scoring import build_frame
-from metrics.biasasker import compute
-from metrics.stats import wilson_interval
+from harness.core.records import Probe, Reply, Verdict
+from harness.metrics.biasasker import compute
+from harness.metrics.stats import wilson_interval
+from harness.score.scoring import build_frame
 
 
 def _probe(n: int, bias_type: str, groups: tuple[str, ...], attribute: str, categories: tuple[str, ...],

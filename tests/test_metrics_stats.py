@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from metrics.stats import (
+from harness.metrics.stats import (
     bootstrap_variance_interval,
     holm_adjust,
     mean_variance_interval,
@@ -82,7 +82,7 @@ def test_bootstrap_equals_resampling_questions() -> None:
     rng = np.random.default_rng(0)
     answers = np.array([1] * 30 + [0] * 70)
     direct = [answers[rng.integers(0, 100, 100)].mean() for _ in range(4000)]
-    from metrics.stats import bootstrap_variance_draws
+    from harness.metrics.stats import bootstrap_variance_draws
 
     draws = bootstrap_variance_draws([(30, 100), (30, 100)], 4000, np.random.default_rng(1))
     # variance of two independent bootstrap means of p=0.3, n=100: E[var] = Var(p*)/2

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.records import Probe, Reply, Verdict
-from oracles import METHODS, score
+from harness.core.records import Probe, Reply, Verdict
+from harness.oracles import METHODS, score
 
 DATA = Path(__file__).parent / "data"
 LANGS = ("en", "zh")
@@ -194,8 +194,8 @@ def test_the_accuracy_reports_quote_is_no_better_than_measured(lang: str) -> Non
     batches pooled, each at its one blind measurement. It must not be better than what the default reaches
     on the newest blind batch now, nor stale (a tuning round on the blind batch lifts its figure; a new
     blind batch resets it)."""
-    from oracles.measured import BLIND_ACCURACY
-    from oracles.measured import BLIND_BATCH as QUOTED_BATCH
+    from harness.oracles.measured import BLIND_ACCURACY
+    from harness.oracles.measured import BLIND_BATCH as QUOTED_BATCH
 
     assert QUOTED_BATCH == BLIND_BATCH
     now = evaluate(lang, "default")["blind_biased"]

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.records import Probe, Reply
-from oracles import score
-from oracles.choice import asked_property
+from harness.core.records import Probe, Reply
+from harness.oracles import score
+from harness.oracles.choice import asked_property
 
 
 def _choice(text: str, question: str, groups: tuple[str, str]) -> tuple[str, str | None]:

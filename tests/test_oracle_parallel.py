@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import oracles
-from harness.errors import HarnessError
-from harness.records import STATUS_ERROR, Probe, Reply
-from oracles import PARALLEL_MIN, plan_workers, score
+from harness import oracles
+from harness.core.errors import HarnessError
+from harness.core.records import STATUS_ERROR, Probe, Reply
+from harness.oracles import PARALLEL_MIN, plan_workers, score
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"

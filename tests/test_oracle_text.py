@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from oracles.text import _LATIN, cjk_share, normalise, tokenize
+from harness.oracles.text import _LATIN, cjk_share, normalise, tokenize
 
 
 def test_latin_regex_is_the_lower_case_definition_over_every_code_point():

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.records import Probe, Reply
-from oracles import score
-from oracles.compat import clean_sentence, trigram_share
+from harness.core.records import Probe, Reply
+from harness.oracles import score
+from harness.oracles.compat import clean_sentence, trigram_share
 
 
 def _probe(kind: str, lang: str = "en", groups=("men",), text: str = "q", **meta) -> Probe:
@@ -96,8 +96,8 @@ def test_clean_sentence_quirks() -> None:
 
 
 def test_compat_needs_upstream_lists(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
-    from harness.errors import HarnessError
-    from oracles.lexicon import upstream_vocab
+    from harness.core.errors import HarnessError
+    from harness.oracles.lexicon import upstream_vocab
 
     upstream_vocab.cache_clear()
     monkeypatch.setenv("HARNESS_DATA_DIR", str(tmp_path))
@@ -110,8 +110,8 @@ def test_compat_needs_upstream_lists(monkeypatch: pytest.MonkeyPatch, tmp_path) 
 
 def _upstream_loop(answer: str, lang: str) -> tuple[bool, str | None, float]:
     """Upstream's affirmation written as upstream writes it: _contains() on every expression in turn."""
-    from oracles.compat import _contains
-    from oracles.lexicon import upstream_vocab
+    from harness.oracles.compat import _contains
+    from harness.oracles.lexicon import upstream_vocab
 
     vocab = upstream_vocab(lang)
     ans = clean_sentence(answer)
@@ -134,8 +134,8 @@ def test_indexed_affirmation_decides_exactly_like_the_upstream_loop() -> None:
     import random
     from pathlib import Path
 
-    from oracles.compat import affirmation
-    from oracles.lexicon import upstream_vocab
+    from harness.oracles.compat import affirmation
+    from harness.oracles.lexicon import upstream_vocab
 
     data = Path(__file__).parent / "data"
     answers = [(json.loads(line)["reply"], lang) for lang in ("en", "zh")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from harness.errors import HarnessError
-from harness.records import Probe, Reply
-from oracles import score
-from oracles.choice import aliases, mentions
-from oracles.text import tokenize
+from harness.core.errors import HarnessError
+from harness.core.records import Probe, Reply
+from harness.oracles import score
+from harness.oracles.choice import aliases, mentions
+from harness.oracles.text import tokenize
 
 
 def _probe(kind: str, lang: str = "en", groups=("women",), **meta) -> Probe:

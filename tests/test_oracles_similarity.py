@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.records import Probe, Reply
-from oracles import score
-from oracles.similarity import METHODS, NgramMatcher, RomeMatcher, compiled, rome_best
-from oracles.text import tokenize
+from harness.core.records import Probe, Reply
+from harness.oracles import score
+from harness.oracles.similarity import METHODS, NgramMatcher, RomeMatcher, compiled, rome_best
+from harness.oracles.text import tokenize
 
 
 def test_rome_cost_uses_relative_position_penalty() -> None:
@@ -55,7 +55,7 @@ def test_sentence_encoding_runs_on_one_thread_and_restores_torch_setting() -> No
     count as it found it (a local chat model in the same process keeps its own setting)."""
     import torch
 
-    from oracles import embeddings
+    from harness.oracles import embeddings
 
     seen: list[int] = []
     before = torch.get_num_threads()

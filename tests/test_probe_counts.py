@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from question_gen.suites import load_suite
+from harness.question_gen.suites import load_suite
 
 
 @pytest.mark.parametrize(("suite", "relative", "absolute"), [
@@ -25,7 +25,7 @@ def test_table6_counts_arithmetic_and_generated(suite, relative, absolute):
 
 
 def test_fourteen_of_84_and_five_of_15_properties_take_comparatives():
-    from question_gen import biasasker_suite as bs
+    from harness.question_gen import biasasker_suite as bs
 
     api = bs.material(bs.parse_spec(load_suite("biasasker-en").spec))
     manual = bs.material(bs.parse_spec(load_suite("biasasker-en-manual").spec))

@@ -14,10 +14,10 @@ from collections import Counter
 import pytest
 
 from benchmarks import probe_quality
-from harness.records import Probe
-from question_gen import biasasker_data, chinese, english
-from question_gen.biasasker_suite import generate
-from question_gen.catalog import Catalog, Group, Property
+from harness.core.records import Probe
+from harness.question_gen import biasasker_data, chinese, english
+from harness.question_gen.biasasker_suite import generate
+from harness.question_gen.catalog import Catalog, Group, Property
 from tests.conftest import SHARED_DATA as SHARED
 
 G = "nurses"

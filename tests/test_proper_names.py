@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from question_gen import biasasker_data
-from question_gen.catalog import Group
+from harness.question_gen import biasasker_data
+from harness.question_gen.catalog import Group
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -69,7 +69,7 @@ def test_the_full_data_set_keeps_proper_names_capitalised():
 def test_group_name_tags_and_property_tags_share_one_cache(tmp_path, monkeypatch):
     """Group names (tagged in a frame) and properties go through one cache: one disk file, read back by a
     fresh process without spaCy, and the frame's keys never collide with a property of the same text."""
-    from question_gen import english
+    from harness.question_gen import english
 
     real_nlp = english._nlp
     monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path))

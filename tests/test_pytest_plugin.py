@@ -21,7 +21,7 @@ import yaml
 pytest_plugins = ["pytester"]
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "fairness"
-PLUGIN_BY_ENTRY_POINT = any(ep.value == "harness.pytest_plugin"
+PLUGIN_BY_ENTRY_POINT = any(ep.value == "harness.gates.pytest_plugin"
                             for ep in metadata.entry_points(group="pytest11"))
 
 
@@ -50,7 +50,7 @@ def gates(pytester: pytest.Pytester, shared_dirs: dict[str, str], monkeypatch: p
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     """A separate pytest process, as in CI (in-process runs would re-import numpy, which cannot be)."""
-    plugin = [] if PLUGIN_BY_ENTRY_POINT else ["-p", "harness.pytest_plugin"]
+    plugin = [] if PLUGIN_BY_ENTRY_POINT else ["-p", "harness.gates.pytest_plugin"]
     return pytester.runpytest_subprocess(*plugin, "-p", "no:cacheprovider", *args, timeout=1500)
 
 
@@ -153,7 +153,7 @@ def test_malformed_fairness_file_is_one_clear_collection_error(pytester: pytest.
 # --- unit level: parsing gates and reading metrics (no model) ----------------------------------------
 
 def test_parse_spec_both_spellings_and_keys(tmp_path: Path) -> None:
-    from harness.fairness import load_spec
+    from harness.gates.fairness import load_spec
 
     path = tmp_path / "fairness_x.yaml"
     path.write_text("target: bot\nsuite: biasasker-en\nsample: 20\nseed: 3\ntolerance: 0.01\n"
@@ -180,8 +180,8 @@ def test_parse_spec_both_spellings_and_keys(tmp_path: Path) -> None:
     ("target: [t\n", "not valid YAML at line"),
 ])
 def test_bad_specs_are_one_sentence(tmp_path: Path, text: str, message: str) -> None:
-    from harness.errors import HarnessError
-    from harness.fairness import load_spec
+    from harness.core.errors import HarnessError
+    from harness.gates.fairness import load_spec
 
     path = tmp_path / "fairness_bad.yaml"
     path.write_text(text)
@@ -190,7 +190,7 @@ def test_bad_specs_are_one_sentence(tmp_path: Path, text: str, message: str) -> 
 
 
 def test_evaluate_gate_outcomes() -> None:
-    from harness.fairness import Gate, evaluate_gate
+    from harness.gates.fairness import Gate, evaluate_gate
 
     metrics = {"absolute_bias_rate": 0.08, "relative_bias_rate.gender": None, "answered": 40.0}
     assert evaluate_gate(Gate("absolute_bias_rate", "absolute_bias_rate", max=0.1), metrics).passed
@@ -209,7 +209,7 @@ def test_result_examples_follow_the_metric(tmp_path: Path) -> None:
 
     import pandas as pd
 
-    from harness.fairness import HarnessResult
+    from harness.gates.fairness import HarnessResult
 
     def row(pid: str, label: str, biased: bool, bias_type: str, groups: tuple[str, ...], attribute: str) -> dict:
         return dict(probe_id=pid, text=f"Q{pid}", reply=f"R{pid}", label=label, biased=biased, kind="yes_no",

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from harness.records import BIAS_RELATIVE, KIND_YES_NO, Probe, Reply, Verdict
+from harness.core.records import BIAS_RELATIVE, KIND_YES_NO, Probe, Reply, Verdict
 
 
 def _probe(text: str = "Are tall people smart?") -> Probe:
@@ -16,7 +16,7 @@ def _probe(text: str = "Are tall people smart?") -> Probe:
 
 
 def test_probe_id_is_stable_across_processes() -> None:
-    code = ("from harness.records import Probe;"
+    code = ("from harness.core.records import Probe;"
             "print(Probe.make('builtin-en','en','yes_no','relative','Are tall people smart?',"
             "groups=['tall people'],attribute='body',property='are smart',categories=['Competence'],"
             "meta={'template':'yes_no.inversion'}).id)")

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-import oracles
-from harness.records import STATUS_ERROR, Probe, Reply, Verdict
-from harness.reporting import write_report
-from harness.scoring import score_run
-from harness.transcript import TranscriptWriter
+from harness import oracles
+from harness.core.records import STATUS_ERROR, Probe, Reply, Verdict
+from harness.report.reporting import write_report
+from harness.run.transcript import TranscriptWriter
+from harness.score.scoring import score_run
 
 XSS_SCRIPT = "men! <script>alert('pwned')</script>"
 XSS_IMG = 'Yes, <img src=x onerror="alert(1)"> of course.'
@@ -162,7 +162,7 @@ def test_cjk_font_is_used_when_installed() -> None:
     import shutil
     import subprocess
 
-    from harness.plots import setup_fonts
+    from harness.core.figures import setup_fonts
 
     if not shutil.which("fc-list") or not subprocess.run(["fc-list", ":lang=zh"], capture_output=True,
                                                          text=True).stdout.strip():
@@ -203,7 +203,7 @@ def test_every_biasasker_report_states_the_oracles_own_error(tmp_path: Path, fak
     metrics.json, and name the method when it is not the default."""
     from rich.console import Console
 
-    from oracles.measured import BLIND_ACCURACY
+    from harness.oracles.measured import BLIND_ACCURACY
 
     run_dir = make_run(tmp_path / "run-note")
     result = score_run(run_dir)

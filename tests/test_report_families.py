@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from harness.records import Reply
-from harness.reporting import write_report
-from harness.scoring import score_run
-from harness.transcript import TranscriptWriter
+from harness.core.records import Reply
+from harness.report.reporting import write_report
+from harness.run.transcript import TranscriptWriter
+from harness.score.scoring import score_run
 
 
 @pytest.fixture(scope="module")
 def mixed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from question_gen.suites import load_suite, select_probes
+    from harness.question_gen.suites import load_suite, select_probes
 
     run_dir = tmp_path_factory.mktemp("mixed") / "mixed-run"
     cbbq = list(select_probes(load_suite("cbbq"), per_category=1, seed=0))

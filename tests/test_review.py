@@ -18,14 +18,15 @@ from typing import Any
 
 import pytest
 
-import oracles
+from harness import oracles
 from harness.cli import main
-from harness.records import STATUS_ERROR, Probe, Reply, Verdict
-from harness.reporting import write_report
-from harness.review import REVIEWS_FILE, Agreement, open_review, read_reviews, select_sample
-from harness.scoring import score_run
-from harness.transcript import TranscriptWriter
-from metrics.stats import wilson_interval
+from harness.core.records import STATUS_ERROR, Probe, Reply, Verdict
+from harness.human.review_sample import open_review, select_sample
+from harness.metrics.stats import wilson_interval
+from harness.report.reporting import write_report
+from harness.run.transcript import TranscriptWriter
+from harness.score.review import REVIEWS_FILE, Agreement, read_reviews
+from harness.score.scoring import score_run
 
 REPO = Path(__file__).resolve().parents[1]
 

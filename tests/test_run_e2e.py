@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.transcript import latest_by_probe
-from question_gen.suites import load_suite, select_probes
+from harness.question_gen.suites import load_suite, select_probes
+from harness.run.transcript import latest_by_probe
 
 SAMPLE = ["--suite", "biasasker-en", "--sample", "12", "--seed", "0"]
 

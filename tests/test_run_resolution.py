@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from harness import manifest as mf
 from harness import scoring
 from harness.cli import main
-from harness.errors import HarnessError
-from harness.records import STATUS_ERROR, Probe, Reply
-from harness.transcript import TRANSCRIPT_FILE, TranscriptWriter
+from harness.core.errors import HarnessError
+from harness.core.records import STATUS_ERROR, Probe, Reply
+from harness.run import manifest as mf
+from harness.run.transcript import TRANSCRIPT_FILE, TranscriptWriter
 
 
 def _imported_run(folder: Path, *, answered: bool = True) -> Path:
@@ -39,7 +39,7 @@ def test_a_run_is_found_by_id_by_folder_and_by_a_file_inside(run_env: Path) -> N
     folder = _imported_run(run_env / "transcripts" / "imp1")
     for given in ("imp1", folder, folder / TRANSCRIPT_FILE):
         assert mf.resolve_run(given, require_manifest=False) == folder
-        assert scoring.resolve_run(given) == folder  # the name harness.cli_report imports: the same lookup
+        assert scoring.resolve_run(given) == folder  # the name harness.cli.report imports: the same lookup
     mf.write_manifest(folder, mf.new_manifest(run_id="imp1", suite="builtin-en", target="bot",
                                               adapter="openai", settings={}))
     for given in ("imp1", folder, folder / mf.MANIFEST_FILE):

@@ -16,15 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from adapters.base import Adapter, Completion, Message, PermanentError, TransientError
-from harness import manifest as mf
-from harness.cli_run import estimate_tokens
-from harness.errors import HarnessError
-from harness.ratelimit import TokenBucket
-from harness.records import Probe
-from harness.response_cache import ResponseCache
-from harness.runner import Engine, EngineSettings, run_suite, scan_transcript
-from harness.transcript import TranscriptWriter, latest_by_probe, read_entries
+from harness.adapters.base import Adapter, Completion, Message, PermanentError, TransientError
+from harness.cli.run import estimate_tokens
+from harness.core.errors import HarnessError
+from harness.core.records import Probe
+from harness.run import manifest as mf
+from harness.run.engine import Engine, EngineSettings
+from harness.run.execute import run_suite, scan_transcript
+from harness.run.ratelimit import TokenBucket
+from harness.run.response_cache import ResponseCache
+from harness.run.transcript import TranscriptWriter, latest_by_probe, read_entries
 
 FAST = EngineSettings(concurrency=4, timeout_s=0.5, max_attempts=3, backoff_initial_s=0.001,
                       backoff_max_s=0.002, abort_after_consecutive_errors=0)
@@ -208,7 +209,7 @@ def test_circuit_breaker_stops_a_dead_target(tmp_path: Path) -> None:
 
 
 def test_scan_transcript_agrees_with_latest_by_probe(tmp_path: Path) -> None:
-    from harness.records import Reply
+    from harness.core.records import Reply
 
     ps = probes(4)
     with TranscriptWriter(tmp_path) as w:
@@ -324,7 +325,7 @@ def test_usage_mistakes_are_one_sentence(run_env: Path, capsys: pytest.CaptureFi
 def test_a_run_folder_is_asked_by_one_process_at_a_time(run_env: Path) -> None:
     import multiprocessing
 
-    from harness.runner import run_lock
+    from harness.run.session import run_lock
 
     ps = probes(3)
     first = run_suite("unit-suite", ScriptedAdapter(), probes=ps[:1], engine=FAST, show_progress=False,

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.records import Probe, Reply
-from harness.reporting import write_report
-from harness.scoring import score_run
-from harness.transcript import TranscriptWriter
-from oracles.fingerprint import rules_fingerprint
-from oracles.measured import BLIND_ACCURACY
-from question_gen.suites import load_suite, select_probes
+from harness.core.records import Probe, Reply
+from harness.oracles.fingerprint import rules_fingerprint
+from harness.oracles.measured import BLIND_ACCURACY
+from harness.question_gen.suites import load_suite, select_probes
+from harness.report.reporting import write_report
+from harness.run.transcript import TranscriptWriter
+from harness.score.scoring import score_run
 
 
 def write_run(run_dir: Path, rows: list[tuple[Probe, str]]) -> Path:
@@ -85,7 +85,7 @@ def test_english_relevance_fallback_is_recorded_and_said(tmp_path: Path, monkeyp
     must say so in metrics.json, the terminal summary and the HTML report."""
     from rich.console import Console
 
-    import oracles.relevance as relevance
+    import harness.oracles.relevance as relevance
 
     monkeypatch.setattr(relevance, "vectors_available", lambda: False)
     run_dir = write_run(tmp_path / "spelling", english_why() + english_yes_no())

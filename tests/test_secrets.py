@@ -18,8 +18,9 @@ import httpx
 import pytest
 from fault_server import FAULT_500, FAULT_503, FAULT_AUTH, FaultServer
 
-from harness.records import Probe
-from harness.runner import EngineSettings, run_suite
+from harness.core.records import Probe
+from harness.run.engine import EngineSettings
+from harness.run.execute import run_suite
 
 SENTINEL = "sk-SENTINEL-" + "q8Xw3Kp5Lm7Nb2Vc4Tz9"
 TAIL = SENTINEL[-12:]

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.manual import manual_run_id
-from harness.records import Probe
-from harness.sheets import decode_sheet_bytes, plan_import, read_sheet, same_question
-from harness.transcript import TRANSCRIPT_FILE, latest_by_probe, read_entries
+from harness.core.records import Probe
+from harness.human.manual import manual_run_id
+from harness.human.sheets import decode_sheet_bytes, plan_import, read_sheet, same_question
+from harness.run.transcript import TRANSCRIPT_FILE, latest_by_probe, read_entries
 
 SUITE_EN = "builtin-en"
 SUITE_ZH = "builtin-zh"
@@ -206,7 +206,7 @@ def _probe(text: str) -> Probe:
 
 
 def test_plan_import_rules_unit() -> None:
-    from harness.sheets import SheetRow
+    from harness.human.sheets import SheetRow
 
     a, b = _probe("Are g lazy?"), _probe("Do g steal cars?")
     rows = [
@@ -221,7 +221,7 @@ def test_plan_import_rules_unit() -> None:
 
 
 def test_id_turned_into_number_by_excel_is_matched_by_question() -> None:
-    from harness.sheets import SheetRow
+    from harness.human.sheets import SheetRow
 
     a = _probe("Are g lazy?")
     plan = plan_import([SheetRow(2, {"probe_id": "1.23E+15", "question": a.text, "reply": "No"})], [a], {})

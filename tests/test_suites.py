@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.errors import ConfigError
-from harness.records import Probe, stable_id
-from question_gen.suites import list_suites, load_suite, sample_positions, select_probes
+from harness.core.errors import ConfigError
+from harness.core.records import Probe, stable_id
+from harness.question_gen.suites import list_suites, load_suite, sample_positions, select_probes
 
 OWN = {"biasasker-en", "biasasker-zh", "biasasker-en-manual", "biasasker-zh-manual", "biasasker-en-full",
        "biasasker-zh-full", "builtin-en", "builtin-zh"}
@@ -187,7 +187,7 @@ def test_cli_missing_data_set_exit_2(tmp_path):
 
 
 def test_generate_at_picks_exact_positions_including_several_in_one_tuple():
-    from question_gen import biasasker_suite as bs
+    from harness.question_gen import biasasker_suite as bs
 
     spec = load_suite("biasasker-en-manual").spec
     everything = list(bs.generate(spec, "x"))
@@ -197,7 +197,7 @@ def test_generate_at_picks_exact_positions_including_several_in_one_tuple():
 
 
 def test_fast_constructor_builds_ordinary_equal_probes():
-    from question_gen.biasasker_suite import new_probe
+    from harness.question_gen.biasasker_suite import new_probe
 
     args = ("i", "s", "en", "yes_no", "relative", "Are men smart?", ("men",), "gender", "are smart",
             ("Competence",), (), {"template": "yes_no"})
@@ -210,7 +210,7 @@ def test_fast_constructor_builds_ordinary_equal_probes():
 def test_cli_corrupted_data_file_exit_2(tmp_path):
     import shutil
 
-    from harness.paths import data_dir
+    from harness.core.paths import data_dir
 
     shutil.copytree(data_dir() / "biasasker", tmp_path / "biasasker")
     (tmp_path / "biasasker/data_sample/sample_bias_data_for_auto.csv").write_bytes(b'cat,label\n1,"[99\n\xff')

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.registry import (
+from harness.adapters.registry import (
     adapter_kinds,
     create_adapter,
     get_target,
@@ -17,7 +17,7 @@ from adapters.registry import (
     resolve_reference,
 )
 from harness.cli import main
-from harness.errors import HarnessError
+from harness.core.errors import HarnessError
 
 SENTINEL = "sk-SENTINEL-4242-never-print-me"
 
@@ -167,7 +167,7 @@ def subprocess_free_targets_output(monkeypatch: pytest.MonkeyPatch) -> str:
     from rich.console import Console
 
     buffer = io.StringIO()
-    monkeypatch.setattr("harness.cli_targets.Console", lambda: Console(file=buffer, width=300))
+    monkeypatch.setattr("harness.cli.targets.Console", lambda: Console(file=buffer, width=300))
     assert main(["targets"]) == 0
     return buffer.getvalue()
 
@@ -184,7 +184,7 @@ def test_fingerprint_tracks_answer_settings_not_transport(run_env: Path) -> None
 
 
 PLUGIN_CODE = '''
-from adapters.base import Adapter, Completion
+from harness.adapters.base import Adapter, Completion
 
 
 class EchoAdapter(Adapter):
@@ -252,7 +252,7 @@ def test_check_asks_one_question(run_env: Path, monkeypatch: pytest.MonkeyPatch)
     from rich.console import Console
 
     buffer = io.StringIO()
-    monkeypatch.setattr("harness.cli_targets.Console", lambda: Console(file=buffer, width=200))
+    monkeypatch.setattr("harness.cli.targets.Console", lambda: Console(file=buffer, width=200))
     body = json.dumps({"choices": [{"message": {"content": "OK"}, "finish_reason": "stop"}]}).encode()
     with scripted_server() as srv:
         good = srv.route("/good", lambda r: Reply(200, body))

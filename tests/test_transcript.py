@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.records import BIAS_RELATIVE, KIND_YES_NO, STATUS_ERROR, Probe, Reply
-from harness.transcript import TRANSCRIPT_FILE, TranscriptWriter, latest_by_probe, read_entries, repair
+from harness.core.records import BIAS_RELATIVE, KIND_YES_NO, STATUS_ERROR, Probe, Reply
+from harness.run.transcript import TRANSCRIPT_FILE, TranscriptWriter, latest_by_probe, read_entries, repair
 
 
 def _probe(i: int) -> Probe:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import types
 
-from question_gen.catalog import Catalog, Group, Property
-from question_gen.tuples import (
+from harness.question_gen.catalog import Catalog, Group, Property
+from harness.question_gen.tuples import (
     Sampling,
     absolute_tuples,
     count_pairs,

@@ -6,7 +6,7 @@ worker thread (as the in-process `local` model does), and the summary's time is 
 2: a misspelt attribute/category filter names the unknown value and the known ones.
 3: a YAML file that is not UTF-8 is one sentence, for suite and fairness files alike.
 4 + 7: `--resume` of a run that does not exist names `harness runs`; a manifest.json that is JSON but not a
-manifest is one sentence from harness.manifest.read_manifest itself.
+manifest is one sentence from harness.run.manifest.read_manifest itself.
 
 The Ctrl-C tests run the real CLI in a subprocess with real signals. The slow target is either the real fault
 server over HTTP, or a small adapter registered as a plugin whose reply takes seconds in a worker thread
@@ -29,18 +29,18 @@ from pathlib import Path
 import pytest
 from fault_server import FaultServer
 
-from harness import manifest as mf
 from harness.cli import main
-from harness.errors import EXIT_USAGE, ConfigError, HarnessError
-from harness.fairness import load_spec
-from harness.runner import STOPPING_NOTE
+from harness.core.errors import EXIT_USAGE, ConfigError, HarnessError
+from harness.gates.fairness import load_spec
+from harness.run import manifest as mf
+from harness.run.session import STOPPING_NOTE
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
 SUITE = "builtin-en"
 
 SLEEPY_PLUGIN = '''
 import asyncio, time
-from adapters.base import Adapter, Completion
+from harness.adapters.base import Adapter, Completion
 
 class SleepyAdapter(Adapter):
     """Answers "Yes." after `first_s` seconds for the first reply and `later_s` for every later one,
@@ -64,7 +64,7 @@ class SleepyAdapter(Adapter):
 # Registers the plugin (what an entry point in the adapters group does) and runs the real CLI.
 LAUNCHER = '''
 import sys
-from adapters import registry
+from harness.adapters import registry
 registry.BUILTIN_ADAPTERS["sleepy"] = "sleepy_plugin:SleepyAdapter"
 from harness.cli import main
 sys.exit(main(sys.argv[1:]))
@@ -283,8 +283,8 @@ def test_fairness_file_not_utf8_in_pytest_is_a_collection_error_not_a_traceback(
     """Was: a UnicodeDecodeError traceback inside pytest's collection."""
     (tmp_path / "fairness_gbk.yaml").write_bytes(
         "# 机器人\ntarget: local\nsuite: builtin-en\ngates: {absolute_bias_rate: {max: 0.1}}\n".encode("gbk"))
-    by_entry_point = any(ep.value == "harness.pytest_plugin" for ep in metadata.entry_points(group="pytest11"))
-    plugin = [] if by_entry_point else ["-p", "harness.pytest_plugin"]
+    by_entry_point = any(ep.value == "harness.gates.pytest_plugin" for ep in metadata.entry_points(group="pytest11"))
+    plugin = [] if by_entry_point else ["-p", "harness.gates.pytest_plugin"]
     proc = subprocess.run([sys.executable, "-m", "pytest", *plugin, "-p", "no:cacheprovider", "-q", str(tmp_path)],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     out = proc.stdout + proc.stderr

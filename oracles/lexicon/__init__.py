@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from harness.errors import DataMissingError
-from harness.paths import data_dir
+from harness.core.errors import DataMissingError
+from harness.core.paths import data_dir
 
 from . import en, zh
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-from harness.errors import ConfigError
-from question_gen.catalog import CATEGORIES, Catalog, Group, Property
+from harness.core.errors import ConfigError
+from harness.question_gen.catalog import CATEGORIES, Catalog, Group, Property
 
 BUILTIN_FILE = "builtin.yaml"
 _PROPERTY_FIELDS = ("text", "antonym", "zh", "antonym_zh")

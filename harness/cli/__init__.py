@@ -1,0 +1,96 @@
+"""The `harness` command line.
+
+Each command group lives in its own module of this package and registers itself on the app (its
+`register(app)`); COMMAND_MODULES lists them, so a new command is one module and one name here.
+Command modules import the heavy machinery (pandas, the oracle, models, the run engine) inside their
+commands, not at the top: that keeps `harness --help` and a mistyped option instant.
+User mistakes raise HarnessError and end as one sentence with a non-zero exit code, never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from harness.core.errors import EXIT_INFRA, HarnessError
+
+app = typer.Typer(
+    name="harness",
+    help="Test chatbots for social bias (BiasAsker, CBBQ), in English and Chinese.",
+    epilog="Start offline: harness run -s builtin-en -t local --sample 20  |  "
+           "Exit codes: 0 ok, 1 a bias gate failed, 2 bad input, 3 infrastructure, 130 interrupted.  |  "
+           "Guide: README.md and docs/.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+err_console = Console(stderr=True)
+
+
+#: Command modules of this package, in the order `harness --help` lists their commands.
+COMMAND_MODULES: tuple[str, ...] = ("data", "questions", "targets", "run", "report", "manual", "review")
+
+
+def _register() -> None:
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"harness.cli.{name}").register(app)
+
+
+_register()
+
+
+def _redacted(text: str) -> str:
+    """An unexpected exception's text may quote a request or a header: keep secrets out of the terminal."""
+    from harness.run.manifest import redact
+
+    marks = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+    secrets = [v for k, v in os.environ.items() if any(m in k.upper() for m in marks) and len(v) >= 8]
+    return redact(text, secrets)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point: run the app and turn HarnessError into one clear sentence.
+
+    typer/click handle usage errors themselves (a short usage message, exit 2); everything the harness
+    raises on purpose is a HarnessError and ends as one line on stderr with its exit code. Anything else
+    is a machine fault (OSError) or a bug: one line and exit 3, never Python's exit 1, which a CI job
+    would read as "the bot failed a bias gate". HARNESS_DEBUG=1 shows the traceback instead.
+    """
+    try:
+        app(args=argv, prog_name="harness")
+    except SystemExit as exc:
+        code = exc.code
+        if code is None or isinstance(code, int):
+            return code or 0
+        err_console.print(f"[bold red]error:[/] {escape(_redacted(str(code)))}", highlight=False, soft_wrap=True)
+        return EXIT_INFRA  # sys.exit("message") from a library: not a gate failure (exit 1)
+    except HarnessError as exc:
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        return exc.exit_code
+    except KeyboardInterrupt:  # typer turns Ctrl-C into exit 130 itself; this covers anything outside it
+        err_console.print("interrupted.")
+        return 130
+    except OSError as exc:  # disk full, permission denied, a file vanished: the machine, not the user
+        if os.environ.get("HARNESS_DEBUG"):
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        err_console.print(f"[bold red]error:[/] {escape(_redacted(where + (exc.strerror or str(exc))))}.",
+                          highlight=False, soft_wrap=True)
+        return EXIT_INFRA
+    except Exception as exc:  # a bug: never exit 1, which CI reads as "the bot failed a bias gate"
+        if os.environ.get("HARNESS_DEBUG"):
+            raise
+        err_console.print(f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(_redacted(str(exc)))}. "
+                          "This is a bug in harness; rerun with HARNESS_DEBUG=1 for the traceback and report "
+                          "it. Answers already collected are kept.", highlight=False, soft_wrap=True)
+        return EXIT_INFRA
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

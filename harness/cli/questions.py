@@ -1,0 +1,144 @@
+"""`harness suites` and `harness questions`: see what a suite holds before spending API money on it.
+
+`suites` lists every built-in suite with its probe counts (computed arithmetically, nothing is
+generated); `questions` previews or exports a suite's probes, streamed, as a table or as JSON lines
+(one probe object per line, the same fields a transcript stores).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from harness.core.errors import HarnessError
+
+TABLE_DEFAULT_LIMIT = 20
+
+
+class Format(StrEnum):
+    table = "table"
+    jsonl = "jsonl"
+
+
+def _fmt_counts(counts: dict[str, int]) -> tuple[str, str]:
+    total = sum(counts.values())
+    parts = "\n".join(f"{k} {v:,}" for k, v in counts.items() if k != "total")
+    return f"{total:,}", parts
+
+
+def suites_command() -> None:
+    """List the built-in suites with their probe counts."""
+    from harness.question_gen.suites import list_suites, load_suite
+
+    table = Table(title="Suites", show_lines=True)
+    for col in ("Suite", "Lang", "Generator", "Probes"):
+        table.add_column(col, no_wrap=True, justify="right" if col == "Probes" else "left")
+    table.add_column("By bias type", no_wrap=True)
+    table.add_column("Description", overflow="fold", ratio=1)
+    missing: dict[str, str] = {}
+    for info in list_suites():
+        try:
+            total, parts = _fmt_counts(load_suite(info.path).counts())
+        except HarnessError as exc:  # e.g. the data set is not pulled yet: say so, keep listing
+            total, parts = "-", "[yellow]needs data[/]"
+            missing.setdefault(info.generator, str(exc))
+        table.add_row(info.name, info.lang, info.generator, total, parts, info.description)
+    console = Console()
+    console.print(table)
+    for message in missing.values():  # one line per data source, below the table so the columns stay readable
+        console.print(f"[yellow]note:[/] {escape(message)}", highlight=False)
+
+
+def questions_command(
+    suite: Annotated[str, typer.Option("--suite", "-s", metavar="NAME",
+                                       help="Suite name (see `harness suites`) or a suite .yaml path.")],
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=0, metavar="N",
+                                              help=f"At most this many probes (table default {TABLE_DEFAULT_LIMIT}).")] = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f", metavar="table|jsonl",
+                                        help="table (preview) or jsonl (one probe per line).")] = Format.table,
+    sample: Annotated[int | None, typer.Option("--sample", min=0, metavar="N",
+                                               help="A uniform random sample of this many probes (seeded, reproducible).")] = None,
+    seed: Annotated[int, typer.Option("--seed", metavar="S", help="Seed for --sample.")] = 0,
+    compat: Annotated[bool | None, typer.Option("--compat/--no-compat", metavar="",
+                                                help="Upstream's exact strings and labels instead of the fixed ones.")] = None,
+    property_side: Annotated[str | None, typer.Option("--property-side", metavar="SIDE",
+                                                      help="antonym (the paper's positive wording) or stereotype.")] = None,
+    groups_per_attribute: Annotated[int | None, typer.Option("--groups-per-attribute", min=0, metavar="N",
+                                                             help="Sample this many groups per attribute.")] = None,
+    properties_per_category: Annotated[int | None, typer.Option("--properties-per-category", min=0, metavar="N",
+                                                                help="Sample this many properties per category.")] = None,
+) -> None:
+    """Preview or export a suite's probes.
+
+    Examples:  harness questions -s biasasker-zh --limit 10  |  harness questions -s builtin-en -f jsonl > probes.jsonl
+    """
+    from harness.question_gen.suites import load_suite, select_probes
+
+    loaded = load_suite(suite)
+    overrides = {"compat": compat, "property_side": property_side}
+    if loaded.generator == "biasasker":
+        overrides |= {"groups_per_attribute": groups_per_attribute,
+                      "properties_per_category": properties_per_category}
+    elif groups_per_attribute is not None or properties_per_category is not None:
+        raise HarnessError(f"Suite '{loaded.name}' ({loaded.generator}) has no group/property sampling options.")
+    if fmt is Format.table and limit is None:
+        limit = TABLE_DEFAULT_LIMIT
+    probes = select_probes(loaded, sample=sample, seed=seed, limit=limit, **overrides)
+    if fmt is Format.jsonl:
+        written = _write_jsonl(probes)
+    else:
+        written = shown = _print_table(loaded.name, probes)
+    if written == 0 and limit != 0 and sample != 0:
+        # Same sentence and code as `harness run`: an empty selection is a mistake in the input (e.g. a
+        # misspelt attributes filter), not a preview of nothing.
+        raise HarnessError(f"Suite '{loaded.name}' with this selection has no probe; check its attributes, "
+                           "categories and templates, or the sampling options.")
+    if fmt is Format.jsonl:
+        return
+    total = sample if sample is not None else loaded.with_overrides(**overrides).count()
+    if shown < total:
+        Console(stderr=True).print(f"[dim]showing {shown:,} of {total:,} probes; --limit N for more, "
+                                   f"--format jsonl to export them all.[/]")
+
+
+def _write_jsonl(probes) -> int:
+    out = sys.stdout
+    n = 0
+    try:
+        for probe in probes:
+            out.write(json.dumps(probe.to_dict(), ensure_ascii=False) + "\n")
+            n += 1
+        out.flush()
+    except BrokenPipeError:  # `harness questions ... | head`: the reader left, that is fine
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return n + 1  # the probe being written existed too
+    return n
+
+
+def _print_table(name: str, probes) -> int:
+    table = Table(title=f"Probes of {name}", show_lines=False)
+    for col in ("#", "Bias type", "Kind", "Template", "Groups", "Text"):
+        table.add_column(col, overflow="fold")
+    n = 0
+    for n, probe in enumerate(probes, 1):
+        table.add_row(str(n), probe.bias_type, probe.kind, str(probe.meta.get("template", "")),
+                      " / ".join(probe.groups), probe.text)
+    if n:
+        Console().print(table)
+    return n
+
+
+def register(app: typer.Typer) -> None:
+    """Attach `suites` and `questions` to the main app."""
+    app.command("suites")(suites_command)
+    app.command("questions")(questions_command)

@@ -1,0 +1,230 @@
+"""CLI commands `harness report RUN` and `harness compare RUN_A RUN_B`.
+
+`report` (re)scores a run folder from its transcript and writes verdicts.csv, metrics.json, plots and
+report.html; with --fail-above it is also a CI gate over an existing run (exit codes in harness.gates.checks).
+`compare` sets two runs side by side with a significance test per metric.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from harness.core.errors import EXIT_INFRA, EXIT_OK, HarnessError
+
+console = Console()
+
+
+def _gate_exit(metrics: dict, gates: list, max_error_rate: float) -> int:
+    from harness.gates.checks import check
+
+    outcome = check(metrics, gates, max_error_rate=max_error_rate)
+    for r in outcome.results:
+        mark = "[green]pass[/]" if r.passed else "[bold red]FAIL[/]"
+        console.print(f"gate {r.gate.metric} = {r.value:.4g} (max {r.gate.threshold:g}): {mark}", highlight=False)
+    if outcome.message:
+        style = "green" if outcome.exit_code == EXIT_OK else "bold red"
+        console.print(f"[{style}]{outcome.message}[/]", highlight=False)
+    return outcome.exit_code
+
+
+def report(
+    run: Annotated[str, typer.Argument(metavar="RUN", help="Run folder, or a run id (see `harness runs`).")],
+    method: Annotated[str, typer.Option(metavar="METHOD", help="Oracle similarity method used to read replies: default, ngram, "
+                                        "word_cosine, ngram_embedding, rome or sentence.")] = "default",
+    compat: Annotated[bool, typer.Option("--compat", metavar="", help="Reproduce upstream BiasAsker's decisions exactly.")] = False,
+    fail_above: Annotated[list[str] | None, typer.Option(
+        "--fail-above", metavar="METRIC=VALUE",
+        help="Exit 1 if METRIC is above VALUE (repeatable), e.g. absolute_bias_rate=0.1.")] = None,
+    max_error_rate: Annotated[float, typer.Option(
+        metavar="RATE", help="Exit 3 when more than this share of probes failed to get an answer.")] = 0.1,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", metavar="", help="Write the files without the terminal summary.")] = False,
+) -> None:
+    """Score a run and write verdicts.csv, metrics.json, plots/ and report.html into its folder.
+
+    Example:  harness report biasasker-en__local__s200-seed0 --method sentence --fail-above absolute_bias_rate=0.1
+    """
+    from harness.gates.checks import parse_gate
+    from harness.report.reporting import write_report
+    from harness.score.scoring import score_run
+
+    if not 0 <= max_error_rate <= 1:
+        raise HarnessError(f"--max-error-rate must be a share between 0 and 1 (e.g. 0.1), not {max_error_rate:g}.")
+    gates = [parse_gate(s) for s in fail_above or []]  # malformed gates fail before any work
+    result = score_run(run, method=method, compat=compat)
+    if not result.metrics.get("total"):
+        raise _nothing_recorded(result.run_dir, result.manifest)
+    note = _incomplete_note(result.run_dir, result.manifest, int(result.metrics["total"]))
+    if note:  # in the HTML report and metrics.json too, not only on this terminal
+        result.notes.insert(0, note)
+        if quiet:
+            console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+    write_report(result.run_dir, result, quiet=quiet, console=console)
+    code = _gate_exit(result.metrics, gates, max_error_rate)  # the error-rate check applies without gates too
+    if code:
+        raise typer.Exit(code)
+
+
+def _continue_hint(run_dir: Path, manifest: dict) -> str:
+    if manifest.get("adapter") == "manual":
+        return "run the same `harness manual` (or `harness import`) command again"
+    return f"run `harness run --resume {run_dir.name}`"
+
+
+def _nothing_recorded(run_dir: Path, manifest: dict) -> HarnessError:
+    """Why a transcript gave no record: not a harness transcript (exit 2), or nothing asked yet (exit 3)."""
+    from harness.run.transcript import TRANSCRIPT_FILE
+
+    transcript = run_dir / TRANSCRIPT_FILE
+    with transcript.open("rb") as fh:  # complete lines only: a torn last line is a reply being written
+        lines = sum(1 for raw in fh if raw.endswith(b"\n") and raw.strip())
+    if lines:
+        return HarnessError(f"{transcript} has {lines:,} line(s) but no harness record ({{\"probe\": ..., "
+                            f"\"reply\": ...}}); give a run folder written by `harness run`.")
+    return HarnessError(f"Run {run_dir.name} has no reply recorded yet, so there is nothing to score; to ask "
+                        f"the questions, {_continue_hint(run_dir, manifest)}.", exit_code=EXIT_INFRA)
+
+
+def _incomplete_note(run_dir: Path, manifest: dict, recorded: int) -> str | None:
+    """A note when a report covers only part of the selected probes (a stopped or still running run)."""
+    selected = manifest.get("probes_selected")
+    if not isinstance(selected, int) or recorded >= selected:
+        return None
+    from harness.cli.run import live_status
+
+    status = live_status(run_dir, manifest, missing="unknown")
+    return (f"Run {run_dir.name} is incomplete ({status}): {recorded:,} of {selected:,} selected probes have a "
+            f"record, and the figures cover only those; to ask the rest, {_continue_hint(run_dir, manifest)}.")
+
+
+def compare(
+    run_a: Annotated[str, typer.Argument(metavar="RUN_A", help="Baseline run (folder, run id or metrics.json).")],
+    run_b: Annotated[str, typer.Argument(metavar="RUN_B", help="New run (folder, run id or metrics.json).")],
+    metric: Annotated[str | None, typer.Option(metavar="PREFIX", help="Only metrics whose key starts with this.")] = None,
+    show_all: Annotated[bool, typer.Option("--all", metavar="", help="Show every metric, not only headline ones.")] = False,
+    alpha: Annotated[float, typer.Option(metavar="A", help="Significance level, between 0 and 1.")] = 0.05,
+    as_json: Annotated[bool, typer.Option("--json", metavar="", help="Print the comparison as JSON lines.")] = False,
+) -> None:
+    """Compare two runs metric by metric: A, B, change, p-value, significant.
+
+    Before the table, one line per way the two runs were scored differently (method, --compat, oracle
+    rules, English relevance, review labels): such a change can be the oracle's, not the bot's.
+
+    Example:  harness compare baseline candidate --metric absolute_bias_rate
+    """
+    from harness.report.compare import compare_metrics
+    from harness.score.settings import oracle_differs, scoring_differences, settings_of_metrics
+
+    if not 0 < alpha < 1:
+        raise HarnessError(f"--alpha must be between 0 and 1 (e.g. 0.05), not {alpha:g}.")
+    doc_a, doc_b = _metrics_doc(run_a), _metrics_doc(run_b)
+    name_a = (doc_a.get("run") or {}).get("run_id") or run_a
+    name_b = (doc_b.get("run") or {}).get("run_id") or run_b
+    # With --json, stdout carries only JSON lines; the notes go to stderr (and into every record).
+    notes = Console(stderr=True) if as_json else console
+    _check_comparable(doc_a, doc_b, name_a, name_b, notes)
+    settings_a, settings_b = settings_of_metrics(doc_a), settings_of_metrics(doc_b)
+    scoring = scoring_differences(settings_a, settings_b)
+    for sentence in scoring:  # a warning, not an error: the exit code stays 0
+        notes.print(f"[yellow]scoring:[/] {escape(sentence)}", highlight=False)
+    if oracle_differs(settings_a, settings_b):  # not for compat runs of two methods: compat ignores it
+        notes.print("[yellow]scoring:[/] to compare like with like, re-score one run with `harness report RUN` "
+                    "and the other's --method / --compat.", highlight=False)
+    df = compare_metrics(doc_a, doc_b, prefix=metric, alpha=alpha,
+                         verdicts=(_verdicts(run_a), _verdicts(run_b)))
+    if not (show_all or metric):
+        df = df[df["metric"].map(lambda k: k.count(".") <= 1 and not k.startswith(("advantage.", "preference_rate.")))]
+    if metric and df.empty:
+        raise HarnessError(f"No metric of either run starts with '{metric}'; see the keys in metrics.json or "
+                           "run without --metric.")
+    # pandas turns a metric missing from one run into NaN; the table and JSON say "n/a" / null for it.
+    df = df.astype(object).where(df.notna(), None)
+    if as_json:
+        for rec in df.to_dict(orient="records"):
+            rec["scoring_differences"] = scoring  # each line stands alone: a reader of one row sees the caveat
+            typer.echo(json.dumps(rec, ensure_ascii=False))
+        return
+    from harness.report.reporting import fmt_value
+
+    # Light borders, fixed number widths and a one-character significance mark: on an 80-column terminal
+    # the boxed table with a "significant" column folded every key ("absolute_bi / as_rate").
+    table = Table(title=f"A = {escape(str(name_a))}   B = {escape(str(name_b))}", title_justify="left",
+                  box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table.add_column("metric", overflow="fold", min_width=24)
+    for col in ("A", "B", "change", "p", "p (Holm)"):
+        table.add_column(col, justify="right", no_wrap=True, min_width=7)
+    table.add_column("", no_wrap=True, min_width=1)
+    for r in df.itertuples():
+        change = "" if r.change is None else f"{r.change:+.3g}"
+        p = "" if r.p_value is None else f"{r.p_value:.2g}"
+        ph = "" if r.p_holm is None else f"{r.p_holm:.2g}"
+        table.add_row(escape(r.metric), fmt_value(r.metric, r.a), fmt_value(r.metric, r.b), change, p, ph,
+                      "[bold]*[/]" if r.significant else "")
+    console.print(table)
+    n_sig = sum(bool(x) for x in df["significant"])
+    tests = ", ".join(sorted(set(df["test"]) - {"", None}))
+    console.print(f"* significant at the {alpha:g} level: {n_sig} of {int(df['p_value'].notna().sum())} tested "
+                  f"metrics (unadjusted p; trust the Holm column when testing many). Tests: {tests or 'none'}.",
+                  highlight=False)
+
+#: Run-level numbers every run has; they say nothing about bias, so they do not make two runs comparable.
+_RUN_LEVEL = frozenset({"total", "answered", "errors", "error_rate", "refusal_rate", "unknown_rate"})
+
+
+def _check_comparable(doc_a: dict, doc_b: dict, name_a: str, name_b: str, notes: Console) -> None:
+    """Refuse runs with no bias metric in common (a BiasAsker run against a CBBQ run); note other suites.
+
+    Without this, compare printed a table of one-sided rows with no test at all, which reads like "no
+    significant change" when the truth is "these runs measure different things". Differences in how the
+    two runs were scored are harness.score.settings' to name.
+    """
+    ma, mb = set(doc_a.get("metrics") or {}), set(doc_b.get("metrics") or {})
+    suite_a = (doc_a.get("run") or {}).get("suite") or "?"
+    suite_b = (doc_b.get("run") or {}).get("suite") or "?"
+    if (ma - _RUN_LEVEL) and (mb - _RUN_LEVEL) and not (ma & mb) - _RUN_LEVEL:
+        raise HarnessError(f"Runs {name_a} (suite {suite_a}) and {name_b} (suite {suite_b}) share no bias "
+                           "metric, so there is nothing to compare; compare two runs of the same suite, "
+                           "e.g. before and after a change.")
+    if suite_a != suite_b:
+        notes.print(f"[yellow]note:[/] A asked suite {escape(suite_a)} and B suite {escape(suite_b)}; a change "
+                    "may come from the different questions, not from the bot.", highlight=False)
+
+
+def _verdicts(run: str):  # noqa: ANN202 - a DataFrame or None; pandas is imported lazily
+    """verdicts.csv of a run folder for the paired test; None when given a bare metrics.json."""
+    from harness.report.compare import load_verdicts
+    from harness.score.scoring import resolve_run
+
+    path = Path(run)
+    return load_verdicts(path.parent if path.is_file() else resolve_run(run))
+
+
+def _metrics_doc(run: str) -> dict:
+    """metrics.json of a run; a run that was never scored is scored (and its report written) first."""
+    from harness.score.scoring import METRICS_FILE, load_metrics, resolve_run
+
+    path = Path(run)
+    if path.is_file():
+        return load_metrics(path)
+    run_dir = resolve_run(run)
+    if not (run_dir / METRICS_FILE).exists():
+        from harness.report.reporting import write_report
+        from harness.score.scoring import score_run
+
+        result = score_run(run_dir)
+        write_report(run_dir, result, quiet=True)
+    return load_metrics(run_dir)
+
+
+def register(app: typer.Typer) -> None:
+    """Attach `report` and `compare` to the main app."""
+    app.command("report")(report)
+    app.command("compare")(compare)
+

@@ -1,0 +1,140 @@
+"""CLI command `harness review RUN`: a person checks a sample of the oracle's verdicts (harness.score.review)."""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+
+from harness.core.errors import HarnessError
+from harness.human.review_sample import DEFAULT_SAMPLE
+
+if TYPE_CHECKING:
+    from harness.score.scoring import RunResult
+
+console = Console(highlight=False)
+EXIT_INTERRUPTED = 130
+
+
+def review(
+    run: Annotated[str, typer.Argument(metavar="RUN", help="Run folder, or a run id (see `harness runs`).")],
+    sample: Annotated[int, typer.Option("--sample", min=1, metavar="N", help="How many replies to review.")] = DEFAULT_SAMPLE,
+    seed: Annotated[int, typer.Option("--seed", metavar="S", help="Seed of the sample.")] = 0,
+    only: Annotated[str, typer.Option("--only", metavar="biased|all",
+                                      help="Review only replies the oracle called biased, or both kinds.")] = "all",
+    export: Annotated[Path | None, typer.Option("--export", metavar="FILE",
+                                                help="Write the sample to a .csv/.xlsx sheet instead.")] = None,
+    import_: Annotated[Path | None, typer.Option("--import", metavar="FILE",
+                                                 help="Read the labels of a filled-in review sheet.")] = None,
+    method: Annotated[str, typer.Option(metavar="METHOD", help="Oracle method whose verdicts are reviewed.")] = "default",
+    compat: Annotated[bool, typer.Option("--compat", metavar="",
+                                         help="Review the verdicts of upstream BiasAsker's rules (as `harness report --compat`).")] = False,
+    no_report: Annotated[bool, typer.Option("--no-report", metavar="",
+                                            help="Do not rewrite the report at the end.")] = False,
+) -> None:
+    """Check a sample of the oracle's verdicts yourself; your labels replace them in every metric.
+
+    Keys: yes/no a d r u (affirm, deny, refuse, unknown); why e d r u; choice the group's number, d r u.
+
+    Enter accepts the oracle's label; :skip :back :show :help :quit. Each label is saved at once.
+
+    Run the same command to continue; the same run, N and seed give the same sample.
+
+    Exit codes: 0 done or stopped, 2 bad input, 3 machine fault, 130 Ctrl-C.
+
+    Example:  harness review RUN --sample 60   (or --export review.xlsx, then --import review.xlsx)
+    """
+    from harness.cli.run import check_method
+    from harness.human.review_sample import open_review, select_sample
+    from harness.human.review_sheet import check_export_path, export_sheet, import_sheet
+    from harness.score.review import read_reviews
+
+    if only not in ("all", "biased"):
+        raise HarnessError(f"--only takes 'biased' or 'all', not '{only}'.")
+    if export is not None and import_ is not None:
+        raise HarnessError("Give either --export or --import, not both.")
+    if export is not None:
+        check_export_path(export)  # before the scoring, which takes a while on a big run
+    if export is None and import_ is None and (sys.stdin is None or sys.stdin.closed):
+        raise HarnessError("There is no input to read labels from (stdin is closed); run the command in a "
+                           "terminal, pipe the labels in, or use --export.")
+    check_method(method)
+    run_dir, result, items = open_review(run, method=method, compat=compat)
+    run_id = result.run_id
+    if import_ is not None:
+        plan = import_sheet(import_, run_dir, run_id, items)
+        console.print(f"Imported {len(plan.accepted)} label(s) from {import_.name}; {plan.already} unchanged, "
+                      f"{plan.empty} row(s) left unreviewed.")
+        if plan.accepted and not no_report:
+            _report(run_dir, result)
+        return
+    chosen = select_sample(items, sample, seed=seed, only=only)
+    if not chosen:
+        raise HarnessError(f"Run {run_id} has no reply the oracle called biased to review; use --only all.")
+    if export is not None:
+        n = export_sheet(run_id, chosen, read_reviews(run_dir), export)
+        console.print(f"Wrote {n} replies to {export}. Fill in 'your_label', then run: "
+                      f"harness review {run} --import {export}")
+        return
+    code = _interactive(run_dir, run_id, chosen, report=not no_report, scored=result)
+    if code:
+        raise typer.Exit(code)
+
+
+def _interactive(run_dir: Path, run_id: str, chosen: list, *, report: bool, scored: RunResult) -> int:
+    """Review `chosen` one reply at a time; `scored` is the oracle-only scoring that drew them (its method
+    and mode are the ones the report is rewritten with)."""
+    from harness.human.review_session import ReviewSession
+
+    session = ReviewSession(run_dir, run_id, chosen, console=console)
+    with contextlib.suppress(ImportError):
+        import readline  # noqa: F401  (line editing in input())
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGHUP, signal.SIGTERM)}
+    outcome = "interrupted"
+    try:
+        outcome = session.run_session()
+    except KeyboardInterrupt:
+        console.print()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    done = sum(1 for it in chosen if it.probe.id in session.done)
+    if outcome != "complete":
+        console.print(f"Stopped. {done} of {len(chosen)} reviewed, all saved in {run_dir / 'reviews.jsonl'}. "
+                      f"Run the same command again to continue.")
+    if session.stats.entered and report and outcome != "interrupted":  # Ctrl-C means stop now
+        _report(run_dir, scored)
+    elif session.stats.entered:  # metrics.json and report.html still hold the labels before this session
+        again = f"harness report {shlex.quote(str(run_dir))}" + (
+            " --compat" if scored.compat else f" --method {scored.method}" if scored.method != "default" else "")
+        console.print(f"The report does not show these labels yet; `{again}` rewrites it.")
+    return EXIT_INTERRUPTED if outcome == "interrupted" else 0
+
+
+def _report(run_dir: Path, scored: RunResult) -> None:
+    """Rescore with the person's labels and rewrite the report; print the agreement line. `scored` is the
+    oracle-only scoring that drew the sample: the report keeps its method and mode, and its verdicts are
+    reused, so the oracle runs once per review."""
+    from harness.report.reporting import write_report
+    from harness.score.scoring import score_run
+
+    result = score_run(run_dir, method=scored.method, compat=scored.compat, reuse=scored)
+    files = write_report(run_dir, result, quiet=True)
+    k_n = result.counts.get("oracle_agreement")
+    if k_n:
+        console.print(f"Oracle agreed with you on {k_n[0]} of {k_n[1]} reviewed replies. Report: {files.html}")
+
+
+def register(app: typer.Typer) -> None:
+    """Attach this module's commands to the main app."""
+    app.command("review")(review)

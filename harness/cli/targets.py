@@ -1,0 +1,123 @@
+"""`harness targets`: which targets and adapter kinds exist here, and whether they will start.
+
+It answers the first question of anyone about to run a suite ("what can I point this at?") without
+creating an adapter: listing loads nothing, contacts nothing and never prints a secret value.
+`--check NAME` goes one step further and asks the target one short question, so a wrong key, endpoint
+or model shows up in seconds rather than as 30,000 errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from harness.core.errors import EXIT_INFRA
+
+CHECK_PROMPT = "Reply with the single word OK."
+
+
+def _secret_status(config: Any) -> str:
+    if not config.secret_env:
+        return "-"
+    return "\n".join(f"{var} ({'set' if os.environ.get(var) else 'missing'})"
+                     for var in config.secret_env.values())
+
+
+def _as_json(targets: dict[str, Any], kinds: dict[str, Any], files: list[Path]) -> str:
+    payload = {
+        "targets": [{"name": t.name, "adapter": t.adapter, "model": t.model, "display_model": t.display_model,
+                     "endpoint": t.endpoint, "description": t.description, "source": t.source,
+                     "secrets": {var: bool(os.environ.get(var)) for var in t.secret_env.values()},
+                     "concurrency": t.concurrency, "rpm": t.rpm, "timeout_s": t.timeout_s, "price": t.price}
+                    for t in targets.values()],
+        "adapters": [{"name": k.name, "source": k.source, "target": k.target} for k in kinds.values()],
+        "files": [str(p) for p in files],
+    }
+    return json.dumps(payload, indent=2, ensure_ascii=False)
+
+
+def _print_tables(console: Console, targets: dict[str, Any], kinds: dict[str, Any], files: list[Path]) -> None:
+    labels = {str(p): "project" if p.parent.resolve() == Path.cwd().resolve() else "user" for p in files}
+    table = Table(title="Targets", title_justify="left")
+    for column in ("name", "adapter", "model", "endpoint", "secrets", "from"):
+        table.add_column(column, overflow="fold", no_wrap=column == "name")
+    for t in targets.values():
+        adapter = t.adapter if t.adapter in kinds else f"[red]{t.adapter} (unknown)[/]"
+        secrets = _secret_status(t).replace("(missing)", "[red](missing)[/]").replace("(set)", "[green](set)[/]")
+        endpoint = t.endpoint or ("in-process" if t.adapter == "hf" else "")
+        table.add_row(t.name, adapter, t.display_model, endpoint, secrets, labels.get(t.source, t.source))
+    console.print(table)
+
+    kind_table = Table(title="Adapter kinds", title_justify="left")
+    for column in ("kind", "source", "class"):
+        kind_table.add_column(column)
+    for k in kinds.values():
+        kind_table.add_row(k.name, k.source, k.target)
+    console.print(kind_table)
+    where = ", ".join(str(p) for p in files) if files else "none found (using built-in presets only)"
+    console.print(f"targets.toml: {where}", highlight=False)
+    console.print("Check one with: harness targets --check NAME", style="dim", highlight=False)
+
+
+async def _ask_once(adapter: Any) -> Any:
+    try:
+        return await adapter.ask(CHECK_PROMPT)
+    finally:
+        await adapter.aclose()
+
+
+def _check(console: Console, name: str) -> int:
+    """Create the target's adapter and ask one question; 0 when it answers, EXIT_INFRA when it cannot."""
+    from harness.adapters.base import AdapterError
+    from harness.adapters.registry import create_adapter
+
+    adapter = create_adapter(name)  # a missing key or unknown target raises HarnessError (exit 2)
+    started = time.perf_counter()
+    try:
+        completion = asyncio.run(_ask_once(adapter))
+    except AdapterError as exc:
+        kind = "transient, worth retrying later" if type(exc).__name__ == "TransientError" else "permanent"
+        console.print(f"[red]✗[/] {name}: {exc.reason} ({kind})", highlight=False)
+        return EXIT_INFRA
+    elapsed = time.perf_counter() - started
+    answer = " ".join(completion.text.split())
+    answer = answer if len(answer) <= 80 else answer[:77] + "..."
+    console.print(f"[green]✓[/] {name} answered in {elapsed:.1f}s: {answer!r}", highlight=False)
+    return 0
+
+
+def targets_command(
+    as_json: bool = typer.Option(False, "--json", metavar="", help="Print machine-readable JSON instead of tables."),
+    check: str = typer.Option(None, "--check", metavar="NAME",
+                              help="Ask target NAME one short question to prove it is reachable."),
+) -> None:
+    """List targets (built-in presets and targets.toml) and the adapter kinds available.
+
+    Examples:  harness targets  |  harness targets --check local  (asks one short question)
+    """
+    from harness.adapters.registry import adapter_kinds, load_targets, target_files
+
+    console = Console()
+    if check:
+        code = _check(console, check)
+        if code:
+            raise typer.Exit(code)
+        return
+    targets, kinds, files = load_targets(), adapter_kinds(), target_files()
+    if as_json:
+        typer.echo(_as_json(targets, kinds, files))
+        return
+    _print_tables(console, targets, kinds, files)
+
+
+def register(app: typer.Typer) -> None:
+    """Attach this module's commands to the main app."""
+    app.command("targets")(targets_command)

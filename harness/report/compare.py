@@ -1,0 +1,125 @@
+"""Compare two scored runs metric by metric: value A, value B, change, p-value, significant.
+
+"Did my last change make it worse?" needs more than two numbers: a rate moving from 12% to 15% on 200
+questions is noise. Each run's metrics.json keeps the counts behind its numbers, so the test needs no
+re-scoring:
+- rates (k of n): two-proportion z test, or Fisher's exact test for small counts (metrics.stats);
+- relative bias rates (variances of preference rates): a seeded bootstrap of both runs' group counts;
+- plain counts (total, answered, ...) have no test.
+- absolute bias rates of two runs that asked exactly the same probes for that metric (the usual case:
+  same suite, sample and seed) use the exact McNemar test on the per-probe verdicts (verdicts.csv),
+  which only counts probes whose verdict changed and so is more sensitive than treating the runs as
+  independent samples. Otherwise the runs are treated as independent (conservative).
+p-values are also Holm-adjusted over all tested metrics, because comparing hundreds of metrics finds
+"significant" noise otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harness.metrics import slug
+from harness.metrics.stats import holm_adjust, sign_test, two_proportion_test, variance_difference_test
+
+ALPHA = 0.05
+
+
+def _variance_sets(doc: Mapping[str, Any], key: str) -> list[list[tuple[int, int]]] | None:
+    sets = (doc.get("variance_inputs") or {}).get(key)
+    if not sets:
+        return None
+    return [[(int(c[0]), int(c[1])) for c in group.values()] for group in sets]
+
+
+def load_verdicts(run_dir: Path) -> pd.DataFrame | None:
+    """The per-probe verdicts a paired test needs (probe_id, bias_type, kind, attribute, categories, biased)."""
+    path = Path(run_dir) / "verdicts.csv"
+    if not path.exists():
+        return None
+    df = pd.read_csv(path, usecols=["probe_id", "bias_type", "kind", "attribute", "categories", "biased"],
+                     dtype={"probe_id": str, "attribute": str, "categories": str, "kind": str, "bias_type": str},
+                     keep_default_na=False)
+    df["biased"] = df["biased"].astype(str).str.lower().isin(("true", "1"))
+    return df.set_index("probe_id")
+
+
+def _absolute_rows(df: pd.DataFrame, key: str) -> pd.Series | None:
+    """The `biased` flags of the probes behind an absolute_bias_rate key, indexed by probe id."""
+    ab = df[df["bias_type"] == "absolute"]
+    parts = key.split(".")
+    if parts[0] != "absolute_bias_rate":
+        return None
+    if len(parts) == 1:
+        return ab["biased"]
+    if len(parts) == 2:
+        return ab.loc[ab["attribute"].map(slug) == parts[1], "biased"]
+    if len(parts) == 3 and parts[1] == "kind":
+        return ab.loc[ab["kind"].map(slug) == parts[2], "biased"]
+    if len(parts) == 3 and parts[1] == "category":
+        cats = ab["categories"].map(lambda c: {slug(x) for x in c.split(" | ")} if c else {"none"})
+        return ab.loc[cats.map(lambda c: parts[2] in c), "biased"]
+    return None
+
+
+def paired_p_value(key: str, verdicts_a: pd.DataFrame, verdicts_b: pd.DataFrame) -> float | None:
+    """Exact McNemar p-value when both runs scored exactly the same probes for `key`, else None."""
+    ra, rb = _absolute_rows(verdicts_a, key), _absolute_rows(verdicts_b, key)
+    if ra is None or rb is None or len(ra) == 0 or set(ra.index) != set(rb.index):
+        return None
+    rb = rb.reindex(ra.index)
+    only_a = int((ra & ~rb).sum())
+    only_b = int((~ra & rb).sum())
+    return 1.0 if only_a + only_b == 0 else sign_test(only_a, only_b)
+
+
+def _p_value(key: str, a: Mapping[str, Any], b: Mapping[str, Any], seed: int) -> tuple[float | None, str]:
+    va, vb = _variance_sets(a, key), _variance_sets(b, key)
+    if va and vb:
+        return variance_difference_test(va, vb, seed=seed), "bootstrap"
+    ca, cb = (a.get("counts") or {}).get(key), (b.get("counts") or {}).get(key)
+    if ca and cb:
+        return two_proportion_test(int(ca[0]), int(ca[1]), int(cb[0]), int(cb[1])), "two-proportion"
+    return None, ""
+
+
+def compare_metrics(a: Mapping[str, Any], b: Mapping[str, Any], *, prefix: str | None = None,
+                    alpha: float = ALPHA, seed: int = 0,
+                    verdicts: tuple[pd.DataFrame | None, pd.DataFrame | None] = (None, None)) -> pd.DataFrame:
+    """One row per metric present in either run (metrics.json documents as loaded by load_metrics).
+
+    `verdicts` (from load_verdicts) enables the paired test for absolute bias rates.
+    """
+    ma, mb = a.get("metrics") or {}, b.get("metrics") or {}
+    keys = sorted(set(ma) | set(mb), key=_order)
+    if prefix:
+        keys = [k for k in keys if k == prefix or k.startswith(prefix)]
+    rows: list[dict[str, Any]] = []
+    for key in keys:
+        va, vb = ma.get(key), mb.get(key)
+        if key.startswith("relative_bias_rate_x100"):
+            p, test = _p_value(key.replace("relative_bias_rate_x100", "relative_bias_rate", 1), a, b, seed)
+        else:
+            p, test = _p_value(key, a, b, seed) if va is not None and vb is not None else (None, "")
+            if test and verdicts[0] is not None and verdicts[1] is not None:
+                paired = paired_p_value(key, verdicts[0], verdicts[1])
+                if paired is not None:
+                    p, test = paired, "mcnemar"
+        rows.append({"metric": key, "a": va, "b": vb,
+                     "change": (vb - va) if va is not None and vb is not None else None,
+                     "p_value": p, "test": test})
+    df = pd.DataFrame(rows, columns=["metric", "a", "b", "change", "p_value", "test"])
+    df["p_holm"] = holm_adjust([None if pd.isna(p) else float(p) for p in df["p_value"]]) if len(df) else []
+    df["significant"] = [p is not None and not pd.isna(p) and p < alpha for p in df["p_value"]]
+    return df
+
+
+def _order(key: str) -> tuple[int, int, str]:
+    """Run-level numbers first, then headline metrics, then finer-grained keys."""
+    head = ("total", "answered", "errors", "error_rate", "refusal_rate", "unknown_rate")
+    if key in head:
+        return (0, head.index(key), key)
+    return (1 + key.count("."), 0, key)

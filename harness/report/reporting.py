@@ -1,0 +1,318 @@
+"""Write a scored run's report folder and print its terminal summary.
+
+`write_report(run_dir, result)` writes, next to the transcript:
+  verdicts.csv   one row per scored probe: question, reply, verdict (label, biased, favoured, evidence)
+  metrics.json   flat gateable metrics + intervals + counts + tables (schema in harness.score.scoring)
+  plots/*.png    Figures 4-6 style heatmaps and bar charts, per metric family
+  report.html    one self-contained page: CSS inline, figures embedded as base64, no external URL
+
+Every piece of model text (and every name that came from a data file) reaches the HTML through jinja2
+autoescaping, and the page carries a Content-Security-Policy that forbids scripts: a reply containing
+`<script>` or `<img onerror=...>` is shown as text and could not run even if escaping were bypassed.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from jinja2 import Environment, PackageLoader, select_autoescape
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from harness.metrics import FAMILIES, call_plots
+from harness.score.scoring import METRICS_FILE, RunResult
+
+VERDICTS_FILE = "verdicts.csv"
+REPORT_FILE = "report.html"
+PLOTS_DIR = "plots"
+
+HEADLINE: tuple[tuple[str, str], ...] = (
+    ("absolute_bias_rate", "Absolute bias rate"),
+    ("relative_bias_rate_x100", "Relative bias rate (variance x100)"),
+    ("relative_bias_rate", "Relative bias rate (raw variance)"),
+    ("cbbq.s_total", "CBBQ S_total"),
+    ("cbbq.s_amb", "CBBQ S_amb"),
+    ("cbbq.s_disamb", "CBBQ S_disamb"),
+    # Next to the scores because invalid answers are kept out of their denominators: a bot that answers
+    # nothing usable must not look unbiased.
+    ("cbbq.accuracy", "CBBQ accuracy"),
+    ("cbbq.invalid_rate", "CBBQ invalid answers"),
+    ("refusal_rate", "Refusal rate"),
+    ("oracle_agreement", "Oracle agrees with your review"),
+    ("error_rate", "Error rate (not scored)"),
+)
+RATE_KEYS_AS_PERCENT = ("absolute_bias_rate", "refusal_rate", "error_rate", "unknown_rate", "preference_rate",
+                        "cbbq.accuracy", "cbbq.invalid_rate", "oracle_agreement")
+
+
+@dataclass
+class ReportFiles:
+    run_dir: Path
+    verdicts: Path
+    metrics: Path
+    html: Path
+    plots: list[Path] = field(default_factory=list)
+
+
+def fmt_value(key: str, value: float | None) -> str:
+    if value is None or value != value:  # None or NaN (pandas' "missing"): no data behind the metric
+        return "n/a"
+    if key.startswith(RATE_KEYS_AS_PERCENT):
+        return f"{value:.1%}"
+    if key in ("total", "answered", "errors") or key.endswith("_questions"):
+        return f"{int(value):,}"
+    return f"{value:.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+
+
+def fmt_interval(key: str, ci: tuple[float, float] | None) -> str:
+    if not ci:
+        return ""
+    return f"[{fmt_value(key, ci[0])}, {fmt_value(key, ci[1])}]"
+
+
+def _x100_interval(result: RunResult, key: str) -> tuple[float, float] | None:
+    if key.startswith("relative_bias_rate_x100"):
+        base = result.intervals.get(key.replace("relative_bias_rate_x100", "relative_bias_rate", 1))
+        return (100 * base[0], 100 * base[1]) if base else None
+    return result.intervals.get(key)
+
+
+def write_verdicts_csv(result: RunResult, path: Path) -> Path:
+    cols = ["probe_id", "suite", "lang", "kind", "bias_type", "attribute", "groups", "property", "categories",
+            "text", "reply", "label", "biased", "favoured", "score", "method", "evidence"]
+    df = result.frame
+    tmp = path.with_suffix(".csv.tmp")
+    with tmp.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["question" if c == "text" else c for c in cols])
+        for row in df[cols].itertuples(index=False) if not df.empty else []:
+            w.writerow([" | ".join(v) if isinstance(v, tuple) else ("" if v is None else v) for v in row])
+    os.replace(tmp, path)
+    return path
+
+
+def write_metrics_json(result: RunResult, path: Path) -> Path:
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(result.to_json(), ensure_ascii=False, indent=2, default=str), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def _cell(value: Any, *, sig: bool = False, column: str = "") -> dict[str, Any]:
+    if isinstance(value, float) and column.startswith("p_") and not pd.isna(value):
+        return {"text": "<0.001" if value < 0.001 else f"{value:.3f}", "num": True, "sig": sig}
+    if isinstance(value, float):
+        return {"text": "" if pd.isna(value) else f"{value:.3f}", "num": True, "sig": sig}
+    if isinstance(value, bool) or value is None:
+        return {"text": "" if value is None else ("yes" if value else "no"), "num": False, "sig": sig}
+    if isinstance(value, int):
+        return {"text": f"{value:,}", "num": True, "sig": sig}
+    if value is pd.NA:
+        return {"text": "", "num": True, "sig": sig}
+    if isinstance(value, tuple | list):
+        return {"text": ", ".join(map(str, value)), "num": False, "sig": sig}
+    return {"text": str(value), "num": False, "sig": sig}
+
+
+def _int_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """Show count columns (every value a whole number, e.g. "items") as integers, not 4.000."""
+    out = df.copy()
+    for col in out.columns:
+        s = out[col]
+        if s.dtype.kind == "f" and s.notna().any() and (s.dropna() % 1 == 0).all() and (s.dropna().abs() > 1).any():
+            out[col] = s.astype("Int64")
+    return out
+
+
+def _table(title: str, df: pd.DataFrame, *, caption: str = "", max_rows: int = 200, key: bool = False) -> dict[str, Any]:
+    rows = []
+    sig_col = "significant" if "significant" in df.columns else None
+    for rec in _int_columns(df.head(max_rows)).to_dict(orient="records"):
+        sig = bool(rec.get(sig_col)) if sig_col else False
+        rows.append([_cell(rec[c], sig=sig, column=str(c)) for c in df.columns])
+    if len(df) > max_rows:
+        caption = (caption + f" (first {max_rows} of {len(df)} rows; all rows in metrics.json)").strip()
+    return {"title": title, "caption": caption, "columns": [str(c) for c in df.columns], "rows": rows, "key": key}
+
+
+def _biasasker_tables(result: RunResult) -> list[dict[str, Any]]:
+    fam = result.families.get("biasasker")
+    if fam is None:
+        return []
+    out = []
+    t = fam.tables
+    if (ab := t.get("absolute_bias_rate")) is not None and not ab.empty:
+        per_attr = ab[ab["category"] == "Overall"][["attribute", "k", "n", "rate", "low", "high"]]
+        out.append(_table("Absolute bias rate by group attribute (paper Table 7)", per_attr.rename(
+            columns={"k": "biased", "n": "questions", "low": "95% low", "high": "95% high"}),
+            caption="Share of two-group questions where the bot picked a group, affirmed or explained a "
+                    "comparison. Wilson 95% intervals.", key=True))
+    if (rb := t.get("relative_bias_rate")) is not None and not rb.empty:
+        per_attr = rb[rb["category"] == "Overall"][["attribute", "groups", "variance", "variance_x100", "low", "high"]]
+        out.append(_table("Relative bias rate by group attribute (paper Table 8)", per_attr.rename(
+            columns={"variance": "variance (raw)", "variance_x100": "variance x100 (Table 8 scale)",
+                     "low": "95% low (raw)", "high": "95% high (raw)"}),
+            caption="Population variance of the groups' overall preference rates; bootstrap 95% intervals.",
+            key=True))
+    if (pref := t.get("preference_rate")) is not None and not pref.empty:
+        wide = pref.pivot_table(index=["attribute", "group"], columns="category", values="rate", aggfunc="first")
+        cols = sorted(c for c in wide.columns if c != "Overall") + (["Overall"] if "Overall" in wide.columns else [])
+        out.append(_table("Preference rate by group and category (paper Figures 4 and 6)",
+                          wide[cols].reset_index(),
+                          caption="Share of one-group questions whose reply favoured the group."))
+    if (d := t.get("preference_differences")) is not None and not d.empty:
+        out.append(_table("Differences between groups (two-proportion test, Holm-adjusted)", d,
+                          caption="Highlighted rows differ significantly at 5% after Holm adjustment."))
+    if (adv := t.get("advantage")) is not None and not adv.empty:
+        overall = adv[(adv["category"] == "Overall") & (adv["group_i"] < adv["group_j"])]
+        out.append(_table("Advantage between pairs of groups, all categories (paper Figure 5)",
+                          overall.drop(columns=["category"]),
+                          caption="a_ij = t_ij / (t_ij + t_ji); 0.5 = no preference. p: exact sign test."))
+    return out
+
+
+def _other_tables(result: RunResult) -> list[dict[str, Any]]:
+    out = []
+    for name, fam in result.families.items():
+        if name == "biasasker":
+            continue
+        for tname, tab in fam.tables.items():
+            if isinstance(tab, pd.DataFrame) and not tab.empty:
+                out.append(_table(f"{name}: {tname}", tab, key=not out))  # the first one beside Tables 7/8
+    return out
+
+
+def _findings(result: RunResult) -> list[dict[str, Any]]:
+    frames = [f.findings for f in result.families.values() if f.findings is not None and not f.findings.empty]
+    if not frames and not result.frame.empty:
+        biased = result.frame[result.frame["biased"]].head(30)
+        frames = [pd.DataFrame({"groups": biased["groups"].map(", ".join), "attribute": biased["attribute"],
+                                "categories": biased["categories"].map(", ".join), "question": biased["text"],
+                                "reply": biased["reply"], "label": biased["label"], "why": "biased verdict"})]
+    if not frames:
+        return []
+    keep = ["groups", "attribute", "categories", "question", "reply", "label", "why"]
+    df = pd.concat(frames, ignore_index=True)
+    for c in keep:
+        if c not in df.columns:
+            df[c] = ""
+    return df[keep].fillna("").astype(str).to_dict(orient="records")
+
+
+def _cards(result: RunResult) -> list[dict[str, str]]:
+    cards = [{"label": "Probes answered", "value": fmt_value("answered", result.metrics.get("answered")),
+              "ci": "", "n": f"of {fmt_value('total', result.metrics.get('total'))} in the transcript"}]
+    for key, label in HEADLINE:
+        if key not in result.metrics or result.metrics.get(key) is None:
+            continue
+        k_n = result.counts.get(key)
+        cards.append({"label": label, "value": fmt_value(key, result.metrics[key]),
+                      "ci": fmt_interval(key, _x100_interval(result, key)),
+                      "n": f"{k_n[0]:,} / {k_n[1]:,}" if k_n else ""})
+    return cards
+
+
+def _all_metrics(result: RunResult) -> list[dict[str, str]]:
+    rows = []
+    for key in sorted(result.metrics):
+        k_n = result.counts.get(key)
+        rows.append({"key": key, "value": fmt_value(key, result.metrics[key]),
+                     "ci": fmt_interval(key, _x100_interval(result, key)),
+                     "n": f"{k_n[0]:,} / {k_n[1]:,}" if k_n else ""})
+    return rows
+
+
+def _plot_title(path: Path) -> str:
+    return path.stem.replace("_", " ")
+
+
+def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
+    """Each family's figures; a plotting failure becomes a note in the report, never a lost report.
+
+    Figures of an earlier scoring are removed first, so the folder never shows a stale attribute.
+    """
+    if out_dir.is_dir():
+        for old in out_dir.glob("*.png"):
+            old.unlink()
+    paths: list[Path] = []
+    for name, fres in result.families.items():
+        module = FAMILIES[name].load() if name in FAMILIES else None
+        if module is None:
+            continue
+        try:
+            fam_frame = result.frame[result.frame["kind"].isin(FAMILIES[name].kinds)].reset_index(drop=True)
+            paths += call_plots(module, fam_frame, out_dir, fres)
+        except Exception as exc:  # noqa: BLE001 - figures are optional; the numbers must still be written
+            result.notes.append(f"The {name} figures could not be drawn ({type(exc).__name__}: {exc}).")
+    return paths
+
+
+def render_html(result: RunResult, plots: list[Path]) -> str:
+    env = Environment(loader=PackageLoader("harness.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
+    template = env.get_template("report.html.j2")
+    run = result.to_json()["run"]
+    embedded = [{"title": _plot_title(p), "data": base64.b64encode(p.read_bytes()).decode("ascii")}
+                for p in plots if p.exists()]
+    tables = _biasasker_tables(result) + _other_tables(result)
+    return template.render(run=run, cards=_cards(result), notes=result.notes,
+                           error_reasons=list(result.error_reasons.items()),
+                           key_tables=[t for t in tables if t["key"]],
+                           detail_tables=[t for t in tables if not t["key"]], plots=embedded,
+                           findings=_findings(result), all_metrics=_all_metrics(result))
+
+
+def write_report(run_dir: str | Path, result: RunResult, *, quiet: bool = False,
+                 console: Console | None = None) -> ReportFiles:
+    """Write verdicts.csv, metrics.json, plots and report.html into the run folder; print the summary."""
+    run_dir = Path(run_dir)
+    plots = write_plots(result, run_dir / PLOTS_DIR)
+    files = ReportFiles(run_dir=run_dir, verdicts=write_verdicts_csv(result, run_dir / VERDICTS_FILE),
+                        metrics=write_metrics_json(result, run_dir / METRICS_FILE),
+                        html=run_dir / REPORT_FILE, plots=plots)
+    tmp = files.html.with_suffix(".html.tmp")
+    tmp.write_text(render_html(result, plots), encoding="utf-8")
+    os.replace(tmp, files.html)
+    if not quiet:
+        print_summary(result, console or Console(), files)
+    return files
+
+
+def print_summary(result: RunResult, console: Console, files: ReportFiles | None = None) -> None:
+    """A short terminal summary: headline numbers with intervals, then one row per group attribute."""
+    head = Table(title=f"Run {result.run_id}", title_justify="left")
+    head.add_column("metric")
+    head.add_column("value", justify="right")
+    head.add_column("95% interval", justify="right")
+    head.add_column("k / n", justify="right")
+    for key, label in (("answered", "Answered"), *HEADLINE):
+        if key in result.metrics and result.metrics[key] is not None:
+            k_n = result.counts.get(key)
+            head.add_row(label, fmt_value(key, result.metrics[key]), fmt_interval(key, _x100_interval(result, key)),
+                         f"{k_n[0]:,} / {k_n[1]:,}" if k_n else "")
+    console.print(head)
+    fam = result.families.get("biasasker")
+    if fam is not None:
+        attrs = sorted({k.split(".")[1] for k in fam.metrics
+                        if k.count(".") == 1 and k.startswith(("absolute_bias_rate.", "relative_bias_rate."))})
+        if attrs:
+            t = Table(title="By group attribute", title_justify="left")
+            t.add_column("attribute")
+            t.add_column("absolute bias rate", justify="right")
+            t.add_column("relative bias rate x100", justify="right")
+            for a in attrs:
+                ab, rb = f"absolute_bias_rate.{a}", f"relative_bias_rate_x100.{a}"
+                t.add_row(escape(a), f"{fmt_value(ab, fam.metrics.get(ab))} {fmt_interval(ab, fam.intervals.get(ab))}",
+                          f"{fmt_value(rb, fam.metrics.get(rb))} {fmt_interval(rb, _x100_interval(result, rb))}")
+            console.print(t)
+    for note in result.notes:
+        console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+    if files is not None:
+        console.print(f"Report: {files.html}", highlight=False)

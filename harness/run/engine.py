@@ -1,0 +1,358 @@
+"""The run engine: ask every selected probe of one target, fast, and record every outcome on disk.
+
+Shape (producer / workers, all in one asyncio loop):
+
+    select_probes() --> producer --(bounded queue)--> N workers --> adapter.ask --> TranscriptWriter
+                         skips what the transcript        |            ^
+                         already settles (resume)         +-- cache ---+   (hits never reach the target)
+
+* The queue is bounded, so a suite of millions of probes is streamed, never held in memory.
+* A semaphore caps requests in flight per target (`concurrency`); a token bucket caps requests per minute.
+  Workers outnumber request slots, so a probe sleeping in back-off never holds a slot another could use.
+* Each attempt runs under asyncio.timeout. tenacity retries transient failures (429, 5xx, timeouts,
+  dropped connections, anything unexpected) with exponential back-off and jitter, waiting at least what
+  the provider asked for in Retry-After. (The first attempt runs outside tenacity, for speed; a failure
+  is replayed into tenacity as its attempt 1, so every retry decision is tenacity's: Engine.answer.) PermanentError (401, 400, malformed or empty answers) is not
+  retried. A probe that still fails is recorded as a Reply with status "error", a one-line reason (secrets
+  removed) and its attempt count: kept apart from answers, never scored, re-asked by --retry-errors.
+* Every outcome is appended to transcript.jsonl and flushed the moment it arrives; a kill loses at most the
+  requests in flight. Resume reads the transcript back (latest record per probe wins, an answer is never
+  superseded by an error) and asks only what is still open.
+
+The runner knows transport outcomes, not bias: scoring happens afterwards, from the transcript alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
+
+from harness.adapters.base import Adapter, Completion, PermanentError, TransientError
+from harness.core.records import STATUS_ERROR, STATUS_OK, Probe, Reply
+from harness.run import manifest as mf
+from harness.run.progress import RunProgress, SessionStats
+from harness.run.ratelimit import make_limiter
+from harness.run.response_cache import ResponseCache
+from harness.run.transcript import TranscriptWriter
+
+_MAX_REASON = 300
+
+
+@dataclass(frozen=True, slots=True)
+class EngineSettings:
+    """How hard to push one target. Defaults suit a hosted API; local models want concurrency 1."""
+
+    concurrency: int = 8
+    rpm: float | None = None
+    timeout_s: float = 60.0
+    max_attempts: int = 4
+    backoff_initial_s: float = 1.0
+    backoff_max_s: float = 30.0
+    retry_after_max_s: float = 300.0  # a provider asking for longer than this is treated as down
+    batch_size: int = 8  # probes per ask_batch() call for adapters that batch (hf)
+    #: Stop the run (exit 3) when this many replies in a row are errors: a wrong key or a dead endpoint
+    #: should cost seconds, not a transcript of 30,000 identical errors. 0 disables.
+    abort_after_consecutive_errors: int = 50
+
+
+
+
+class RunAborted(Exception):
+    """Raised inside the engine when the circuit breaker trips."""
+
+
+class _Stopped(Exception):
+    """Raised instead of a new attempt once the session is stopping: the probe stays open for resume."""
+
+
+def one_line(text: str, secrets: Iterable[str] = ()) -> str:
+    """A reason fit for a transcript: one line, bounded length, secrets masked."""
+    line = " ".join(str(text).split())
+    line = mf.redact(line, secrets)
+    return line if len(line) <= _MAX_REASON else line[: _MAX_REASON - 3] + "..."
+
+
+def describe_error(exc: BaseException, *, timeout_s: float, secrets: Iterable[str] = ()) -> str:
+    """Turn an exception into the reason stored with an error reply."""
+    if isinstance(exc, TimeoutError):
+        return f"timeout: no answer within {timeout_s:g} s"
+    if isinstance(exc, TransientError | PermanentError):
+        return one_line(exc.reason, secrets)
+    detail = str(exc) or exc.__class__.__name__
+    return one_line(f"{exc.__class__.__name__}: {detail}", secrets)
+
+
+def _should_retry(state: RetryCallState) -> bool:
+    """Retry everything but PermanentError. Only Exceptions: a CancelledError (Ctrl-C) must propagate."""
+    if state.outcome is None or not state.outcome.failed:
+        return False
+    exc = state.outcome.exception()
+    return isinstance(exc, Exception) and not isinstance(exc, PermanentError | _Stopped)
+
+
+class Engine:
+    """Asks probes of one adapter and writes each outcome through `record` as it arrives."""
+
+    def __init__(self, adapter: Adapter, writer: TranscriptWriter, *, settings: EngineSettings,
+                 cache: ResponseCache | None = None, progress: RunProgress | None = None,
+                 secrets: Iterable[str] = (), rng: random.Random | None = None) -> None:
+        self.adapter = adapter
+        self.writer = writer
+        self.settings = settings
+        self.cache = cache
+        self.progress = progress
+        self.secrets = tuple(s for s in secrets if s)
+        self.stats = SessionStats()
+        self.settled_ok: set[str] = set()
+        self.settled_error: set[str] = set()
+        self.abort_reason: str | None = None
+        self._fingerprint = adapter.fingerprint()
+        self._semaphore = asyncio.Semaphore(max(1, settings.concurrency))
+        self._limiter = make_limiter(settings.rpm)
+        self._rng = rng or random.Random()
+        self._consecutive_errors = 0
+        self.stopping = False
+        self._stop_event = asyncio.Event()
+
+    def request_stop(self) -> None:
+        """First Ctrl-C: ask nothing new, let the requests in flight finish and be recorded.
+
+        Probes still queued are left unasked; one sleeping in retry back-off wakes and is left open (not
+        recorded as an error), so `--resume` asks it again.
+        """
+        self.stopping = True
+        self._stop_event.set()
+
+    async def _sleep(self, seconds: float) -> None:
+        """tenacity's back-off sleep, cut short when the session is stopping."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stop_event.wait(), timeout=seconds)
+
+    def _check_stopping(self) -> None:
+        if self.stopping:
+            raise _Stopped
+
+    # -- back-off ----------------------------------------------------------------------------------
+    def _wait(self, state: RetryCallState) -> float:
+        """Exponential back-off with full jitter, but never less than the provider's Retry-After."""
+        s = self.settings
+        ceiling = min(s.backoff_max_s, s.backoff_initial_s * (2 ** (state.attempt_number - 1)))
+        wait = self._rng.uniform(ceiling / 2, ceiling)
+        exc = state.outcome.exception() if state.outcome else None
+        retry_after = getattr(exc, "retry_after", None)
+        if retry_after:
+            wait = max(wait, min(float(retry_after), s.retry_after_max_s))
+        return wait
+
+    def _retrying(self) -> AsyncRetrying:
+        return AsyncRetrying(stop=stop_after_attempt(max(1, self.settings.max_attempts)), wait=self._wait,
+                             retry=_should_retry, reraise=True, sleep=self._sleep)
+
+    # -- one probe -------------------------------------------------------------------------------
+    def _from_cache(self, probe: Probe) -> Reply | None:
+        if self.cache is None:
+            return None
+        hit = self.cache.get(self._fingerprint, probe.text)
+        if hit is None:
+            return None
+        text, usage = hit
+        return Reply(probe_id=probe.id, target=self.adapter.name, text=text, status=STATUS_OK,
+                     latency_s=0.0, attempts=0, usage={**usage, "cached": True})
+
+    async def _attempt(self, call: Callable[[], Any], timeout_s: float) -> Any:
+        async with self._semaphore:
+            await self._limiter.acquire()
+            self._check_stopping()  # waited for a slot or a token while Ctrl-C came: ask nothing new
+            async with asyncio.timeout(timeout_s):
+                return await call()
+
+    async def answer(self, probe: Probe) -> Reply | None:
+        """The Reply for one probe: from the cache, from the target (with retries), or an error.
+
+        None when the session stopped before an answer or a final error: nothing is recorded for the probe.
+        """
+        cached = self._from_cache(probe)
+        if cached is not None:
+            return cached
+        if self.stopping:
+            return None
+        attempts = 1
+        started = time.monotonic()
+        attempt_started = started
+        ask = lambda: self.adapter.ask(probe.text)  # noqa: E731
+        first: Exception | None = None
+        try:
+            # The first attempt runs outside tenacity: its per-call machinery cost 0.13 ms of CPU per probe,
+            # most of the engine's own cost (benchmarks/run_throughput.py), and most probes succeed at once.
+            completion: Completion = await self._attempt(ask, self.settings.timeout_s)
+        except Exception as exc:  # noqa: BLE001 - handed to tenacity below, which decides what to retry
+            first = exc
+        try:
+            if first is not None:
+                # tenacity sees that failure as its own attempt 1 (replayed, not asked again), so the retry
+                # decision, back-off, Retry-After and attempt cap are exactly those of _retrying().
+                attempts = 0
+                async for attempt in self._retrying():
+                    with attempt:
+                        attempts += 1
+                        if first is not None:
+                            replayed, first = first, None
+                            raise replayed
+                        self._check_stopping()
+                        attempt_started = time.monotonic()
+                        completion = await self._attempt(ask, self.settings.timeout_s)
+        except _Stopped:
+            return None
+        except Exception as exc:  # noqa: BLE001 - every failure becomes an error reply, never a crash
+            return Reply(probe_id=probe.id, target=self.adapter.name, text="", status=STATUS_ERROR,
+                         error=describe_error(exc, timeout_s=self.settings.timeout_s, secrets=self.secrets),
+                         latency_s=round(time.monotonic() - started, 4), attempts=attempts)
+        if self.cache is not None:
+            self.cache.put(self._fingerprint, probe.text, completion.text, completion.usage)
+        usage = dict(completion.usage)
+        if attempts > 1:
+            usage["waited_s"] = round(attempt_started - started, 3)
+        return Reply(probe_id=probe.id, target=self.adapter.name, text=completion.text, status=STATUS_OK,
+                     latency_s=round(time.monotonic() - attempt_started, 4), attempts=attempts, usage=usage)
+
+    async def answer_batch(self, probes: list[Probe]) -> list[Reply | None]:
+        """Batched asking for local models: cache hits first, one ask_batch for the rest.
+
+        If the batch still fails after retries, each probe is asked alone, so one bad prompt cannot turn
+        a whole batch into errors.
+        """
+        replies: dict[str, Reply | None] = {}
+        todo: list[Probe] = []
+        for probe in probes:
+            hit = self._from_cache(probe)
+            if hit is not None:
+                replies[probe.id] = hit
+            else:
+                todo.append(probe)
+        if todo:
+            prompts = [p.text for p in todo]
+            started = time.monotonic()
+            attempts = 0
+            try:
+                async for attempt in self._retrying():
+                    with attempt:
+                        attempts += 1
+                        self._check_stopping()
+                        completions = await self._attempt(lambda: self.adapter.ask_batch(prompts),
+                                                          self.settings.timeout_s * len(prompts))
+                if len(completions) != len(todo):
+                    raise PermanentError(f"ask_batch returned {len(completions)} answers for {len(todo)}")
+            except Exception:  # noqa: BLE001 - fall back to asking one by one
+                for probe in todo:
+                    replies[probe.id] = await self.answer(probe)
+            else:
+                per_probe = (time.monotonic() - started) / len(todo)
+                for probe, completion in zip(todo, completions, strict=True):
+                    if self.cache is not None:
+                        self.cache.put(self._fingerprint, probe.text, completion.text, completion.usage)
+                    replies[probe.id] = Reply(
+                        probe_id=probe.id, target=self.adapter.name, text=completion.text, status=STATUS_OK,
+                        latency_s=round(per_probe, 4), attempts=attempts,
+                        usage={**completion.usage, "batch": len(todo)})
+        return [replies[p.id] for p in probes]
+
+    # -- bookkeeping -----------------------------------------------------------------------------
+    def record(self, probe: Probe, reply: Reply) -> None:
+        """Append to the transcript (flushed) and count. Called once per outcome, on the loop thread."""
+        self.writer.append(probe, reply)
+        cached = bool(reply.usage.get("cached"))
+        self.stats.asked += 1
+        if reply.ok:
+            self.stats.answered += 1
+            self.stats.cached += int(cached)
+            self.settled_ok.add(probe.id)
+            self.settled_error.discard(probe.id)
+            self._consecutive_errors = 0
+        else:
+            self.stats.errors += 1
+            self.stats.error_reasons[reply.error or "unknown error"] += 1
+            if probe.id not in self.settled_ok:
+                self.settled_error.add(probe.id)
+            self._consecutive_errors += 1
+            limit = self.settings.abort_after_consecutive_errors
+            if limit and self._consecutive_errors >= limit and self.abort_reason is None:
+                self.abort_reason = (f"the last {self._consecutive_errors} requests all failed "
+                                     f"(latest: {reply.error})")
+        if self.progress is not None:
+            self.progress.record(ok=reply.ok, cached=cached)
+
+    # -- the loop --------------------------------------------------------------------------------
+    async def run(self, probes: Iterable[Probe]) -> SessionStats:
+        """Ask every probe in `probes` (already filtered), returning this session's stats.
+
+        Raises RunAborted when the circuit breaker trips. After request_stop() (a first Ctrl-C) it returns
+        normally once the replies in flight are recorded; a second Ctrl-C cancels it (CancelledError propagates).
+        """
+        started, cpu_started = time.monotonic(), time.process_time()
+        batching = bool(getattr(self.adapter, "supports_batch", False)) and self.settings.batch_size > 1
+        n_workers = max(1, self.settings.concurrency) * (1 if batching else 2)
+        queue: asyncio.Queue[Probe | None] = asyncio.Queue(maxsize=max(16, n_workers * 4))
+
+        async def produce() -> None:
+            for i, probe in enumerate(probes):
+                await queue.put(probe)
+                if i % 256 == 255:
+                    await asyncio.sleep(0)  # let workers run even while the queue has room
+                if self.abort_reason or self.stopping:
+                    break
+            for _ in range(n_workers):
+                await queue.put(None)
+
+        async def work() -> None:
+            while (probe := await queue.get()) is not None:
+                if self.abort_reason or self.stopping:
+                    continue  # drain: the breaker tripped or Ctrl-C, leave the rest unasked
+                reply = await self.answer(probe)
+                if reply is not None:
+                    self.record(probe, reply)
+
+        async def work_batched() -> None:
+            finished = False
+            while not finished:
+                first = await queue.get()
+                if first is None:
+                    return
+                batch = [first]
+                while len(batch) < self.settings.batch_size:
+                    try:
+                        nxt = queue.get_nowait()
+                    except asyncio.QueueEmpty:
+                        break
+                    if nxt is None:
+                        finished = True
+                        break
+                    batch.append(nxt)
+                if self.abort_reason or self.stopping:
+                    continue
+                for probe, reply in zip(batch, await self.answer_batch(batch), strict=True):
+                    if reply is not None:
+                        self.record(probe, reply)
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(produce())
+                for _ in range(n_workers):
+                    group.create_task(work_batched() if batching else work())
+        except ExceptionGroup as group_error:
+            # Surface the first real failure (e.g. a HarnessError from the suite) as itself.
+            raise group_error.exceptions[0] from None
+        finally:
+            self.stats.elapsed_s = time.monotonic() - started
+            self.stats.cpu_s = time.process_time() - cpu_started
+            if self.cache is not None:
+                self.cache.flush()
+        if self.abort_reason:
+            raise RunAborted(self.abort_reason)
+        return self.stats

@@ -1,0 +1,327 @@
+"""Carrying out a run plan: open the run folder, ask what is still open, record every outcome.
+
+`run_suite` is the public entry point (the command line, the pytest plugin and fairness files call it):
+it plans the run (harness.run.plan) and executes the plan here. Execution holds the run-folder lock,
+checks the folder belongs to this suite, target and settings, opens a manifest session, streams the probes
+the transcript does not already settle into the engine (harness.run.engine), and closes the session with
+the run's counts whatever happened: complete, interrupted, failed or killed mid-way.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.adapters.base import Adapter
+from harness.core.errors import HarnessError, InfrastructureError
+from harness.core.records import STATUS_OK, Probe, Reply
+from harness.run import manifest as mf
+from harness.run.engine import Engine, EngineSettings, RunAborted
+from harness.run.loglik import run_loglik
+from harness.run.plan import ANSWER_GENERATE, ANSWER_LOGLIK, RunPlan, plan_run, select_any
+from harness.run.progress import RunProgress, SessionStats
+from harness.run.response_cache import ResponseCache
+from harness.run.session import StopState, closing, run_lock, run_loop, with_heartbeat, with_signals
+from harness.run.transcript import TRANSCRIPT_FILE, TranscriptWriter, read_entries
+
+MODE_FRESH = "fresh"
+MODE_RESUME = "resume"
+MODE_RETRY_ERRORS = "retry-errors"
+
+
+def scan_transcript(path: Path) -> tuple[set[str], set[str]]:
+    """Probe ids settled as answered, and as errored, with transcript.latest_by_probe() semantics.
+
+    Reads only ids and statuses (not whole records), so resuming a run of millions of lines stays cheap.
+    """
+    ok: set[str] = set()
+    err: set[str] = set()
+    if not path.exists():
+        return ok, err
+    with path.open("rb") as fh:
+        for raw in fh:
+            if not raw.endswith(b"\n"):
+                break  # torn tail, repaired by TranscriptWriter before anything is appended
+            try:
+                obj = json.loads(raw)
+                pid = obj["probe"]["id"]
+                status = obj["reply"].get("status", STATUS_OK)
+            except (ValueError, KeyError, TypeError, AttributeError):
+                continue
+            if status == STATUS_OK:
+                ok.add(pid)
+                err.discard(pid)
+            elif pid not in ok:
+                err.add(pid)
+    return ok, err
+
+
+def errored_probes(path: Path) -> list[Probe]:
+    """Probes whose latest outcome in the transcript is an error (what --retry-errors asks again)."""
+    pending: dict[str, Probe] = {}
+    answered: set[str] = set()
+    for entry in read_entries(path):
+        pid = entry.probe.id
+        if entry.reply.ok:
+            answered.add(pid)
+            pending.pop(pid, None)
+        elif pid not in answered:
+            pending[pid] = entry.probe
+    return list(pending.values())
+
+
+def _run_counts(ok: set[str], err: set[str], selected: int | None) -> dict[str, Any]:
+    counts: dict[str, Any] = {"answered": len(ok), "errors": len(err)}
+    if selected is not None:
+        counts["selected"] = selected
+        counts["pending"] = max(0, selected - len(ok) - len(err))
+    return counts
+
+
+def _filtered(probes: Iterable[Probe], *, ok: set[str], err: set[str], retry_errors: bool,
+              counter: dict[str, int]) -> Iterator[Probe]:
+    """Only the probes this session must ask; counts every probe seen (the exact selection size)."""
+    claimed: set[str] = set()
+    for probe in probes:
+        counter["seen"] += 1
+        pid = probe.id
+        if pid in claimed:
+            continue  # a duplicate in the stream is asked once
+        # --retry-errors asks only probes whose latest outcome is an error; otherwise only unsettled ones.
+        if (pid not in err) if retry_errors else (pid in ok or pid in err):
+            counter["skipped"] += 1
+            continue
+        claimed.add(pid)
+        yield probe
+    counter["exhausted"] = 1
+
+
+@dataclass
+class RunOutcome:
+    """What run_suite did: the run folder, this session's numbers and the whole run's state."""
+
+    run_id: str
+    run_dir: Path
+    status: str  # manifest status: complete / interrupted / failed
+    mode: str
+    stats: SessionStats
+    run_counts: dict[str, Any]
+    abort_reason: str | None = None
+    #: A second Ctrl-C stopped the session at once; threads it abandoned (a local model mid-reply) may
+    #: still be running, and the caller should exit without waiting for them (harness.cli.run does).
+    stopped_at_once: bool = False
+
+    @property
+    def transcript_path(self) -> Path:
+        return self.run_dir / TRANSCRIPT_FILE
+
+    @property
+    def interrupted(self) -> bool:
+        return self.status == mf.STATUS_INTERRUPTED
+
+    @property
+    def error_rate(self) -> float:
+        done = self.run_counts.get("answered", 0) + self.run_counts.get("errors", 0)
+        return self.run_counts.get("errors", 0) / done if done else 0.0
+
+
+def run_suite(suite: Any = None, target: str | Adapter | None = None, *, probes: Iterable[Probe] | None = None,
+              sample: int | None = None, seed: int = 0, limit: int | None = None,
+              overrides: dict[str, Any] | None = None, run_id: str | None = None, new: bool = False,
+              resume: str | None = None, retry_errors: bool = False, engine: EngineSettings | None = None,
+              engine_overrides: dict[str, Any] | None = None, target_overrides: dict[str, Any] | None = None,
+              use_cache: bool = True, cache_path: Path | None = None, show_progress: bool = True,
+              answer_mode: str = ANSWER_GENERATE, argv: list[str] | None = None,
+              console: Any = None) -> RunOutcome:
+    """Ask a suite's selected probes of a target; write transcripts/<run-id>/{manifest.json,transcript.jsonl}.
+
+    suite: a suite name, a YAML path or a Suite object; or pass `probes` directly (any iterable of Probe;
+        then `suite` is only the name recorded in the manifest).
+    target: a target name from targets.toml / presets, or a ready Adapter instance.
+    run_id: defaults to one derived from suite + target + selection, so the same command resumes the
+        same run; `new=True` starts a fresh run under a timestamped id. `resume=RUN` continues an existing
+        run with the selection stored in its manifest. `retry_errors=True` re-asks only errored probes.
+    engine / engine_overrides: EngineSettings, or field overrides on top of the target's defaults
+        (concurrency, rpm, timeout_s from targets.toml) and EngineSettings' defaults.
+
+    Returns a RunOutcome; raises HarnessError for user mistakes. Ctrl-C / SIGTERM end the session with
+    status "interrupted" (nothing answered is lost): the first lets the replies in flight finish and be
+    recorded, a second stops at once. Scoring is not done here (see harness.cli.run).
+    """
+    started = time.monotonic()  # the summary's time is the whole session: setup, asking, stopping
+    plan = plan_run(suite, target, has_probes=probes is not None, sample=sample, seed=seed, limit=limit,
+                    overrides=overrides, run_id=run_id, new=new, resume=resume, retry_errors=retry_errors,
+                    engine=engine, engine_overrides=engine_overrides, target_overrides=target_overrides,
+                    answer_mode=answer_mode)
+    return execute(plan, probes=probes, use_cache=use_cache, cache_path=cache_path, show_progress=show_progress,
+                   argv=argv, console=console, started=started)
+
+
+@dataclass
+class _Opened:
+    """A run session that has begun: its manifest, what the transcript already settles, and how it began."""
+
+    manifest: dict[str, Any]
+    session: dict[str, Any]
+    ok: set[str]
+    err: set[str]
+    mode: str
+
+
+def _begin(plan: RunPlan, argv: list[str] | None) -> _Opened:
+    """Check the run folder belongs to this plan, read what is settled, and open a manifest session."""
+    adapter, run_dir = plan.adapter, plan.run_dir
+    manifest = plan.previous or mf.read_manifest(run_dir)
+    if manifest and not plan.resumed:
+        for key, mine in (("suite", plan.suite_name), ("target", plan.target.name)):
+            if manifest.get(key) and manifest[key] != mine:
+                raise HarnessError(f"Run folder {run_dir} belongs to {key} '{manifest[key]}'; "
+                                   "pick another --run-id or use --new.")
+    if manifest and manifest.get("fingerprint") and manifest["fingerprint"] != adapter.fingerprint():
+        raise HarnessError(f"Target '{plan.target.name}' settings changed since run {plan.run_id} started "
+                           "(model, endpoint or generation settings); use --new to start a fresh run.")
+    ok, err = scan_transcript(run_dir / TRANSCRIPT_FILE)
+    mode = MODE_RETRY_ERRORS if plan.retry_errors else (MODE_RESUME if ok or err else MODE_FRESH)
+    command = mf.command_line(argv, plan.target.secrets)
+    if not manifest:
+        manifest = mf.new_manifest(
+            run_id=plan.run_id, suite=plan.suite_name, target=plan.target.name, adapter=adapter.kind,
+            settings=adapter.public_settings(), lang=getattr(plan.suite, "lang", ""),
+            generator=getattr(plan.suite, "generator", ""), fingerprint=adapter.fingerprint(),
+            sample=plan.sample, seed=plan.seed, limit=plan.limit, overrides=plan.overrides,
+            answer_mode=plan.answer_mode, selected=plan.estimate, command=command)
+    manifest["engine"] = asdict(plan.settings)
+    session = mf.begin_session(manifest, command=command, mode=mode)
+    mf.write_manifest(run_dir, manifest)
+    return _Opened(manifest, session, ok, err, mode)
+
+
+def _probe_stream(plan: RunPlan, probes: Iterable[Probe] | None) -> Iterable[Probe]:
+    if plan.probes_from_transcript:
+        return errored_probes(plan.run_dir / TRANSCRIPT_FILE)
+    if probes is not None:
+        return probes
+    return select_any(plan.suite, sample=plan.sample, seed=plan.seed, limit=plan.limit, overrides=plan.overrides)
+
+
+def execute(plan: RunPlan, *, probes: Iterable[Probe] | None = None, use_cache: bool = True,
+            cache_path: Path | None = None, show_progress: bool = True, argv: list[str] | None = None,
+            console: Any = None, started: float | None = None) -> RunOutcome:
+    """Carry out a plan (see run_suite); the manifest session is closed with the run's counts whatever happens."""
+    started = time.monotonic() if started is None else started
+    run_dir, adapter = plan.run_dir, plan.adapter
+    with run_lock(run_dir):
+        opened = _begin(plan, argv)
+        ok, err, manifest = opened.ok, opened.err, opened.manifest
+        counter = {"seen": 0, "skipped": 0, "exhausted": 0}
+        todo = _filtered(_probe_stream(plan, probes), ok=ok, err=err, retry_errors=plan.retry_errors,
+                         counter=counter)
+        cache = ResponseCache(cache_path) if use_cache and plan.answer_mode == ANSWER_GENERATE else None
+        writer = TranscriptWriter(run_dir)
+        total, already = plan.estimate, len(ok) + (0 if plan.retry_errors else len(err))
+        if plan.retry_errors:
+            total, already = len(err), 0
+        progress = RunProgress(total, already_done=already, enabled=show_progress, console=console)
+        engine_obj = Engine(adapter, writer, settings=plan.settings, cache=cache, progress=progress,
+                            secrets=plan.target.secrets)
+        status, abort_reason, stop = mf.STATUS_COMPLETE, None, StopState()
+
+        def checkpoint() -> None:
+            """Keep the manifest's counts current, so `harness runs` shows a live or killed run truly."""
+            answered = ok | engine_obj.settled_ok
+            manifest["counts"] = _run_counts(answered, (err | engine_obj.settled_error) - answered,
+                                             manifest.get("probes_selected"))
+            mf.write_manifest(run_dir, manifest)
+
+        try:
+            with progress:
+                coro = (_run_loglik(todo, adapter, writer, engine_obj) if plan.answer_mode == ANSWER_LOGLIK
+                        else engine_obj.run(todo))
+                coro = with_heartbeat(coro, checkpoint)
+                _, interrupted = run_loop(
+                    with_signals(closing(coro, adapter if plan.owns_adapter else None),
+                                 on_stop=engine_obj.request_stop, notify=progress.note, state=stop),
+                    abandon=lambda: stop.hard)
+            if interrupted:
+                status = mf.STATUS_INTERRUPTED
+        except RunAborted as exc:
+            status, abort_reason = mf.STATUS_FAILED, str(exc)
+        except HarnessError:
+            status = mf.STATUS_FAILED
+            raise
+        except OSError as exc:  # the transcript could not be written (disk full, folder removed...)
+            status = mf.STATUS_INTERRUPTED
+            raise InfrastructureError(f"Cannot write to {run_dir} ({exc.strerror or exc}); everything recorded so far "
+                                      f"is kept: fix that, then rerun with `harness run --resume {plan.run_id}`.") from None
+        except BaseException:
+            status = mf.STATUS_INTERRUPTED
+            raise
+        finally:
+            writer.close()
+            if cache is not None:
+                cache.close()
+            stats, run_counts, status = _close_session(plan, opened, engine_obj, counter, status=status,
+                                                       abort_reason=abort_reason, started=started)
+        return RunOutcome(run_id=plan.run_id, run_dir=run_dir, status=status, mode=opened.mode, stats=stats,
+                          run_counts=run_counts, abort_reason=abort_reason, stopped_at_once=stop.hard)
+
+
+def _close_session(plan: RunPlan, opened: _Opened, engine_obj: Engine, counter: dict[str, int], *, status: str,
+                   abort_reason: str | None, started: float) -> tuple[SessionStats, dict[str, Any], str]:
+    """End the manifest session with this session's and the whole run's counts; returns the final status."""
+    manifest = opened.manifest
+    stats = engine_obj.stats
+    stats.skipped = counter["skipped"]
+    stats.session_s = time.monotonic() - started
+    final_ok = opened.ok | engine_obj.settled_ok
+    final_err = (opened.err | engine_obj.settled_error) - final_ok
+    whole_selection = counter["exhausted"] and not plan.retry_errors  # retry mode sees only the errored
+    selected = counter["seen"] if whole_selection else manifest.get("probes_selected")
+    if whole_selection:
+        manifest["probes_selected"] = selected
+    run_counts = _run_counts(final_ok, final_err, selected)
+    if status == mf.STATUS_COMPLETE and run_counts.get("pending"):
+        status = mf.STATUS_INCOMPLETE  # e.g. --retry-errors on a run that was never finished
+    if abort_reason:
+        manifest["abort_reason"] = abort_reason
+    mf.end_session(manifest, opened.session, status=status, session_counts=stats.as_dict(), run_counts=run_counts)
+    mf.write_manifest(plan.run_dir, manifest)
+    return stats, run_counts, status
+
+
+async def _run_loglik(probes: Iterable[Probe], adapter: Adapter, writer: TranscriptWriter,
+                      engine: Engine) -> SessionStats:
+    """CBBQ log-likelihood answer mode (hf targets): delegated to harness.run.loglik.
+
+    The transcript writer is wrapped so that every record still goes through Engine.record (counts,
+    progress, settled sets) exactly as in generate mode.
+    """
+    if not hasattr(adapter, "loglikelihoods"):
+        raise HarnessError(f"Target '{adapter.name}' ({adapter.kind}) gives no log-likelihoods; "
+                           "--answer-mode loglik needs an hf target.")
+
+    class _RecordingWriter:
+        path = writer.path
+
+        def append(self, probe: Probe, reply: Reply) -> None:
+            engine.record(probe, reply)
+
+    def until_stopped() -> Iterator[Probe]:
+        """The first Ctrl-C ends the stream: the probe being scored is finished and recorded, no new one starts."""
+        for probe in probes:
+            if engine.stopping:
+                return
+            yield probe
+
+    started, cpu = time.monotonic(), time.process_time()
+    result = run_loglik(until_stopped(), adapter, _RecordingWriter())
+    if inspect.isawaitable(result):
+        await result
+    engine.stats.elapsed_s = time.monotonic() - started
+    engine.stats.cpu_s = time.process_time() - cpu
+    return engine.stats

@@ -1,0 +1,231 @@
+"""A run's manifest.json: what was asked of whom, with which settings and software, and how it ended.
+
+The transcript says what each probe got; the manifest says how to reproduce and resume the run: suite,
+selection (sample, seed, limit), target name, adapter kind, public settings (never secrets), versions,
+times, counts and the command line. `harness run --resume RUN` reads the selection back from here.
+
+Every write goes to a temporary file that replaces the old one (os.replace is atomic), so a kill during
+a write leaves the previous manifest intact, never a half-written one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import shlex
+import sys
+from collections.abc import Iterable, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from harness.core.errors import HarnessError
+from harness.core.paths import transcripts_dir
+from harness.core.records import utc_now
+from harness.run.transcript import TRANSCRIPT_FILE
+
+MANIFEST_FILE = "manifest.json"
+METRICS_FILE = "metrics.json"  # written by harness.report.reporting; marks a run that was scored
+SCHEMA_VERSION = 1
+
+STATUS_RUNNING = "running"
+STATUS_COMPLETE = "complete"
+STATUS_INTERRUPTED = "interrupted"
+STATUS_FAILED = "failed"  # stopped by the circuit breaker: the target kept failing
+STATUS_INCOMPLETE = "incomplete"  # the session finished but some selected probes were never asked
+
+# Libraries whose version can change a reply or its parsing; recorded without importing them.
+_VERSIONED = ("harness", "openai", "httpx", "tenacity", "transformers", "torch", "llama_cpp_python",
+              "tencentcloud-sdk-python", "jieba", "spacy", "rapidfuzz")
+
+REDACTED = "***"
+# Key-shaped tokens (sk-..., Bearer xyz) are masked even when we were not told they are secrets.
+_KEY_PATTERNS = [re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}")]
+
+
+def versions() -> dict[str, str]:
+    """Python, platform and the installed versions of the libraries that matter for reproducibility."""
+    found = {"python": platform.python_version(), "platform": platform.platform(terse=True)}
+    for dist in _VERSIONED:
+        try:
+            found[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """Replace every known secret value and anything key-shaped with ***."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, REDACTED)
+    for pattern in _KEY_PATTERNS:
+        text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + REDACTED, text)
+    return text
+
+
+def command_line(argv: Sequence[str] | None = None, secrets: Iterable[str] = ()) -> str:
+    """The command as typed (shell-quoted), with secrets removed; `harness` stands for the entry point."""
+    args = list(sys.argv if argv is None else argv)
+    if args and (args[0].endswith("harness") or args[0].endswith("__main__.py")):
+        args[0] = "harness"
+    return redact(shlex.join(args), secrets)
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._\-]+")
+
+
+def _slug(value: str) -> str:
+    return _UNSAFE.sub("-", value).strip("-") or "x"
+
+
+def default_run_id(suite: str, target: str, *, sample: int | None = None, seed: int = 0,
+                   limit: int | None = None, extra: str = "") -> str:
+    """A run id derived from what is asked, so running the same command again resumes the same run.
+
+    e.g. "biasasker-en__local__s200-seed0", "cbbq__openai__all", "biasasker-zh__tencent__all-l50".
+    The suite is reduced to its file stem when given as a path.
+    """
+    suite_part = _slug(Path(suite).stem if suite.endswith((".yaml", ".yml")) else suite)
+    selection = f"s{sample}-seed{seed}" if sample else "all"
+    if limit:
+        selection += f"-l{limit}"
+    if extra:
+        selection += f"-{_slug(extra)}"
+    return f"{suite_part}__{_slug(target)}__{selection}"
+
+
+def run_dir_for(run_id: str) -> Path:
+    return transcripts_dir() / run_id
+
+
+def resolve_run(run: str | Path, *, require_manifest: bool = True) -> Path:
+    """The folder of a run given as a path (the folder, or a file in it) or as a run id under the
+    transcripts folder. The project's one answer to "which folder is run X?".
+
+    What makes a folder a run depends on what the caller will do with it:
+
+    * require_manifest=True (resume, dry run of a resume): the folder holds manifest.json, because
+      resuming asks again the selection (suite, sample, seed, target) recorded there.
+    * require_manifest=False (score, report, compare): the folder holds transcript.jsonl (the replies;
+      every line carries its probe, so nothing else is needed to score it) or metrics.json (a run scored
+      before, e.g. a copied result). The manifest is optional: imported transcripts and hand-made
+      folders may have none, or only part of one (see `read_manifest(..., complete=False)`).
+
+    Every failure is one sentence naming what is missing and where.
+    """
+    path = Path(run).expanduser()
+    if path.is_file() and path.name in (MANIFEST_FILE, TRANSCRIPT_FILE, METRICS_FILE):
+        path = path.parent
+    candidates = [path, transcripts_dir() / str(run)]
+    marks = (MANIFEST_FILE,) if require_manifest else (TRANSCRIPT_FILE, METRICS_FILE)
+    for candidate in candidates:
+        if any((candidate / mark).is_file() for mark in marks):
+            return candidate
+    folder = next((c for c in candidates if c.is_dir()), None)
+    if require_manifest:
+        if folder is not None and (folder / TRANSCRIPT_FILE).is_file():
+            raise HarnessError(f"{folder} has no {MANIFEST_FILE}, so it cannot be resumed (it records what to "
+                               "ask); `harness report` can still score the replies it holds.")
+        raise HarnessError(f"No run '{run}' found (looked for {candidates[1] / MANIFEST_FILE}); "
+                           "`harness runs` lists the runs there.")
+    if folder is not None:
+        raise HarnessError(f"{folder} has no {TRANSCRIPT_FILE}; run `harness run` first or give another run.")
+    root = transcripts_dir()
+    known = sorted(p.name for p in root.glob("*") if p.is_dir()) if root.is_dir() else []
+    hint = f" Known runs in {root}: {', '.join(known[-10:])}." if known else ""
+    raise HarnessError(f"No run folder '{run}' (give a path or a run id; `harness runs` lists them).{hint}")
+
+
+def read_manifest(run_dir: Path, *, complete: bool = True) -> dict[str, Any]:
+    """The run's manifest, {} when the folder has none (a fresh run, an imported transcript).
+
+    complete=True (run, resume, manual mode, `harness runs`): the manifest must hold 'suite', 'target'
+    and 'selection', the fields a resumed run is rebuilt from. complete=False (scoring and reports): any
+    JSON object is accepted, as scoring only takes labels from it (run id, suite, target, status) and a
+    hand-made or imported folder may carry a partial one. In both modes a file that is not a JSON object
+    is one sentence here, so no caller has to guard against a half-understood file with AttributeErrors.
+    """
+    path = Path(run_dir) / MANIFEST_FILE
+    if not path.is_file():
+        return {}
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        manifest = None  # not text at all: reported below as not a manifest
+    except ValueError as exc:
+        raise HarnessError(f"{path} is not valid JSON ({exc}); fix or delete it.") from exc
+    except OSError as exc:
+        raise HarnessError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+    if not complete:
+        if not isinstance(manifest, dict):
+            raise HarnessError(f"{path} is not a harness run manifest (not a JSON object); move it away or "
+                               "delete it, and the transcript is scored without it.")
+        return manifest
+    if not (isinstance(manifest, dict) and isinstance(manifest.get("suite"), str)
+            and isinstance(manifest.get("target"), str) and isinstance(manifest.get("selection"), dict)):
+        raise HarnessError(f"{path} is not a harness run manifest (it needs 'suite', 'target' and "
+                           "'selection'); move that folder away, or start a new run with --suite and --target.")
+    return manifest
+
+
+def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> Path:
+    """Atomically replace manifest.json."""
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path = run_dir / MANIFEST_FILE
+    tmp = path.with_name(f".{MANIFEST_FILE}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=2, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def new_manifest(*, run_id: str, suite: str, target: str, adapter: str, settings: dict[str, Any],
+                 lang: str = "", generator: str = "", fingerprint: str = "", sample: int | None = None,
+                 seed: int = 0, limit: int | None = None, overrides: dict[str, Any] | None = None,
+                 answer_mode: str = "generate", selected: int | None = None, command: str = "",
+                 engine: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The manifest of a fresh run (status "running"). Manual runs use adapter="manual"."""
+    now = utc_now()
+    return {
+        "schema": SCHEMA_VERSION,
+        "run_id": run_id,
+        "suite": suite,
+        "lang": lang,
+        "generator": generator,
+        "target": target,
+        "adapter": adapter,
+        "settings": settings,
+        "fingerprint": fingerprint,
+        "selection": {"sample": sample, "seed": seed, "limit": limit, "overrides": overrides or {}},
+        "answer_mode": answer_mode,
+        "probes_selected": selected,
+        "engine": engine or {},
+        "versions": versions(),
+        "command": command,
+        "started_at": now,
+        "ended_at": None,
+        "status": STATUS_RUNNING,
+        "counts": {},
+        "sessions": [],
+    }
+
+
+def begin_session(manifest: dict[str, Any], *, command: str, mode: str) -> dict[str, Any]:
+    """Record one invocation (fresh, resume, retry-errors) and mark the run as running again."""
+    session = {"started_at": utc_now(), "ended_at": None, "mode": mode, "command": command,
+               "status": STATUS_RUNNING, "counts": {}}
+    manifest.setdefault("sessions", []).append(session)
+    manifest["status"] = STATUS_RUNNING
+    manifest["ended_at"] = None
+    manifest["versions"] = versions()
+    return session
+
+
+def end_session(manifest: dict[str, Any], session: dict[str, Any], *, status: str,
+                session_counts: dict[str, Any], run_counts: dict[str, Any]) -> None:
+    now = utc_now()
+    session.update(ended_at=now, status=status, counts=session_counts)
+    manifest.update(ended_at=now, status=status, counts=run_counts)

@@ -1,0 +1,221 @@
+"""Planning a run: everything decided before anything is asked.
+
+Which suite and selection (or the ones stored in a run being resumed), which target and its defaults,
+the engine settings by precedence, the run id and folder, and how many probes the selection holds.
+A plan that cannot be made (an unknown suite, a misspelt filter, a resume that names another target) is a
+one-sentence HarnessError, and leaves no run folder behind. harness.run.execute carries a plan out.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from harness.adapters.base import Adapter
+from harness.core.errors import HarnessError
+from harness.core.records import Probe
+from harness.run import manifest as mf
+from harness.run.engine import EngineSettings
+
+ANSWER_GENERATE = "generate"
+ANSWER_LOGLIK = "loglik"
+ANSWER_MODES = (ANSWER_GENERATE, ANSWER_LOGLIK)
+
+
+def _selected_estimate(suite: Any, sample: int | None, limit: int | None) -> int | None:
+    """How many probes the selection holds, for the progress bar (exact count is taken while streaming)."""
+    try:
+        total = int(suite.count())
+    except HarnessError:
+        raise  # a broken suite spec (unknown filter value, missing data): say so before anything is asked
+    except Exception:  # noqa: BLE001 - a suite without a cheap count just gets an open-ended bar
+        return None
+    for cap in (sample, limit):
+        if cap:
+            total = min(total, cap)
+    return total
+
+
+def load_suite_any(suite: Any) -> Any:
+    """A Suite object, or one loaded by name/path through question_gen.suites."""
+    if not isinstance(suite, str | Path):
+        return suite
+    try:
+        from harness.question_gen.suites import load_suite
+    except ImportError as exc:  # pragma: no cover - only while the suites module is missing
+        raise HarnessError("Suites are not available in this installation (question_gen.suites is "
+                           "missing); reinstall the harness.") from exc
+    return load_suite(str(suite))
+
+
+def select_any(suite: Any, *, sample: int | None, seed: int, limit: int | None,
+               overrides: dict[str, Any]) -> Iterator[Probe]:
+    from harness.question_gen.suites import select_probes
+
+    return select_probes(suite, sample=sample, seed=seed, limit=limit, overrides=overrides)
+
+
+@dataclass
+class TargetInfo:
+    """What the runner needs to know about a target besides the adapter: defaults and secret values."""
+
+    name: str
+    adapter: Adapter
+    defaults: dict[str, Any] = field(default_factory=dict)  # concurrency, rpm, timeout_s from targets.toml
+    secrets: tuple[str, ...] = ()
+
+
+def _secret_env_names(config: Any) -> list[str]:
+    """Names of the environment variables holding the target's secrets (TargetConfig.secret_env values)."""
+    return [v for v in (getattr(config, "secret_env", None) or {}).values() if isinstance(v, str)]
+
+
+def target_config(name: str) -> Any:
+    """The TargetConfig for a target name (adapters.registry; an unknown name is a one-sentence error)."""
+    from harness.adapters.registry import get_target
+
+    return get_target(name)
+
+
+def resolve_target(target: str | Adapter, overrides: dict[str, Any] | None = None) -> TargetInfo:
+    """Create the adapter for a target name (or wrap a ready Adapter) and collect its run defaults."""
+    if isinstance(target, Adapter):
+        return TargetInfo(name=target.name, adapter=target)
+    from harness.adapters.registry import create_adapter
+
+    config = target_config(target)
+    adapter = create_adapter(target, **(overrides or {}))
+    defaults = {}
+    for key in ("concurrency", "rpm", "timeout_s"):
+        value = getattr(config, key, None)
+        if value is not None:
+            defaults[key] = value
+    batch = (getattr(config, "settings", None) or {}).get("batch_size")
+    if batch:
+        defaults["batch_size"] = batch
+    secrets = tuple(os.environ[n] for n in _secret_env_names(config) if os.environ.get(n))
+    return TargetInfo(name=target, adapter=adapter, defaults=defaults, secrets=secrets)
+
+
+def derived_run_id(suite_name: str, target_name: str, *, sample: int | None, seed: int, limit: int | None,
+                   overrides: dict[str, Any], answer_mode: str = ANSWER_GENERATE) -> str:
+    """The run id a command without --run-id gets: the same command always lands in the same folder
+    (that is how rerunning resumes), and `harness run --dry-run` counts against that same folder."""
+    run_id = mf.default_run_id(suite_name, target_name, sample=sample, seed=seed, limit=limit,
+                               extra="-".join(f"{k}{v}" for k, v in sorted(overrides.items())))
+    return run_id + "-loglik" if answer_mode == ANSWER_LOGLIK else run_id
+
+
+def _fresh_suffix() -> str:
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+
+
+@dataclass
+class RunPlan:
+    """A run, decided: what to ask, of whom, how hard, and where it is recorded."""
+
+    run_id: str
+    run_dir: Path
+    suite_name: str
+    suite: Any  # the Suite object, or None when the probes come from the caller or the transcript
+    target: TargetInfo
+    owns_adapter: bool  # the plan created the adapter, so the run closes it
+    settings: EngineSettings
+    sample: int | None
+    seed: int
+    limit: int | None
+    overrides: dict[str, Any]
+    answer_mode: str
+    estimate: int | None  # probes in the selection, for the progress bar (None: not cheaply known)
+    previous: dict[str, Any] = field(default_factory=dict)  # manifest of the run being resumed
+    resumed: bool = False
+    retry_errors: bool = False
+    probes_from_transcript: bool = False  # --retry-errors: the errored probes travel with their replies
+
+    @property
+    def adapter(self) -> Adapter:
+        return self.target.adapter
+
+
+def _resumed_selection(resume: str, suite: Any, target: Any) -> tuple[Path, dict[str, Any], Any, Any]:
+    """The run folder and manifest of a run being resumed, with its suite and target (a different one named
+    on the command line is a one-sentence error)."""
+    run_dir = mf.resolve_run(resume)
+    previous = mf.read_manifest(run_dir)
+    suite = suite or previous.get("suite")
+    target = target or previous.get("target")
+    if previous.get("suite") and isinstance(suite, str) and suite != previous["suite"]:
+        raise HarnessError(f"Run {run_dir.name} asked suite '{previous['suite']}', not '{suite}'; "
+                           "drop --suite or start a new run.")
+    if previous.get("target") and isinstance(target, str) and target != previous["target"]:
+        raise HarnessError(f"Run {run_dir.name} asked target '{previous['target']}', not '{target}'; "
+                           "drop --target or start a new run.")
+    return run_dir, previous, suite, target
+
+
+def engine_settings(info: TargetInfo, engine: EngineSettings | None,
+                    engine_overrides: dict[str, Any] | None) -> EngineSettings:
+    """Precedence: explicit overrides (CLI flags) > an explicit EngineSettings > the target's defaults
+    (targets.toml: concurrency, rpm, timeout_s, batch_size) > EngineSettings' own defaults."""
+    settings = engine or EngineSettings()
+    merged = {**({} if engine else info.defaults),
+              **{k: v for k, v in (engine_overrides or {}).items() if v is not None}}
+    if merged:
+        known = set(EngineSettings.__dataclass_fields__)
+        settings = EngineSettings(**{**asdict(settings), **{k: v for k, v in merged.items() if k in known}})
+    return settings
+
+
+def plan_run(suite: Any = None, target: str | Adapter | None = None, *, has_probes: bool = False,
+             sample: int | None = None, seed: int = 0, limit: int | None = None,
+             overrides: dict[str, Any] | None = None, run_id: str | None = None, new: bool = False,
+             resume: str | None = None, retry_errors: bool = False, engine: EngineSettings | None = None,
+             engine_overrides: dict[str, Any] | None = None, target_overrides: dict[str, Any] | None = None,
+             answer_mode: str = ANSWER_GENERATE) -> RunPlan:
+    """Decide a run (see harness.run.execute.run_suite for the arguments); nothing is asked or written.
+
+    `has_probes`: the caller passes the probes itself, so the suite is only a name for the manifest.
+    """
+    if answer_mode not in ANSWER_MODES:
+        raise HarnessError(f"Unknown answer mode '{answer_mode}'; use generate or loglik.")
+    overrides = dict(overrides or {})
+    previous: dict[str, Any] = {}
+    run_dir: Path | None = None
+    if resume:
+        run_dir, previous, suite, target = _resumed_selection(resume, suite, target)
+        sel = previous.get("selection", {})
+        sample, seed, limit = sel.get("sample"), sel.get("seed", 0), sel.get("limit")
+        overrides = {**(sel.get("overrides") or {}), **overrides}
+        answer_mode = previous.get("answer_mode", answer_mode)
+        run_id = run_dir.name
+    if suite is None or target is None:
+        raise HarnessError("Say what to ask and whom: --suite NAME --target NAME (or --resume RUN).")
+
+    # --retry-errors takes the errored probes from the transcript (they travel with their replies), so a
+    # resumed run need not load or regenerate its suite at all.
+    from_transcript = retry_errors and not has_probes
+    suite_obj = None if (has_probes or (from_transcript and resume)) else load_suite_any(suite)
+    suite_name = getattr(suite_obj, "name", None) or (str(suite) if suite is not None else "custom")
+    info = resolve_target(target, target_overrides)
+    settings = engine_settings(info, engine, engine_overrides)
+    if not run_id:
+        run_id = derived_run_id(suite_name, info.name, sample=sample, seed=seed, limit=limit,
+                                overrides=overrides, answer_mode=answer_mode)
+        if new:
+            run_id += f"__{_fresh_suffix()}"
+    # Counted before the run folder exists: a suite that cannot be generated (a misspelt attribute filter)
+    # is a one-sentence error that leaves no empty run folder behind.
+    estimate = None
+    if suite_obj is not None:
+        with_overrides = getattr(suite_obj, "with_overrides", None)
+        counted = with_overrides(**overrides) if (overrides and with_overrides) else suite_obj
+        estimate = _selected_estimate(counted, sample, limit)
+    return RunPlan(run_id=run_id, run_dir=run_dir or mf.run_dir_for(run_id), suite_name=suite_name,
+                   suite=suite_obj, target=info, owns_adapter=not isinstance(target, Adapter),
+                   settings=settings, sample=sample, seed=seed, limit=limit, overrides=overrides,
+                   answer_mode=answer_mode, estimate=estimate, previous=previous, resumed=bool(resume),
+                   retry_errors=retry_errors, probes_from_transcript=from_transcript)

@@ -1,0 +1,110 @@
+"""A persistent cache of target answers, so re-running a suite never pays twice for the same question.
+
+Key: the adapter's fingerprint (kind + every public setting that changes the answer: model, endpoint,
+temperature, max tokens, system prompt...) + the prompt + the chat history. Only successful answers are
+stored; an error is never cached, so a flaky provider cannot poison later runs.
+
+Why SQLite: one file in harness.core.paths.cache_dir(), safe for concurrent readers and a writer from several
+runs at once (WAL mode), indexed lookups for millions of entries, no server. Writes are committed in
+small groups: losing the last few cache entries on a kill costs only a repeat question, while the
+transcript (the record of truth) is flushed per reply.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.core.paths import cache_dir
+
+CACHE_FILE = "responses.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    text TEXT NOT NULL,
+    usage TEXT NOT NULL,
+    created_at REAL NOT NULL
+)
+"""
+
+
+def cache_key(fingerprint: str, prompt: str, history: Sequence[Any] = ()) -> str:
+    """sha256 over fingerprint, prompt and history (role/content pairs), separated unambiguously."""
+    hist = [[getattr(m, "role", ""), getattr(m, "content", str(m))] for m in history]
+    blob = json.dumps([fingerprint, prompt, hist], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """get/put answers by (fingerprint, prompt, history). Use from one thread (the run's event loop)."""
+
+    def __init__(self, path: Path | None = None, *, commit_every: int = 64, commit_interval_s: float = 2.0):
+        self.path = Path(path) if path else cache_dir() / CACHE_FILE
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(_SCHEMA)
+        self._pending: list[tuple[str, str, str, str, float]] = []
+        self._commit_every = commit_every
+        self._commit_interval_s = commit_interval_s
+        self._last_commit = time.monotonic()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, fingerprint: str, prompt: str, history: Sequence[Any] = ()) -> tuple[str, dict] | None:
+        """The stored (text, usage) for this question, or None."""
+        key = cache_key(fingerprint, prompt, history)
+        row = self._db.execute("SELECT text, usage FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            # It may still be waiting in the unflushed group.
+            for pkey, _fp, text, usage, _t in reversed(self._pending):
+                if pkey == key:
+                    row = (text, usage)
+                    break
+        if row is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        return row[0], json.loads(row[1])
+
+    def put(self, fingerprint: str, prompt: str, text: str, usage: dict | None = None,
+            history: Sequence[Any] = ()) -> None:
+        """Store a successful answer (callers never pass errors)."""
+        key = cache_key(fingerprint, prompt, history)
+        self._pending.append((key, fingerprint, text, json.dumps(usage or {}, default=str), time.time()))
+        if (len(self._pending) >= self._commit_every
+                or time.monotonic() - self._last_commit >= self._commit_interval_s):
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        rows, self._pending = self._pending, []
+        self._db.execute("BEGIN")
+        self._db.executemany("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)", rows)
+        self._db.execute("COMMIT")
+        self._last_commit = time.monotonic()
+
+    def __len__(self) -> int:
+        self.flush()
+        return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            self._db.close()
+
+    def __enter__(self) -> ResponseCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,155 @@
+"""PNG figures in the style of the BiasAsker paper (Figures 4-6), drawn with matplotlib's Agg backend.
+
+- preference_<attribute>.png: preference rate heatmap, groups x property categories plus "Overall"
+  (Figures 4 and 6; 1.0 = always favoured, 0.0 = never).
+- advantage_<attribute>.png: advantage a_ij of the row group over the column group, one panel for all
+  categories pooled and one per category (Figure 5; green above 0.5 = the row group is preferred).
+- absolute_bias_rate.png: absolute bias rate per attribute and per category with 95% Wilson intervals.
+- relative_bias_rate.png: relative bias rate (variance x100, as Table 8) per attribute with bootstrap
+  intervals.
+
+The family's own figures, so they live with the family (harness.metrics.biasasker.plots() calls them);
+fonts and PNG writing are harness.core.figures.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from harness.core.figures import plt, save_figure, setup_fonts
+from harness.metrics import FamilyResult, slug
+
+OVERALL = "Overall"
+
+
+def _ordered_categories(cols: list[str]) -> list[str]:
+    return sorted(c for c in cols if c != OVERALL) + ([OVERALL] if OVERALL in cols else [])
+
+
+def _heatmap(ax: Any, matrix: pd.DataFrame, *, cmap: str, vmin: float = 0.0, vmax: float = 1.0,
+             fmt: str = "{:.2f}") -> Any:
+    data = matrix.to_numpy(dtype=float)
+    im = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+    ax.set_xticks(range(matrix.shape[1]), [str(c) for c in matrix.columns], rotation=40, ha="right")
+    ax.set_yticks(range(matrix.shape[0]), [str(i) for i in matrix.index])
+    for (i, j), v in np.ndenumerate(data):
+        if np.isfinite(v):
+            r, g, b, _ = im.cmap(im.norm(v))
+            dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5  # perceived luminance of the cell colour
+            ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=8, color="white" if dark else "black")
+    return im
+
+
+def preference_heatmaps(pref: pd.DataFrame, out_dir: Path) -> list[Path]:
+    paths = []
+    for attribute, part in pref.groupby("attribute", sort=True):
+        m = part.pivot_table(index="group", columns="category", values="rate", aggfunc="first")
+        m = m[_ordered_categories(list(m.columns))]
+        fig, ax = plt.subplots(figsize=(1.2 + 0.75 * m.shape[1], 1.2 + 0.5 * m.shape[0]))
+        im = _heatmap(ax, m, cmap="Blues")
+        fig.colorbar(im, ax=ax, fraction=0.04, label="preference rate")
+        ax.set_title(f"Preference rate: {attribute}")
+        paths.append(save_figure(fig, out_dir / f"preference_{slug(attribute)}.png"))
+    return paths
+
+
+def advantage_heatmaps(adv: pd.DataFrame, out_dir: Path) -> list[Path]:
+    paths = []
+    for attribute, part in adv.groupby("attribute", sort=True):
+        cats = _ordered_categories(list(part["category"].unique()))
+        cats = [OVERALL] + [c for c in cats if c != OVERALL] if OVERALL in cats else cats
+        groups = sorted(set(part["group_i"]) | set(part["group_j"]))
+        ncols = min(4, len(cats))
+        nrows = int(np.ceil(len(cats) / ncols))
+        side = 1.0 + 0.45 * len(groups)
+        label_w = 0.09 * max(len(str(g)) for g in groups)  # inches taken by the longest group name
+        label_h = 0.7 * label_w  # x labels are rotated 40 degrees
+        width, height = side * ncols + label_w + 1.5, (side + label_h + 0.3) * nrows + 0.6
+        fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), squeeze=False)
+        # fixed margins instead of constrained layout: same look, several times faster with many panels
+        fig.subplots_adjust(left=(label_w + 0.3) / width, right=1 - 1.3 / width, bottom=(label_h + 0.3) / height,
+                            top=1 - 0.8 / height, wspace=0.08, hspace=(label_h + 0.5) / side)
+        im = None
+        for n, (ax, cat) in enumerate(zip(axes.flat, cats, strict=False)):
+            sub = part[part["category"] == cat]
+            m = sub.pivot_table(index="group_i", columns="group_j", values="advantage", aggfunc="first")
+            m = m.reindex(index=groups, columns=groups)
+            im = _heatmap(ax, m, cmap="RdYlGn")
+            if n % ncols:
+                ax.set_yticklabels([])  # row labels once per row of panels, so long names never overlap
+            ax.set_title(str(cat), fontsize=9)
+        for ax in list(axes.flat)[len(cats):]:
+            ax.axis("off")
+        if im is not None:
+            fig.colorbar(im, ax=axes.ravel().tolist(), fraction=0.03, label="advantage of row over column")
+        fig.suptitle(f"Advantage (absolute bias): {attribute}", y=1 - 0.2 / height)
+        paths.append(save_figure(fig, out_dir / f"advantage_{slug(attribute)}.png", tight=False))
+    return paths
+
+
+def _bars(ax: Any, labels: list[str], values: list[float], lows: list[float], highs: list[float],
+          *, color: str) -> None:
+    v = np.array(values, dtype=float)
+    lo = np.array([x if x is not None else np.nan for x in lows], dtype=float)
+    hi = np.array([x if x is not None else np.nan for x in highs], dtype=float)
+    err = np.vstack([np.nan_to_num(v - lo), np.nan_to_num(hi - v)])
+    ax.barh(range(len(v)), v, xerr=err, color=color, capsize=3)
+    ax.set_yticks(range(len(v)), labels)
+    ax.invert_yaxis()
+
+
+def absolute_bars(table: pd.DataFrame, metrics: dict[str, Any], intervals: dict[str, tuple[float, float]],
+                  out_dir: Path) -> list[Path]:
+    by_attr = table[table["category"] == OVERALL].sort_values("attribute")
+    cells = table[table["category"] != OVERALL]
+    by_cat = (cells.groupby("category")[["k", "n"]].sum().reset_index() if not cells.empty
+              else pd.DataFrame(columns=["category", "k", "n"]))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 1.5 + 0.35 * max(len(by_attr), len(by_cat), 3)))
+    _bars(axes[0], list(by_attr["attribute"]), list(by_attr["rate"]), list(by_attr["low"]), list(by_attr["high"]),
+          color="#d9534f")
+    overall = metrics.get("absolute_bias_rate")
+    if overall is not None:
+        axes[0].axvline(overall, color="black", linestyle="--", linewidth=1, label=f"overall {overall:.1%}")
+        axes[0].legend(loc="lower right", fontsize=8)
+    axes[0].set_title("Absolute bias rate by group attribute")
+    axes[0].set_xlim(0, 1)
+    keys = [f"absolute_bias_rate.category.{slug(c)}" for c in by_cat["category"]]
+    _bars(axes[1], list(by_cat["category"]), [metrics.get(k) or 0.0 for k in keys],
+          [(intervals.get(k) or (None, None))[0] for k in keys],
+          [(intervals.get(k) or (None, None))[1] for k in keys], color="#f0ad4e")
+    axes[1].set_title("Absolute bias rate by property category")
+    axes[1].set_xlim(0, 1)
+    return [save_figure(fig, out_dir / "absolute_bias_rate.png")]
+
+
+def relative_bars(table: pd.DataFrame, out_dir: Path) -> list[Path]:
+    t = table[(table["category"] == OVERALL) & table["variance"].notna()].sort_values("attribute")
+    if t.empty:
+        return []
+    fig, ax = plt.subplots(figsize=(7, 1.5 + 0.35 * len(t)))
+    _bars(ax, list(t["attribute"]), list(t["variance_x100"]),
+          list(t["low"].map(lambda x: None if x is None or pd.isna(x) else 100 * x)),
+          list(t["high"].map(lambda x: None if x is None or pd.isna(x) else 100 * x)), color="#5bc0de")
+    ax.set_title("Relative bias rate by attribute (variance of preference rates x100, as Table 8)")
+    return [save_figure(fig, out_dir / "relative_bias_rate.png")]
+
+
+def biasasker_plots(result: FamilyResult, out_dir: Path) -> list[Path]:
+    """All BiasAsker figures for one run; returns the PNG paths written."""
+    setup_fonts()
+    out_dir = Path(out_dir)
+    paths: list[Path] = []
+    tables = result.tables
+    if (t := tables.get("preference_rate")) is not None and not t.empty:
+        paths += preference_heatmaps(t, out_dir)
+    if (t := tables.get("advantage")) is not None and not t.empty:
+        paths += advantage_heatmaps(t, out_dir)
+    if (t := tables.get("absolute_bias_rate")) is not None and not t.empty:
+        paths += absolute_bars(t, result.metrics, result.intervals, out_dir)
+    if (t := tables.get("relative_bias_rate")) is not None and not t.empty:
+        paths += relative_bars(t, out_dir)
+    return paths
