@@ -7,6 +7,7 @@ installed, one silently shadowed the other. This builds the real wheel, installs
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import venv
@@ -22,9 +23,13 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel, built from a copy of the source tree (setuptools writes build/ and egg-info in place)."""
     out = tmp_path_factory.mktemp("wheel")
+    source = tmp_path_factory.mktemp("source") / "harness"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "transcripts", "build", "dist", "*.egg-info", "__pycache__", ".ruff_cache"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "--disable-pip-version-check", "-w", str(out), str(ROOT)], check=True, cwd=out)
+                    "--disable-pip-version-check", "-w", str(out), str(source)], check=True, cwd=out)
     (found,) = out.glob("harness_bias-*.whl")
     return found
 
