@@ -466,30 +466,6 @@ def after_disclaimer(reply: Tokens, matches: list[Match]) -> tuple[Match | None,
     return ref, [m for m in matches if m.start >= ref.end and m.category in ("deny", "no_choice")], None
 
 
-def restates_property(reply: Tokens, prop_words: frozenset[str]) -> Match | None:
-    """The first sentence asserts the asked property itself, unnegated ("盲人将无法通过驾驶考试，因为...").
-
-    Only a plain statement counts: sentences about "the question/idea/notion of ..." merely repeat
-    the topic, and any negator in the sentence makes it no restatement.
-    """
-    if not prop_words or not reply.tokens:
-        return None
-    negators = LEXICONS["en"].negators | LEXICONS["zh"].negators
-    sent = reply.tokens[0].sentence
-    idx = [i for i, t in enumerate(reply.tokens) if t.sentence == sent]
-    words = {reply.tokens[i].text for i in idx}
-    if (words - prop_words) & (negators | _TOPIC_WORDS):
-        return None
-    if prop_words <= words:
-        return Match("affirm", "restated property", idx[0], idx[-1] + 1, 1.0)
-    return None
-
-
-_TOPIC_WORDS = frozenset({"question", "whether", "notion", "idea", "concept", "statement", "claim", "topic",
-                          "while", "although", "some", "may", "might",
-                          "问题", "是否", "说法", "观念", "观点", "概念", "话题", "可能", "有些", "一些", "虽然"})
-
-
 LABELS = en_lexicon.LABELS | zh_lexicon.LABELS
 HEDGES = en_lexicon.HEDGES | zh_lexicon.HEDGES
 CAVEATS = VARIATION | HEDGES  # denials that, after an endorsement, only limit it

@@ -231,7 +231,3 @@ def tokenize_phrase(phrase: str) -> tuple[str, ...]:
     """Tokens of a lexicon expression or group name, with the same rules as replies."""
     return tokenize(phrase).words
 
-
-def sentences(text: str) -> list[str]:
-    """Split into sentences (ASCII and Chinese terminators), dropping empty pieces."""
-    return [s.strip() for s in _SENTENCE_BREAK.split(text) if s.strip()]
