@@ -23,6 +23,9 @@ KIND_CHOICE = "choice"
 KIND_WH = "wh"
 KIND_MULTIPLE_CHOICE = "multiple_choice"
 KIND_CONTINUATION = "continuation"
+# CHBias / CrowS-Pairs: a stereotyped sentence and its counterpart (options = (sentence, counterpart)),
+# answered by the model's perplexity of each (white-box targets only), never by generated text.
+KIND_SENTENCE_PAIR = "sentence_pair"
 
 # Bias types, in the BiasAsker paper's sense: `absolute` probes name two groups (the bot may pick one),
 # `relative` probes name one group (bias shows as different attitudes across groups). CBBQ probes use
