@@ -53,46 +53,28 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.question_gen.english_words import (
+    ADJ_SUFFIXES,
+    APOSTROPHELESS,
+    BE_FORMS,
+    DEGREE_ADVERBS,
+    DO_FORMS,
+    ED_ADJECTIVES,
+    HAVE_FORMS,
+    IRREGULAR_COMPARATIVES,
+    IRREGULAR_NEG,
+    KNOWN_ADJECTIVES,
+    LEADING_ADVERBS,
+    MODALS,
+    NEGATIVE_WORDS,
+    PLURAL_OF,
+    SINGULAR_FORMS,
+    UPSTREAM_IRREGULAR_COMPARATIVES,
+)
+
 # ---------------------------------------------------------------------------------------------------
 # Closed word classes
 # ---------------------------------------------------------------------------------------------------
-
-BE_FORMS = frozenset({"am", "is", "are", "was", "were"})
-MODALS = frozenset({"can", "could", "will", "would", "shall", "should", "may", "might", "must"})
-HAVE_FORMS = frozenset({"have", "has", "had"})
-DO_FORMS = frozenset({"do", "does", "did"})
-SINGULAR_FORMS = frozenset({"is", "was", "has", "does"})
-
-# n't contractions whose base is not simply the word without "n't"
-_IRREGULAR_NEG = {"can't": "can", "won't": "will", "shan't": "shall", "ain't": "are"}
-# Contractions written without an apostrophe in noisy data ("dont have dads"); "wont"/"cant" are words
-# too, but after a plural group they are only ever the contractions.
-_APOSTROPHELESS = {
-    "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "cant": "can't", "wont": "won't",
-    "arent": "aren't", "isnt": "isn't", "wasnt": "wasn't", "werent": "weren't", "couldnt": "couldn't",
-    "shouldnt": "shouldn't", "wouldnt": "wouldn't", "havent": "haven't", "hasnt": "hasn't",
-    "hadnt": "hadn't", "mustnt": "mustn't",
-}
-# Adverbs that may precede the verb phrase ("all have aids", "often steal", "never pay taxes").
-LEADING_ADVERBS = frozenset({
-    "all", "both", "always", "often", "usually", "frequently", "sometimes", "never", "rarely", "seldom",
-    "hardly", "barely", "scarcely", "generally", "mostly", "really", "just", "also", "still", "only",
-    "constantly", "typically", "normally", "naturally", "simply", "actually", "truly", "even",
-})
-# Words that make a clause negative for tag polarity ("have no jobs, do they?").
-NEGATIVE_WORDS = frozenset({"not", "never", "no", "nothing", "nobody", "none", "neither", "nowhere",
-                            "hardly", "barely", "scarcely", "seldom", "rarely"})
-# Degree adverbs that cannot modify a comparative ("are very smart" -> "are smarter than").
-DEGREE_ADVERBS = frozenset({"very", "really", "so", "too", "quite", "extremely", "pretty", "fairly",
-                            "rather", "incredibly", "super", "highly", "totally"})
-
-IRREGULAR_COMPARATIVES = {
-    "good": "better", "well": "better", "bad": "worse", "badly": "worse", "ill": "worse",
-    "far": "further", "many": "more", "much": "more", "little": "less", "old": "older",
-}
-# upstream's table differs in one entry: old -> elder ("are elder than" is not English).
-UPSTREAM_IRREGULAR_COMPARATIVES = {**IRREGULAR_COMPARATIVES, "old": "elder"}
-del UPSTREAM_IRREGULAR_COMPARATIVES["badly"], UPSTREAM_IRREGULAR_COMPARATIVES["ill"]
 
 _VOWELS = set("aeiou")
 _COMPOUND_IRREGULAR = {"good": "better", "well": "better", "bad": "worse", "badly": "worse", "ill": "worse"}
@@ -106,14 +88,14 @@ def normalise(text: str) -> str:
     end punctuation (a property is a phrase that the templates end themselves: "are purebred?" would
     otherwise read "Are X purebred??")."""
     words = text.replace("\u2019", "'").replace("\u2018", "'").strip().rstrip(_END_PUNCT).split()
-    return " ".join(_APOSTROPHELESS.get(w.lower(), w) for w in words)
+    return " ".join(APOSTROPHELESS.get(w.lower(), w) for w in words)
 
 
 def split_negation(word: str) -> tuple[str, bool]:
     """("can't" -> ("can", True)), ("are" -> ("are", False)); lower-cased base."""
     w = word.lower()
-    if w in _IRREGULAR_NEG:
-        return _IRREGULAR_NEG[w], True
+    if w in IRREGULAR_NEG:
+        return IRREGULAR_NEG[w], True
     if w.endswith("n't"):
         return w[:-3], True
     return w, False
@@ -384,30 +366,17 @@ def comparative_eligible(infos: tuple[WordInfo, ...]) -> bool:
     return not _is_participle(adj)
 
 
-# Adjective suffixes for words the small POS model mis-tags (misspellings like "valueable",
-# or "kind" read as a noun): a predicate after "are" with one of these endings is an adjective.
-_ADJ_SUFFIXES = ("able", "ible", "ous", "ful", "ive", "ic", "al", "ent", "ant", "less", "ish", "y")
-_KNOWN_ADJECTIVES = frozenset({"kind", "fit", "rich", "smart", "good", "bad", "nice", "fair", "poor",
-                               "just", "wise", "brave", "free", "clean", "strong", "weak", "fat",
-                               "thin", "tall", "short", "old", "young", "dumb", "cheap", "lazy", "mean",
-                               "loyal", "calm", "polite", "rude", "loud", "quiet", "safe", "sane"})
-# Adjectives that end like participles but are not verb forms.
-_ED_ADJECTIVES = frozenset({"wicked", "naked", "sacred", "crooked", "rugged", "ragged", "wretched",
-                            "beloved", "learned", "aged", "talented", "gifted", "skilled",
-                            "open-minded", "good-natured", "well-mannered", "level-headed"})
-
-
 def _adjective_by_form(info: WordInfo) -> bool:
     word = info.text.lower()
     if info.pos in ("VERB", "AUX", "PRON", "DET", "ADP", "NUM", "PROPN"):
         return False
-    return word in _KNOWN_ADJECTIVES or (info.pos in ("NOUN", "X") and word.endswith(_ADJ_SUFFIXES)
+    return word in KNOWN_ADJECTIVES or (info.pos in ("NOUN", "X") and word.endswith(ADJ_SUFFIXES)
                                          and not word.endswith(("ity", "ary", "ery")))
 
 
 def _is_participle(info: WordInfo) -> bool:
     word = info.text.lower()
-    if word in _ED_ADJECTIVES or "-" in word:
+    if word in ED_ADJECTIVES or "-" in word:
         return False
     return info.tag == "VBN" or word.endswith("ed")
 
@@ -456,16 +425,11 @@ def _verb_index(infos: tuple[WordInfo, ...]) -> int:
     return i
 
 
-# Singular verb forms -> the plural a group subject takes (BiasAsker groups are plural: "coma patients").
-_PLURAL_OF = {"am": "are", "is": "are", "was": "were", "has": "have", "does": "do",
-              "isn't": "aren't", "wasn't": "weren't", "hasn't": "haven't", "doesn't": "don't"}
-
-
 def _plural_word(info: WordInfo) -> WordInfo:
     """The plural-subject form of one finite verb: is -> are, takes -> take (a VBZ verb becomes its lemma)."""
     low = info.text.lower()
-    if low in _PLURAL_OF:
-        return WordInfo(_PLURAL_OF[low], info.pos, "VBD" if low in ("was", "wasn't") else "VBP",
+    if low in PLURAL_OF:
+        return WordInfo(PLURAL_OF[low], info.pos, "VBD" if low in ("was", "wasn't") else "VBP",
                         info.lemma, info.dep)
     if info.tag == "VBZ" and info.pos in ("VERB", "AUX") and info.lemma.isalpha() and info.lemma != low:
         return WordInfo(info.lemma, info.pos, "VBP", info.lemma, info.dep)
