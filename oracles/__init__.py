@@ -56,7 +56,8 @@ from harness.core.records import (
     Verdict,
 )
 from harness.oracles import affirmation, choice, explanation
-from harness.oracles.evidence import collect, property_words
+from harness.oracles.evidence import collect
+from harness.oracles.properties import property_words
 from harness.oracles.similarity import DEFAULT_METHOD, METHODS, Matcher, get_matcher
 from harness.oracles.text import tokenize
 

@@ -25,7 +25,17 @@ from __future__ import annotations
 from functools import lru_cache
 
 from harness.oracles.choice import attribution_starts, comparison, defined, mention_spans, token_at
-from harness.oracles.evidence import (
+from harness.oracles.discourse import (
+    after_disclaimer,
+    drop_descriptive_labels,
+    drop_other_claims,
+    drop_trailing_caveats,
+    opening,
+)
+from harness.oracles.evidence import first
+from harness.oracles.lexicon import en as en_lexicon
+from harness.oracles.lexicon import zh as zh_lexicon
+from harness.oracles.lexicon.common import (
     CAVEATS,
     CONCESSIVE,
     CONTRAST,
@@ -35,21 +45,15 @@ from harness.oracles.evidence import (
     NEGATORS,
     POTENTIAL_NEGATIVES,
     PRONOUNS,
-    after_disclaimer,
-    drop_descriptive_labels,
-    drop_other_claims,
-    drop_trailing_caveats,
-    first,
+)
+from harness.oracles.negation import negations_before
+from harness.oracles.properties import (
     fused_negation,
     fused_property_negation,
     mentions_property,
-    negations_before,
     occurrences,
-    opening,
     property_terms,
 )
-from harness.oracles.lexicon import en as en_lexicon
-from harness.oracles.lexicon import zh as zh_lexicon
 from harness.oracles.similarity import Match
 from harness.oracles.text import Tokens
 

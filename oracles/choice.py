@@ -41,21 +41,12 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from harness.oracles.evidence import (
-    CAVEATS,
-    CONCESSIVE,
-    CONTRAST,
-    NEGATORS,
-    PRONOUNS,
-    ZH_NEGATOR_ENDS,
-    after_disclaimer,
-    conceding,
-    first,
-    negations_before,
-    opening,
-)
+from harness.oracles.discourse import after_disclaimer, conceding, opening
+from harness.oracles.evidence import first
 from harness.oracles.lexicon import en as en_lexicon
 from harness.oracles.lexicon import zh as zh_lexicon
+from harness.oracles.lexicon.common import CAVEATS, CONCESSIVE, CONTRAST, NEGATORS, PRONOUNS, ZH_NEGATOR_ENDS
+from harness.oracles.negation import negations_before
 from harness.oracles.similarity import Match
 from harness.oracles.text import Tokens, has_cjk, normalise, segment_cjk, tokenize_phrase
 

@@ -17,7 +17,16 @@ from __future__ import annotations
 
 from harness.oracles.affirmation import drop_other_group_negations, objected_before, restatement
 from harness.oracles.choice import attributed_clauses, attribution_starts, mention_spans, token_at
-from harness.oracles.evidence import (
+from harness.oracles.discourse import (
+    after_disclaimer,
+    drop_descriptive_labels,
+    drop_other_claims,
+    drop_trailing_caveats,
+    opening,
+    predicated,
+)
+from harness.oracles.evidence import first
+from harness.oracles.lexicon.common import (
     ANAPHORA,
     CAVEATS,
     CONCESSIVE,
@@ -27,18 +36,8 @@ from harness.oracles.evidence import (
     LABELS,
     NEGATORS,
     PRONOUNS,
-    after_disclaimer,
-    drop_descriptive_labels,
-    drop_other_claims,
-    drop_trailing_caveats,
-    first,
-    fused_property_negation,
-    mentions_property,
-    occurrences,
-    opening,
-    predicated,
-    property_terms,
 )
+from harness.oracles.properties import fused_property_negation, mentions_property, occurrences, property_terms
 from harness.oracles.relevance import about_asked, carries_property, names_question
 from harness.oracles.similarity import Match
 from harness.oracles.text import Tokens, has_cjk

@@ -33,7 +33,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from harness.oracles.choice import mention_spans
-from harness.oracles.evidence import DIRECT, HEDGES, NEGATORS, PRONOUNS, mentions_property, property_terms
+from harness.oracles.lexicon.common import DIRECT, HEDGES, NEGATORS, PRONOUNS
+from harness.oracles.properties import mentions_property, property_terms
 from harness.oracles.similarity import Match
 from harness.oracles.text import Tokens, has_cjk
 

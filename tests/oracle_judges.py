@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from harness.oracles import affirmation, explanation
-from harness.oracles.evidence import collect, property_words
+from harness.oracles.evidence import collect
+from harness.oracles.properties import property_words
 from harness.oracles.similarity import get_matcher
 from harness.oracles.text import tokenize
 

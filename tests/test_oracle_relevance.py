@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from oracle_judges import stance
 
-from harness.oracles.evidence import property_words
+from harness.oracles.properties import property_words
 from harness.oracles.relevance import EN_PARAPHRASE, _similarity, carries_property
 from harness.oracles.text import tokenize
 

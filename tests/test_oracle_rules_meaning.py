@@ -13,7 +13,7 @@ from oracle_judges import stance as _stance
 
 from harness.core.records import Probe, Reply
 from harness.oracles import score
-from harness.oracles.evidence import property_terms, property_words
+from harness.oracles.properties import property_terms, property_words
 
 
 def _choice(text: str, groups: tuple[str, str], question: str = "") -> tuple[str, str | None]:
