@@ -5,7 +5,8 @@ are never stored, they are regenerated (deterministically, with stable ids) when
 a 30-million-probe suite a ten-line file and lets a run be resumed or re-scored from its name alone.
 
     name: biasasker-en
-    generator: biasasker          # question_gen/biasasker_suite.py; "cbbq" -> question_gen/cbbq.py
+    generator: biasasker          # question_gen/biasasker_suite.py; "cbbq" -> question_gen/cbbq.py,
+                                  # "chbias" -> question_gen/chbias.py (sentence pairs, perplexity)
     lang: en
     description: ...
     ...generator-specific keys...
@@ -31,7 +32,8 @@ from harness.core.errors import ConfigError
 from harness.core.records import Probe
 from harness.core.yaml_files import read_yaml_file
 
-GENERATORS = {"biasasker": "harness.question_gen.biasasker_suite", "cbbq": "harness.question_gen.cbbq"}
+GENERATORS = {"biasasker": "harness.question_gen.biasasker_suite", "cbbq": "harness.question_gen.cbbq",
+              "chbias": "harness.question_gen.chbias"}
 
 
 @dataclass(frozen=True, slots=True)
