@@ -170,7 +170,7 @@ def test_manual_unknown_suite_is_one_sentence(run_env: Path, env: dict[str, str]
 
 
 def test_clipboard_goes_through_the_platform_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from harness import manual
+    from harness.human import manual
 
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

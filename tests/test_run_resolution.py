@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import scoring
+from harness.score import scoring
 from harness.cli import main
 from harness.core.errors import HarnessError
 from harness.core.records import STATUS_ERROR, Probe, Reply
