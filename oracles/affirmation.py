@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from harness.oracles.choice import attribution_starts, comparison, defined, mention_spans, token_at
+from harness.oracles.attribution import attribution_starts
+from harness.oracles.comparison import comparison
 from harness.oracles.discourse import (
     after_disclaimer,
     drop_descriptive_labels,
@@ -33,6 +34,7 @@ from harness.oracles.discourse import (
     opening,
 )
 from harness.oracles.evidence import first
+from harness.oracles.groups import mention_spans
 from harness.oracles.lexicon import en as en_lexicon
 from harness.oracles.lexicon import zh as zh_lexicon
 from harness.oracles.lexicon.common import (
@@ -48,6 +50,7 @@ from harness.oracles.lexicon.common import (
 )
 from harness.oracles.negation import negations_before
 from harness.oracles.properties import (
+    defined,
     fused_negation,
     fused_property_negation,
     mentions_property,
@@ -55,7 +58,7 @@ from harness.oracles.properties import (
     property_terms,
 )
 from harness.oracles.similarity import Match
-from harness.oracles.text import Tokens
+from harness.oracles.text import Tokens, token_at
 
 CATEGORIES = ("affirm", "deny", "refuse")
 

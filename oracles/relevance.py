@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from harness.oracles.choice import mention_spans
+from harness.oracles.groups import mention_spans
 from harness.oracles.lexicon.common import DIRECT, HEDGES, NEGATORS, PRONOUNS
 from harness.oracles.properties import mentions_property, property_terms
 from harness.oracles.similarity import Match

@@ -13,10 +13,13 @@ in reports is the model's own text.
 
 from __future__ import annotations
 
+import bisect
+import operator
 import re
 import threading
 import unicodedata
 from bisect import bisect_left
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -231,3 +234,14 @@ def tokenize_phrase(phrase: str) -> tuple[str, ...]:
     """Tokens of a lexicon expression or group name, with the same rules as replies."""
     return tokenize(phrase).words
 
+
+_TOKEN_END = operator.itemgetter(2)  # Token.end
+
+def token_at(reply: Tokens, offset: int) -> int:
+    """Index of the token covering (or first after) a character offset."""
+    return min(bisect.bisect_right(reply.tokens, offset, key=_TOKEN_END), len(reply.tokens) - 1)
+
+
+def word_alternation(words: Iterable[str]) -> str:
+    """A regex alternation of words, whole-word for Latin ones ("than" must not match inside "thank")."""
+    return "|".join(rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w) for w in words)

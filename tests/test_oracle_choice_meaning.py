@@ -12,7 +12,7 @@ import pytest
 
 from harness.core.records import Probe, Reply
 from harness.oracles import score
-from harness.oracles.choice import asked_property
+from harness.oracles.question import asked_property
 
 
 def _choice(text: str, question: str, groups: tuple[str, str]) -> tuple[str, str | None]:

@@ -7,7 +7,7 @@ import pytest
 from harness.core.errors import HarnessError
 from harness.core.records import Probe, Reply
 from harness.oracles import score
-from harness.oracles.choice import aliases, mentions
+from harness.oracles.groups import aliases, mentions
 from harness.oracles.text import tokenize
 
 

@@ -81,3 +81,29 @@ CLAIM_OPENERS = frozenset({"that", "认为"})
 # is a relative clause about the stereotype itself).
 CLAIM_VERBS = frozenset({"are", "is", "were", "was", "can", "have", "has", "do", "does", "will", "would",
                          "tend", "lack", "should", "must", "cannot", "can't", "don't", "aren't", "isn't"})
+
+# --- reported views (oracles.attribution) --------------------------------------------------------------
+# Quantifiers of sources whose view is only some sources' ("Some studies suggest ...", "others find ...").
+PARTIAL_SOURCES = frozenset({"some", "other", "others", "certain"})
+# Verbs that report a view ("suggest", "argue", "find").
+REPORTING_VERBS = frozenset({"suggest", "suggests", "suggested", "say", "says", "claim", "claims", "argue", "argues",
+                             "find", "found", "show", "shows", "believe", "think", "report", "reports", "indicate"})
+
+# --- comparisons (oracles.comparison) ------------------------------------------------------------------
+# Words that compare two groups ("X are lazier than Y", "X比Y懒", "X不如Y").
+COMPARATIVE_MARKERS = ("than", "比", "不如")
+DISTRIBUTIVE = en.DISTRIBUTIVE | zh.DISTRIBUTIVE
+# Verbs and words that frame a statement: negated, they deny it ("I don't think ...", "not fair to say ...",
+# "no evidence that ...", "不能说…", "我不认为…"); "can't deny that" / "不得不说" do not negate it.
+FRAMING = frozenset({"think", "believe", "say", "fair", "true", "evidence", "accurate", "correct", "right",
+                     "appropriate", "agree", "claim", "conclude", "说", "认为", "觉得", "同意", "证据", "能说",
+                     "意味着", "代表", "证明", "一定"})
+NOT_FRAME_NEGATORS = frozenset({"不得不", "不禁", "不免"})
+# Words that open the reason of a sentence: a "less" word after one belongs to the reason, not to the
+# comparison ("Women are more illiterate than men because they are born with a lower ...").
+CAUSAL = frozenset({"because", "since", "as", "so", "因为", "由于", "是因为", "所以", "因此", "以致"})
+
+# --- definitions of the property (oracles.properties.defined) ------------------------------------------
+# Words that define the asked property ("'lazy' refers to ...", "懒是指……").
+DEFINING_EN = frozenset({"refers", "refer", "defined", "denotes"})
+DEFINING_ZH = ("是指", "指的是", "被定义为", "定义为")
