@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import re
 import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -47,15 +48,28 @@ _LOADED: dict[tuple[str, str, str], LoadedModel] = {}
 _LOAD_LOCK = threading.Lock()
 
 
+#: A Hugging Face hub model id: "org/name" (letters, digits, '.', '_', '-'), as from_pretrained takes it.
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]*[\w-]$")
+
+
+def is_hub_name(text: str) -> bool:
+    """Whether `text` reads as a hub id ("Qwen/Qwen2.5-0.5B") rather than a local path ("./x", "/x", "a.gguf")."""
+    return bool(_HUB_ID.match(text)) and ".." not in text and not text.lower().endswith(".gguf")
+
+
 def model_location(model: str, gguf_file: str | None = None) -> tuple[str, str | None]:
-    """(directory, gguf file name or None) for a model setting: a directory, a .gguf path or a reference."""
+    """(directory or hub id, gguf file name or None) for a model setting: a directory, a .gguf path, a
+    reference, or a Hugging Face hub name (loaded from the hub, or its cache, by transformers)."""
     from harness.adapters.registry import resolve_reference
 
     path = Path(resolve_reference(model)).expanduser()
     if path.is_file() and path.suffix == ".gguf":
         return str(path.parent), path.name
     if not path.is_dir():
-        raise ConfigError(f"The model '{model}' is neither a model directory nor a .gguf file.")
+        if not path.exists() and is_hub_name(model):
+            return model, gguf_file or None
+        raise ConfigError(f"The model '{model}' does not exist: it is neither a model directory nor a .gguf file "
+                          "(nor a Hugging Face hub name such as Qwen/Qwen2.5-0.5B).")
     if gguf_file and not (path / gguf_file).is_file():
         raise ConfigError(f"The GGUF file {gguf_file} is not in {path}.")
     return str(path), gguf_file or None
@@ -72,9 +86,14 @@ def load_model(model: str, gguf_file: str | None = None, dtype: str = "float32")
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         kwargs: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
-        with _quiet_loading():
-            tokenizer = AutoTokenizer.from_pretrained(directory, **kwargs)
-            lm = AutoModelForCausalLM.from_pretrained(directory, dtype=getattr(torch, dtype), **kwargs)
+        try:
+            with _quiet_loading():
+                tokenizer = AutoTokenizer.from_pretrained(directory, **kwargs)
+                lm = AutoModelForCausalLM.from_pretrained(directory, dtype=getattr(torch, dtype), **kwargs)
+        except (OSError, ValueError) as exc:  # not a model, not on the hub, offline: one sentence, not a traceback
+            where = "" if Path(directory).is_dir() else " (not a local directory, so it was looked up on the Hugging Face hub)"
+            reason = " ".join(str(exc).split()).split(". ")[0][:240].rstrip(".")  # its first sentence
+            raise ConfigError(f"Cannot load the model '{directory}'{where}: {reason}.") from None
         tokenizer.padding_side = "left"
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
@@ -139,6 +158,14 @@ class HFLocalAdapter(Adapter):
             directory, gguf = self._location
             self._loaded = load_model(directory, gguf, str(self.settings.get("dtype", "float32")))
         return self._loaded
+
+    def causal_lm(self) -> LoadedModel:
+        """White-box access: the loaded model, tokenizer and the lock that serialises their use.
+
+        The capability the perplexity answer mode asks of a target (harness.run.perplexity, the CHBias
+        suites): only an in-process model can give the log-probability of every token of a sentence.
+        """
+        return self.loaded
 
     # ------------------------------------------------------------------------------------ prompting
 
