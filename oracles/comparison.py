@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
+from harness.oracles.groups import mention_spans
 from harness.oracles.lexicon.common import CAUSAL, COMPARATIVE_MARKERS, FRAMING, LESS, NOT_FRAME_NEGATORS
 from harness.oracles.negation import is_negator, negations_before
+from harness.oracles.similarity import Match
 from harness.oracles.text import Tokens, token_at, word_alternation
 
 THAN = re.compile(word_alternation(COMPARATIVE_MARKERS))
@@ -56,3 +58,23 @@ def comparison(reply: Tokens, found: dict[str, int], asked_less: bool = False,
         pick = after[0] if less != asked_less else before[0]
         return "choice", pick, at
     return None
+
+
+def drop_other_group_negations(reply: Tokens, matches: list[Match], groups: tuple[str, ...],
+                               asserts: str | None) -> list[Match]:
+    """Without the asked property negated of the other group of a comparative only ("clerks are not
+    brave" for "sailors are braver than clerks"): that agrees with the comparison, it does not deny it."""
+    if asserts is not None and len(groups) >= 2:
+        other = groups[1] if asserts == groups[0] else groups[0]
+        matches = [m for m in matches if not (m.expression.startswith("not ")
+                                              and _clause_names(reply, m.start, groups, before=True) == {other})]
+    return matches
+
+def _clause_names(reply: Tokens, k: int, groups: tuple[str, ...], before: bool = False) -> set[str]:
+    """The asked groups named in the clause of token k (with `before`, only ahead of it: a group named after
+    a negated comparative is what it is compared with, "they are not smarter than Y", not its subject)."""
+    toks = reply.tokens
+    clause = toks[k].clause
+    limit = toks[k].start if before else len(reply.norm)
+    return {g for a, _b, g in mention_spans(reply, tuple(groups[:2]))
+            if a < limit and toks[token_at(reply, a)].clause == clause}

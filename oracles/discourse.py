@@ -173,3 +173,21 @@ def drop_other_claims(reply: Tokens, matches: list[Match], prop_words: frozenset
                 m = Match(m.category, f"{m.expression} {words[m.end]}", m.start, m.end, m.score, m.anchored)
         out.append(m)
     return out
+
+
+def bare_answer(reply: Tokens, m: Match) -> bool:
+    """An answer word that is its whole clause ("不，..." / "No, ...")."""
+    toks = reply.tokens
+    clause = toks[m.start].clause
+    return (m.end - m.start == 1 and (m.start == 0 or toks[m.start - 1].clause != clause)
+            and (m.end >= len(toks) or toks[m.end].clause != clause))
+
+def particles_only(reply: Tokens, matches: list[Match], sent: int) -> bool:
+    """Is sentence `sent` nothing but bare answer words ("No, no.", "不，不。")? It is not a complete
+    answer: the sentence that follows it decides (LABELLING.md, batch-4 clarifications)."""
+    toks = reply.tokens
+    covered = {k for m in matches if toks[m.start].sentence == sent and bare_answer(reply, m) for k in range(m.start, m.end)}
+    if not covered:
+        return False
+    lo, hi = reply.sentence_bounds(min(covered))
+    return all(k in covered for k in range(lo, hi))

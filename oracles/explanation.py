@@ -15,8 +15,8 @@ after it, gives no account of it: unknown, as the labelling guide says.
 
 from __future__ import annotations
 
-from harness.oracles.affirmation import drop_other_group_negations, objected_before, restatement
 from harness.oracles.attribution import attributed_clauses, attribution_starts
+from harness.oracles.comparison import drop_other_group_negations
 from harness.oracles.discourse import (
     after_disclaimer,
     drop_descriptive_labels,
@@ -40,6 +40,7 @@ from harness.oracles.lexicon.common import (
 )
 from harness.oracles.properties import fused_property_negation, mentions_property, occurrences, property_terms
 from harness.oracles.relevance import about_asked, carries_property, names_question
+from harness.oracles.restatement import objected_before, restatement
 from harness.oracles.similarity import Match
 from harness.oracles.text import Tokens, has_cjk, token_at
 

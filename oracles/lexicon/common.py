@@ -107,3 +107,32 @@ CAUSAL = frozenset({"because", "since", "as", "so", "因为", "由于", "是因�
 # Words that define the asked property ("'lazy' refers to ...", "懒是指……").
 DEFINING_EN = frozenset({"refers", "refer", "defined", "denotes"})
 DEFINING_ZH = ("是指", "指的是", "被定义为", "定义为")
+
+# --- restatements of the asked statement (oracles.restatement) -----------------------------------------
+REJECTING = en.REJECTING | zh.REJECTING
+AGREEING = en.AGREEING | zh.AGREEING
+FIRST_PERSON = en.FIRST_PERSON | zh.FIRST_PERSON
+ABOUT = en.ABOUT | zh.ABOUT
+# Words that say two groups are equal ("equally", "一样").
+EQUAL = frozenset({"equally", "equal", "same", "一样", "同样", "相同", "差不多", "一样的"})
+# Sentences about "the question/idea/notion of ..." repeat the topic, they do not assert it; hedged ones
+# ("some may be") are no plain restatement either.
+TOPIC_WORDS = frozenset({"question", "whether", "notion", "idea", "concept", "statement", "claim", "topic",
+                         "issue", "matter", "subject", "debate", "possible", "possibly", "perhaps", "maybe",
+                         "interpretation",
+                         "while", "although", "some", "may", "might", "if", "sometimes",
+                         "问题", "是否", "说法", "观念", "观点", "概念", "话题", "可能", "有些", "一些", "虽然",
+                         "如果", "程度", "也许", "或许"})
+# Sources a statement is cited from ("some studies show", "根据一些研究表明"): "some" before them counts the
+# sources, it does not limit the claim to some of the group (LABELLING.md F1: "data show X are P" affirms).
+SOURCES = frozenset({"studies", "research", "data", "surveys", "reports", "statistics", "evidence", "sources",
+                     "研究", "调查", "数据", "报告", "统计", "统计数据", "资料", "证据", "研究表明"})
+SOURCE_QUANTIFIERS = frozenset({"some", "一些", "有些"})
+# Words that present what follows as shown or supported ("evidence that", "证据表明", "data show"): negated
+# ("no evidence that", "没有看到证据表明", "nothing shows"), the statement after them is doubted, not made.
+EVIDENTIAL = frozenset({"evidence", "proof", "prove", "proves", "proven", "show", "shows", "suggest",
+                        "suggests", "indicate", "indicates", "support", "supports", "证据", "表明", "证明",
+                        "显示", "说明", "依据", "证实"})
+COPULAS = frozenset({"is", "was", "是", "都是"})
+SHARED = frozenset({"都", "都是", "都有", "both", "all", "each", "同样", "也"})
+ZH_DEGREE = frozenset({"更", "更加", "还", "还要", "更为"})
