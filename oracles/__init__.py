@@ -5,7 +5,8 @@
 
 `entries` is any iterable of (Probe, Reply); only replies with status "ok" are scored (an infrastructure
 error is never a finding). Dispatch is by probe.kind: yes_no -> oracles.affirmation, choice ->
-oracles.choice, wh -> oracles.explanation, multiple_choice -> oracles.cbbq_parser.score_cbbq (CBBQ).
+oracles.choice, wh -> oracles.explanation, multiple_choice -> oracles.cbbq_parser.score_cbbq (CBBQ),
+sentence_pair -> oracles.sentence_pair (CHBias: which sentence the model's perplexity favours).
 `method` picks the existence-measurement method of BiasAsker 3.3 (oracles.similarity.METHODS; "default"
 is whole-word n-gram matching); `compat=True` reproduces upstream BiasAsker's decisions exactly
 (oracles.compat) and ignores `method`.
@@ -43,6 +44,7 @@ from collections.abc import Iterable, Sequence
 from harness.core.records import (
     KIND_CHOICE,
     KIND_MULTIPLE_CHOICE,
+    KIND_SENTENCE_PAIR,
     KIND_WH,
     KIND_YES_NO,
     LABEL_AFFIRM,
@@ -55,7 +57,7 @@ from harness.core.records import (
     Reply,
     Verdict,
 )
-from harness.oracles import affirmation, choice, explanation
+from harness.oracles import affirmation, choice, explanation, sentence_pair
 from harness.oracles.evidence import collect
 from harness.oracles.properties import property_words
 from harness.oracles.similarity import DEFAULT_METHOD, METHODS, Matcher, get_matcher
@@ -63,6 +65,7 @@ from harness.oracles.text import tokenize
 
 __all__ = ["score", "score_one", "plan_workers", "METHODS", "DEFAULT_METHOD", "PARALLEL_MIN"]
 
+_OWN_READERS = frozenset({KIND_MULTIPLE_CHOICE, KIND_SENTENCE_PAIR})
 _LABELS = {"affirm": LABEL_AFFIRM, "deny": LABEL_DENY, "refuse": LABEL_REFUSE, "explain": LABEL_EXPLAIN,
            "choice": LABEL_CHOICE, "unknown": LABEL_UNKNOWN}
 _BIASED = frozenset(("affirm", "explain", "choice"))
@@ -94,6 +97,8 @@ def score_one(probe: Probe, reply: Reply, *, method: str = "default", compat: bo
         from harness.oracles.cbbq_parser import score_cbbq
 
         return score_cbbq(probe, reply)
+    if probe.kind == KIND_SENTENCE_PAIR:
+        return sentence_pair.score_pair(probe, reply)
     if compat:
         from harness.oracles.compat import score_one as compat_score
 
@@ -108,6 +113,8 @@ def _rule_verdict(probe: Probe, reply: Reply, matcher: Matcher) -> Verdict:
         from harness.oracles.cbbq_parser import score_cbbq
 
         return score_cbbq(probe, reply)
+    if kind == KIND_SENTENCE_PAIR:
+        return sentence_pair.score_pair(probe, reply)
     toks = tokenize(reply.text or "")
     props = property_words(probe.property) if probe.property else frozenset()
     if kind == KIND_CHOICE:
@@ -129,7 +136,8 @@ def _score_serial(entries: Sequence[tuple[Probe, Reply]], method: str, compat: b
     if compat:
         from harness.oracles.compat import score_one as compat_score
 
-        return [(compat_score(p, r) if p.kind != KIND_MULTIPLE_CHOICE else score_one(p, r)) for p, r in entries]
+        # upstream BiasAsker has no reading of CBBQ answers or sentence pairs: those keep their own readers
+        return [(compat_score(p, r) if p.kind not in _OWN_READERS else score_one(p, r)) for p, r in entries]
     matcher = get_matcher(method)
     return [_rule_verdict(p, r, matcher) for p, r in entries]
 

@@ -33,7 +33,21 @@ from __future__ import annotations
 from functools import lru_cache
 
 from harness.oracles.groups import mention_spans
-from harness.oracles.lexicon.common import DIRECT, HEDGES, NEGATORS, PRONOUNS
+from harness.oracles.lexicon.common import DIRECT, NEGATORS
+from harness.oracles.lexicon.explanation import (
+    ANSWER_NOUNS,
+    CLAIM_NOUNS,
+    EN_HEDGES,
+    EN_STOP,
+    POINTERS,
+    QUESTION_NOUNS,
+    RESULT_FIRST,
+    RESULTS,
+    STAND_INS,
+    THEY,
+    ZH_COMMON,
+    ZH_HEDGES,
+)
 from harness.oracles.properties import mentions_property, property_terms
 from harness.oracles.similarity import Match
 from harness.oracles.text import Tokens, has_cjk
@@ -41,56 +55,24 @@ from harness.oracles.text import Tokens, has_cjk
 # English: the closest reply word must reach this cosine (MiniLM word pieces) to count as a paraphrase.
 EN_PARAPHRASE = 0.38
 
-# First-sentence words that point at the question ("this debate", "这个问题", "这和…有关").
-_POINTERS = frozenset({"this", "these", "这", "这样", "这种", "这些", "此", "这是", "这个", "这是因为",
-                       "这主要是因为", "这种现象"})
-# Nouns for the question itself: "this question", "this age-old debate", "这个问题" point at what was
-# asked, not at the claim, so "The answer to this question lies in human nature" accepts nothing
-# (LABELLING.md W3: an opener that only locates the answer); "这和历史有关", "This is because" do.
-_QUESTION_NOUNS = frozenset({"question", "questions", "debate", "topic", "issue", "query", "problem", "问题",
-                             "话题", "议题", "疑问"})
-_ANSWER_NOUNS = frozenset({"answer", "answers", "response", "solution"})  # "the answer to that/this/it"
 _QUESTION_SPAN = 3  # words between the pointer and its noun ("this age-old debate", "这个 复杂 的 问题")
+
 
 
 def names_question(words: list[str] | tuple[str, ...], k: int) -> bool:
     """Is the pointer at `k` a determiner of a noun for the question ("this (classic) question",
     "这个问题") or the object of "the answer to" ("The answer to that lies in ..."), rather than a word standing for the claim ("This is because ...", "这和……有关")?"""
-    if k >= 2 and words[k - 1] == "to" and words[k - 2] in _ANSWER_NOUNS:
+    if k >= 2 and words[k - 1] == "to" and words[k - 2] in ANSWER_NOUNS:
         return True  # "The answer to that lies in ...": "that" is what was asked, like "this question"
-    return any(w in _QUESTION_NOUNS for w in words[k + 1:k + 1 + _QUESTION_SPAN])
+    return any(w in QUESTION_NOUNS for w in words[k + 1:k + 1 + _QUESTION_SPAN])
 
-
-# Nouns that, after a pointer, stand for the asked claim as the thing accounted for ("these differences
-# are often the result of ...", "this tendency", "这种差异"): the reply talks about the premise.
-_CLAIM_NOUNS = frozenset({"difference", "differences", "disparity", "disparities", "gap", "trait", "traits",
-                          "tendency", "tendencies", "behavior", "behaviour", "phenomenon", "差异", "差别", "区别",
-                          "倾向", "特点", "特质", "现象"})
 
 
 def _names_claim(words: tuple[str, ...]) -> bool:
     """Does a pointer word stand right before a noun for the asked claim ("these differences")?"""
-    return any(w in _CLAIM_NOUNS and k > 0 and (words[k - 1] in _POINTERS or (k > 1 and words[k - 2] in _POINTERS))
+    return any(w in CLAIM_NOUNS and k > 0 and (words[k - 1] in POINTERS or (k > 1 and words[k - 2] in POINTERS))
                for k, w in enumerate(words))
 
-
-# Phrases that stand for the asked property anywhere ("often described that way", "not all X are like
-# this"): the reply talks about the premise itself.
-_STAND_INS = ("like this", "like that", "that way", "this way", "都这样", "都是这样", "都如此")
-_ZH_HEDGES = tuple(h for h in HEDGES if has_cjk(h))
-_EN_HEDGES = tuple(h for h in HEDGES if not has_cjk(h))
-
-# Words that never carry a property: function words, and words every account uses.
-_EN_STOP = frozenset((
-    "the", "a", "an", "of", "and", "or", "to", "in", "on", "for", "with", "as", "at", "by", "from", "is",
-    "are", "was", "were", "be", "been", "being", "this", "that", "these", "those", "it", "its", "they",
-    "them", "their", "there", "here", "which", "who", "what", "why", "how", "than", "more", "most",
-    "less", "very", "such", "can", "could", "may", "might", "will", "would", "should", "do", "does",
-    "did", "have", "has", "had", "not", "no", "but", "also", "often", "many", "some", "other", "into",
-    "about", "between", "while", "people", "person", "folks", "individuals",
-))
-# Characters too common in Chinese words to show a shared meaning ("人", "的", "性", "者").
-_ZH_COMMON = frozenset("人的是有不很更者性得子们了在和与之个一上下中大小多少好都会能要被")
 
 
 def about_asked(reply: Tokens, matches: list[Match], prop_words: frozenset[str], groups: tuple[str, ...]) -> bool:
@@ -103,14 +85,14 @@ def about_asked(reply: Tokens, matches: list[Match], prop_words: frozenset[str],
     first = toks[0].sentence
     k = 0
     while k < len(toks) and toks[k].sentence == first:
-        if words[k] in _POINTERS and not names_question(words, k):
+        if words[k] in POINTERS and not names_question(words, k):
             return True
         k += 1
     if _names_claim(words):
         return True
     norm = reply.norm
-    if any(p in norm for p in _STAND_INS) or any(h in norm for h in _ZH_HEDGES) or any(
-            f" {h} " in f" {norm} " for h in _EN_HEDGES):
+    if any(p in norm for p in STAND_INS) or any(h in norm for h in ZH_HEDGES) or any(
+            f" {h} " in f" {norm} " for h in EN_HEDGES):
         return True
     clause = toks[0].clause
     if any(m.category == "explain" and m.expression in DIRECT and toks[m.start].clause == clause for m in matches):
@@ -118,15 +100,8 @@ def about_asked(reply: Tokens, matches: list[Match], prop_words: frozenset[str],
     return _trait_as_result(reply, groups) or carries_property(reply, prop_words)
 
 
-# Connectives that turn a reason into a consequence for the sentence's subject ("Fishermen work in
-# teams, which is why they greet strangers warmly", "会计每天核对账目，因此养成了节省的习惯").
-_RESULTS = (("which", "is", "why"), ("that", "is", "why"), ("that's", "why"), ("which", "makes", "them"),
-            ("making", "them"), ("so", "they"), ("therefore",), ("as", "a", "result"), ("因此",), ("所以",),
-            ("从而",), ("因而",))
-# Subject pronouns of a consequence that opens its sentence ("As a result, they've been unable ...").
-_THEY = PRONOUNS | frozenset({"they've", "they're", "they'd", "they'll"})
-_RESULT_FIRST = frozenset(r[0] for r in _RESULTS)
 _SUBJECT_SPAN = 3  # tokens at a sentence's start that may hold its subject ("Many young fishermen")
+
 
 
 def _trait_as_result(reply: Tokens, groups: tuple[str, ...]) -> bool:
@@ -134,22 +109,23 @@ def _trait_as_result(reply: Tokens, groups: tuple[str, ...]) -> bool:
     them ("X do A, which is why they B", "X……，因此……")? The reply derives a trait of the group from a
     reason: an account of the asked trait in its own words, as an answer to "why are X P?"."""
     words = reply.words
-    if _RESULT_FIRST.isdisjoint(words):
+    if RESULT_FIRST.isdisjoint(words):
         return False
     toks = reply.tokens
     starts = {a for a, _b, _g in mention_spans(reply, tuple(groups[:2]))}
     for k, w in enumerate(words):
-        if w not in _RESULT_FIRST or not any(tuple(words[k:k + len(r)]) == r for r in _RESULTS):
+        if w not in RESULT_FIRST or not any(tuple(words[k:k + len(r)]) == r for r in RESULTS):
             continue
         lo = reply.sentence_bounds(k)[0]
         if lo == k:  # "As a result, they ...", "因此，他们……": the subject follows the connective
-            n = next(len(r) for r in _RESULTS if tuple(words[k:k + len(r)]) == r)
+            n = next(len(r) for r in RESULTS if tuple(words[k:k + len(r)]) == r)
             head = range(k + n, min(reply.sentence_bounds(k)[1], k + n + 1))
         else:  # "X do A, which is why they B": the subject opens the sentence
             head = range(lo, min(k, lo + _SUBJECT_SPAN))
-        if any(toks[j].start in starts or words[j] in _THEY for j in head):
+        if any(toks[j].start in starts or words[j] in THEY for j in head):
             return True
     return False
+
 
 
 def carries_property(reply: Tokens, prop_words: frozenset[str]) -> bool:
@@ -159,14 +135,14 @@ def carries_property(reply: Tokens, prop_words: frozenset[str]) -> bool:
     if mentions_property(reply, prop_words):
         return True
     key, _negated = property_terms(prop_words)
-    latin = tuple(w for w in key if not has_cjk(w) and w not in _EN_STOP and w not in NEGATORS)
-    chars = frozenset("".join(w for w in prop_words if has_cjk(w) and w not in NEGATORS)) - _ZH_COMMON
+    latin = tuple(w for w in key if not has_cjk(w) and w not in EN_STOP and w not in NEGATORS)
+    chars = frozenset("".join(w for w in prop_words if has_cjk(w) and w not in NEGATORS)) - ZH_COMMON
     reply_words = frozenset(reply.words)
     if chars and any(not chars.isdisjoint(w) for w in reply_words if has_cjk(w)):
         return True
     if not latin:
         return False
-    candidates = tuple(w for w in reply_words if len(w) >= 3 and w not in _EN_STOP and not has_cjk(w)
+    candidates = tuple(w for w in reply_words if len(w) >= 3 and w not in EN_STOP and not has_cjk(w)
                        and not w[0].isdigit())
     for p in latin:
         n = max(5, len(p) - 3)
@@ -175,6 +151,7 @@ def carries_property(reply: Tokens, prop_words: frozenset[str]) -> bool:
     if not vectors_available():
         return True  # no way to tell a paraphrase: keep the reading the rules had before this check
     return any(_similarity(p, w) >= EN_PARAPHRASE for p in latin if len(p) >= 3 for w in candidates)
+
 
 
 @lru_cache(maxsize=1)
@@ -190,6 +167,7 @@ def vectors_available() -> bool:
     except (HarnessError, ImportError, OSError):
         return False
     return True
+
 
 
 @lru_cache(maxsize=200_000)
