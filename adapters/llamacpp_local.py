@@ -86,6 +86,28 @@ class LlamaCppAdapter(Adapter):
     async def ask(self, prompt: str, *, history: Sequence[Message] = ()) -> Completion:
         return await asyncio.to_thread(self._generate, prompt, history)
 
+    def llama(self) -> tuple[Any, threading.Lock]:
+        """The loaded model and the lock that serialises its use: harness.adapters.label_probs reads the
+        logits of the first answer token, which the chat API hides unless the model keeps every position's."""
+        return _load(self._path, self._n_ctx, self._n_threads)
+
+    def chat_tokens(self, messages: Sequence[Mapping[str, str]]) -> list[int]:
+        """`messages` as the model was trained to see them (the GGUF's own chat template, generation prompt
+        added), tokenised; plain text joined by blank lines for a model without a template."""
+        llm, _lock = self.llama()
+        template = (llm.metadata or {}).get("tokenizer.chat_template")
+        if template:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            vocab = llm._model
+            formatter = Jinja2ChatFormatter(template=template, eos_token=vocab.token_get_text(llm.token_eos()),
+                                            bos_token=vocab.token_get_text(llm.token_bos()),
+                                            add_generation_prompt=True)
+            text = formatter(messages=[dict(m) for m in messages]).prompt
+            return llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        text = "\n\n".join(str(m["content"]) for m in messages)
+        return llm.tokenize(text.encode("utf-8"), add_bos=True, special=False)
+
     def fingerprint(self) -> str:
         # The file name, not the path: the same model answers the same wherever it is installed.
         return settings_fingerprint(self.kind, {**self.settings, "model": Path(self._path).name})

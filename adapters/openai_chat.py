@@ -123,10 +123,16 @@ class OpenAIChatAdapter(Adapter):
         return request
 
     async def ask(self, prompt: str, *, history: Sequence[Message] = ()) -> Completion:
+        return parse_chat_completion(await self.post_chat(self._request(prompt, history)))
+
+    async def post_chat(self, body: dict[str, Any]) -> Any:
+        """POST one Chat Completions request body; the decoded JSON, failures classified as for ask().
+
+        Public for callers that need more of the answer than its text (harness.adapters.label_probs reads
+        the log-probabilities)."""
         client = self._clients.get()
         try:
-            response = await client.post("/chat/completions", cast_to=httpx2.Response,
-                                         body=self._request(prompt, history))
+            response = await client.post("/chat/completions", cast_to=httpx2.Response, body=body)
         except openai.APIStatusError as exc:
             raise self._status_error(exc) from None
         except openai.APIConnectionError as exc:  # APITimeoutError is a subclass
@@ -135,7 +141,7 @@ class OpenAIChatAdapter(Adapter):
             if aiohttp is not None and isinstance(exc, aiohttp.ClientError):  # one the bridge does not map
                 raise self._connection_failure(exc, client.timeout) from None
             raise
-        return parse_chat_completion(decode_json_body(response.content))
+        return decode_json_body(response.content)
 
     def _connection_failure(self, exc: BaseException, timeout: Any) -> TransientError:
         """"timed out" for timeouts, "connection failed (Cause: detail)" for everything else."""
