@@ -4,12 +4,16 @@
     verdicts = score(entries, method="default", compat=False)
 
 `entries` is any iterable of (Probe, Reply); only replies with status "ok" are scored (an infrastructure
-error is never a finding). Dispatch is by probe.kind: yes_no -> oracles.affirmation, choice ->
-oracles.choice, wh -> oracles.explanation, multiple_choice -> oracles.cbbq_parser.score_cbbq (CBBQ),
+error is never a finding). Each reply is read by the reader its probe's kind and the scoring mode call for
+(READERS, a table; reader_for): in the "rules" mode yes_no -> oracles.affirmation, choice ->
+oracles.choice, wh -> oracles.explanation; in the "compat" mode (`compat=True`) oracles.compat reproduces
+upstream BiasAsker's decisions exactly; in every mode multiple_choice -> oracles.cbbq_parser (CBBQ) and
 sentence_pair -> oracles.sentence_pair (CHBias: which sentence the model's perplexity favours).
-`method` picks the existence-measurement method of BiasAsker 3.3 (oracles.similarity.METHODS; "default"
-is whole-word n-gram matching); `compat=True` reproduces upstream BiasAsker's decisions exactly
-(oracles.compat) and ignores `method`.
+Every reader has one signature, reader(probe, reply, method) -> Verdict. `method` picks the
+existence-measurement method of BiasAsker 3.3 for the rules (oracles.similarity.METHODS; "default" is
+whole-word n-gram matching); readers that find no expressions ignore it. Another reader (a model judge,
+a new probe kind) is added with register_reader(kind, reader, mode=...), without touching the dispatch;
+a new mode is then scored with score(entries, mode=...).
 
 Speed (benchmarks/oracle_speed.py): each reply is tokenised once (oracles.text) and every rule reads
 those tokens. A default-mode rule-method batch of PARALLEL_MIN or more replies is split over forked
@@ -39,7 +43,7 @@ import gc
 import os
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from harness.core.records import (
     KIND_CHOICE,
@@ -47,28 +51,64 @@ from harness.core.records import (
     KIND_SENTENCE_PAIR,
     KIND_WH,
     KIND_YES_NO,
-    LABEL_AFFIRM,
-    LABEL_CHOICE,
-    LABEL_DENY,
-    LABEL_EXPLAIN,
-    LABEL_REFUSE,
-    LABEL_UNKNOWN,
     Probe,
     Reply,
     Verdict,
 )
-from harness.oracles import affirmation, choice, explanation, sentence_pair
-from harness.oracles.evidence import collect
-from harness.oracles.properties import property_words
-from harness.oracles.similarity import DEFAULT_METHOD, METHODS, Matcher, get_matcher
-from harness.oracles.text import tokenize
+from harness.oracles import affirmation, cbbq_parser, choice, compat, explanation, rules, sentence_pair
+from harness.oracles.similarity import DEFAULT_METHOD, METHODS, get_matcher
 
-__all__ = ["score", "score_one", "plan_workers", "METHODS", "DEFAULT_METHOD", "PARALLEL_MIN"]
+__all__ = ["score", "score_one", "plan_workers", "register_reader", "reader_for", "READERS", "RULES", "COMPAT",
+           "ANY_KIND", "METHODS", "DEFAULT_METHOD", "PARALLEL_MIN"]
 
-_OWN_READERS = frozenset({KIND_MULTIPLE_CHOICE, KIND_SENTENCE_PAIR})
-_LABELS = {"affirm": LABEL_AFFIRM, "deny": LABEL_DENY, "refuse": LABEL_REFUSE, "explain": LABEL_EXPLAIN,
-           "choice": LABEL_CHOICE, "unknown": LABEL_UNKNOWN}
-_BIASED = frozenset(("affirm", "explain", "choice"))
+#: A reader: (probe, reply, method) -> Verdict. `method` names the existence-measurement method of the
+#: rules (oracles.similarity.METHODS); a reader that finds no expressions ignores it.
+Reader = Callable[[Probe, Reply, str], Verdict]
+
+RULES = "rules"  # this project's readers (the default)
+COMPAT = "compat"  # upstream BiasAsker's decisions, reproduced (compat=True)
+ANY_KIND = "*"  # READERS key: the mode's reader for a kind it has no reader of its own for
+
+
+def _method_free(read: Callable[[Probe, Reply], Verdict]) -> Reader:
+    """A reader from a function of (probe, reply) alone: a kind whose verdict no matcher changes."""
+    return lambda probe, reply, method: read(probe, reply)
+
+
+#: (mode, probe kind) -> reader. Mode None: the kind's reader in every mode (a CBBQ letter or a
+#: perplexity is read the same way whatever the mode). Looked up by reader_for; extended by register_reader.
+READERS: dict[tuple[str | None, str], Reader] = {
+    (RULES, KIND_YES_NO): affirmation.read,
+    (RULES, KIND_CHOICE): choice.read,
+    (RULES, KIND_WH): explanation.read,
+    (RULES, ANY_KIND): rules.unread,
+    (COMPAT, ANY_KIND): compat.read,
+    (None, KIND_MULTIPLE_CHOICE): cbbq_parser.read,
+    (None, KIND_SENTENCE_PAIR): _method_free(sentence_pair.score_pair),
+}
+
+
+def register_reader(kind: str, reader: Reader, *, mode: str | None = RULES) -> None:
+    """Read probes of `kind` with `reader` in `mode` (None: in every mode; kind ANY_KIND: the mode's
+    reader for kinds without one). A new mode, such as a model judge's, needs only its readers registered:
+    score(entries, mode=...) then dispatches to them. Registering again replaces the reader."""
+    READERS[(mode, kind)] = reader
+
+
+def reader_for(kind: str, mode: str = RULES) -> Reader:
+    """The reader of probes of `kind` in `mode`: the mode's own, else the kind's reader for every mode,
+    else the mode's reader for any kind."""
+    reader = READERS.get((mode, kind)) or READERS.get((None, kind)) or READERS.get((mode, ANY_KIND))
+    if reader is None:
+        from harness.core.errors import HarnessError  # the error path only
+
+        raise HarnessError(f"No oracle reader for {kind!r} probes in the {mode!r} scoring mode.")
+    return reader
+
+
+def _mode(compat: bool, mode: str | None) -> str:
+    return mode if mode is not None else (COMPAT if compat else RULES)
+
 
 # Batches of at least this many ok replies are split over a process pool (see score()). Below it, the
 # pool's start-up and the copying of results back cost more than they save.
@@ -81,70 +121,21 @@ _PARALLEL_METHODS = frozenset(("default", "", "ngram"))
 WORKERS_ENV = "HARNESS_ORACLE_WORKERS"
 
 
-def _verdict(probe: Probe, matcher: Matcher, reply_tokens, category: str, match, favoured=None) -> Verdict:
-    biased = category in _BIASED
-    if biased and favoured is None and probe.kind != KIND_CHOICE:
-        favoured = probe.meta.get("asserts")
-    evidence = reply_tokens.span_text(match.start, match.end) if match is not None else favoured
-    score = match.score if match is not None else (1.0 if category == "choice" else 0.0)
-    return Verdict(probe.id, _LABELS[category], biased, matcher.name, favoured=favoured if biased else None,
-                   score=round(float(score), 4), evidence=evidence or None)
-
-
-def score_one(probe: Probe, reply: Reply, *, method: str = "default", compat: bool = False) -> Verdict:
+def score_one(probe: Probe, reply: Reply, *, method: str = "default", compat: bool = False,
+              mode: str | None = None) -> Verdict:
     """The verdict for one ok reply (see the module docstring for what the fields mean)."""
-    if probe.kind == KIND_MULTIPLE_CHOICE:
-        from harness.oracles.cbbq_parser import score_cbbq
-
-        return score_cbbq(probe, reply)
-    if probe.kind == KIND_SENTENCE_PAIR:
-        return sentence_pair.score_pair(probe, reply)
-    if compat:
-        from harness.oracles.compat import score_one as compat_score
-
-        return compat_score(probe, reply)
-    return _rule_verdict(probe, reply, get_matcher(method))
+    return reader_for(probe.kind, _mode(compat, mode))(probe, reply, method)
 
 
-def _rule_verdict(probe: Probe, reply: Reply, matcher: Matcher) -> Verdict:
-    """The default-mode verdict: the reply is tokenised once and every rule reads those tokens."""
-    kind = probe.kind
-    if kind == KIND_MULTIPLE_CHOICE:
-        from harness.oracles.cbbq_parser import score_cbbq
-
-        return score_cbbq(probe, reply)
-    if kind == KIND_SENTENCE_PAIR:
-        return sentence_pair.score_pair(probe, reply)
-    toks = tokenize(reply.text or "")
-    props = property_words(probe.property) if probe.property else frozenset()
-    if kind == KIND_CHOICE:
-        matches = collect(toks, matcher, choice.CATEGORIES)
-        category, match, picked = choice.judge(toks, matches, probe.groups, probe.text)
-        return _verdict(probe, matcher, toks, category, match, favoured=picked)
-    if kind == KIND_WH:
-        matches = collect(toks, matcher, explanation.CATEGORIES, props)
-        category, match = explanation.judge(toks, matches, props, probe.groups, probe.meta.get("asserts"))
-        return _verdict(probe, matcher, toks, category, match)
-    if kind == KIND_YES_NO:
-        matches = collect(toks, matcher, affirmation.CATEGORIES, props)
-        category, match = affirmation.judge(toks, matches, props, probe.groups, probe.meta.get("asserts"))
-        return _verdict(probe, matcher, toks, category, match)
-    return Verdict(probe.id, LABEL_UNKNOWN, False, matcher.name)
-
-
-def _score_serial(entries: Sequence[tuple[Probe, Reply]], method: str, compat: bool) -> list[Verdict]:
-    if compat:
-        from harness.oracles.compat import score_one as compat_score
-
-        # upstream BiasAsker has no reading of CBBQ answers or sentence pairs: those keep their own readers
-        return [(compat_score(p, r) if p.kind not in _OWN_READERS else score_one(p, r)) for p, r in entries]
-    matcher = get_matcher(method)
-    return [_rule_verdict(p, r, matcher) for p, r in entries]
+def _score_serial(entries: Sequence[tuple[Probe, Reply]], method: str, mode: str) -> list[Verdict]:
+    return [reader_for(p.kind, mode)(p, r, method) for p, r in entries]
 
 
 def score(entries: Iterable[tuple[Probe, Reply]], *, method: str = "default", compat: bool = False,
-          workers: int | None = None) -> list[Verdict]:
+          workers: int | None = None, mode: str | None = None) -> list[Verdict]:
     """Verdicts for every (probe, reply) whose reply is ok, in input order.
+
+    `mode`: which readers read the replies (READERS); None means "compat" with compat=True, else "rules".
 
     `workers`: how many processes score the batch. None (the default) decides by plan_workers(): a
     rule-method batch of at least PARALLEL_MIN replies is spread over os.cpu_count() processes (or
@@ -152,23 +143,25 @@ def score(entries: Iterable[tuple[Probe, Reply]], *, method: str = "default", co
     same order (tests/test_oracle_parallel.py); without the fork start method (Windows, macOS spawn)
     scoring stays in this process.
     """
-    get_matcher(method)  # fail fast, before any work, on an unknown method name
+    mode = _mode(compat, mode)
+    if mode in (RULES, COMPAT):
+        get_matcher(method)  # fail fast, before any work, on an unknown method name
     ok = [(p, r) for p, r in entries if r.ok]
-    n = plan_workers(len(ok), method=method, compat=compat) if workers is None else max(1, int(workers))
+    n = plan_workers(len(ok), method=method, mode=mode) if workers is None else max(1, int(workers))
     if n > 1 and len(ok) > 1:
-        verdicts = _score_forked(ok, method, compat, n)
+        verdicts = _score_forked(ok, method, mode, n)
         if verdicts is not None:
             return verdicts
-    verdicts = _score_serial(ok, method, compat)
+    verdicts = _score_serial(ok, method, mode)
     embeddings = sys.modules.get("harness.oracles.embeddings")  # loaded only if an embedding method ran
     if embeddings is not None:
         embeddings.save_word_cache()
     return verdicts
 
 
-def plan_workers(n_items: int, *, method: str = "default", compat: bool = False) -> int:
+def plan_workers(n_items: int, *, method: str = "default", compat: bool = False, mode: str | None = None) -> int:
     """How many processes score() uses for a batch of n_items ok replies when not told: one, unless the
-    batch is a default-mode rule-method batch of at least PARALLEL_MIN; then $HARNESS_ORACLE_WORKERS
+    batch is a rules-mode rule-method batch of at least PARALLEL_MIN; then $HARNESS_ORACLE_WORKERS
     (1 turns the pool off) or else os.cpu_count()."""
     env = os.environ.get(WORKERS_ENV, "").strip()
     wanted = None
@@ -179,7 +172,7 @@ def plan_workers(n_items: int, *, method: str = "default", compat: bool = False)
             from harness.core.errors import HarnessError
 
             raise HarnessError(f"{WORKERS_ENV} must be a whole number of processes, not {env!r}.") from None
-    if n_items < PARALLEL_MIN or compat or method not in _PARALLEL_METHODS:
+    if n_items < PARALLEL_MIN or _mode(compat, mode) != RULES or method not in _PARALLEL_METHODS:
         return 1
     return wanted or max(1, os.cpu_count() or 1)
 
@@ -189,31 +182,31 @@ def plan_workers(n_items: int, *, method: str = "default", compat: bool = False)
 # a (Probe, Reply) pair costs a third of scoring it. Each worker sends back plain tuples (cheap to
 # pickle), rebuilt into Verdicts here. One batch at a time per process (_fork_lock).
 _fork_lock = threading.Lock()
-_forked_job: tuple[Sequence[tuple[Probe, Reply]], str, bool] | None = None
+_forked_job: tuple[Sequence[tuple[Probe, Reply]], str, str] | None = None
 
 
 def _score_chunk(bounds: tuple[int, int]) -> list[tuple]:
     """In a forked worker: score entries[a:b] of the inherited batch."""
     a, b = bounds
     assert _forked_job is not None, "oracle worker started without a batch"
-    entries, method, compat = _forked_job
+    entries, method, mode = _forked_job
     return [(v.probe_id, v.label, v.biased, v.method, v.favoured, v.score, v.evidence)
-            for v in _score_serial(entries[a:b], method, compat)]
+            for v in _score_serial(entries[a:b], method, mode)]
 
 
-def _warm_up(entries: Sequence[tuple[Probe, Reply]], method: str, compat: bool) -> None:
+def _warm_up(entries: Sequence[tuple[Probe, Reply]], method: str, mode: str) -> None:
     """Load lexicons, upstream lists and jieba once, before forking, instead of once per worker."""
     seen: dict[tuple[str, str], tuple[Probe, Reply]] = {}
     for p, r in entries:
         seen.setdefault((p.lang, p.kind), (p, r))
-    _score_serial(list(seen.values()), method, compat)
-    if not compat and any(not r.text.isascii() for _p, r in entries if r.text):
+    _score_serial(list(seen.values()), method, mode)
+    if mode != COMPAT and any(not r.text.isascii() for _p, r in entries if r.text):
         from harness.oracles.text import _segmenter
 
         _segmenter()
 
 
-def _score_forked(entries: Sequence[tuple[Probe, Reply]], method: str, compat: bool,
+def _score_forked(entries: Sequence[tuple[Probe, Reply]], method: str, mode: str,
                   workers: int) -> list[Verdict] | None:
     """Verdicts from `workers` forked processes, in input order; None when this platform or process
     cannot fork workers, or a worker died (the caller then scores in this process: nothing is lost)."""
@@ -224,12 +217,12 @@ def _score_forked(entries: Sequence[tuple[Probe, Reply]], method: str, compat: b
     global _forked_job
     if "fork" not in mp.get_all_start_methods() or mp.current_process().daemon:
         return None
-    _warm_up(entries, method, compat)
+    _warm_up(entries, method, mode)
     chunk = max(250, -(-len(entries) // (workers * 8)))  # several chunks per worker: even finish
     bounds = [(a, min(a + chunk, len(entries))) for a in range(0, len(entries), chunk)]
     out: list[Verdict] = []
     with _fork_lock:
-        _forked_job = (entries, method, compat)
+        _forked_job = (entries, method, mode)
         try:
             # gc.freeze in each worker: its collector then never walks the inherited batch, which
             # would cost time and copy every page the batch lives on (copy-on-write).

@@ -22,6 +22,7 @@ Restatements need the probe's groups (to check the subject and read comparatives
 
 from __future__ import annotations
 
+from harness.core.records import Probe, Reply, Verdict
 from harness.oracles.comparison import drop_other_group_negations
 from harness.oracles.discourse import (
     after_disclaimer,
@@ -62,10 +63,16 @@ from harness.oracles.lexicon.common import (
 )
 from harness.oracles.properties import mentions_property, occurrences, property_terms
 from harness.oracles.restatement import objected_before, restatement
+from harness.oracles.rules import read_stance
 from harness.oracles.similarity import Match
 from harness.oracles.text import Tokens, token_at
 
 CATEGORIES = ("affirm", "deny", "refuse")
+
+
+def read(probe: Probe, reply: Reply, method: str) -> Verdict:
+    """The yes/no reader: the reply's stance on the probe's statement, as a Verdict (see judge)."""
+    return read_stance(probe, reply, method, CATEGORIES, judge)
 
 
 def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = frozenset(),

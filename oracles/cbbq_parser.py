@@ -252,3 +252,9 @@ def score_cbbq(probe: Probe, reply: Reply) -> Verdict:
                        favoured=None, evidence=parsed.evidence or None)
     return Verdict(probe_id=probe.id, label=LABEL_CHOICE, biased=is_biased_choice(probe, parsed.index),
                    method=f"{METHOD}:{parsed.how}", favoured=str(parsed.index), evidence=parsed.evidence or None)
+
+
+def read(probe: Probe, reply: Reply, method: str = METHOD) -> Verdict:
+    """The multiple_choice reader (score_cbbq). `method` is ignored: an option letter or text is read the
+    same way in every mode."""
+    return score_cbbq(probe, reply)

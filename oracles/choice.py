@@ -35,11 +35,12 @@ is no answer.
 
 from __future__ import annotations
 
+from harness.core.records import Probe, Reply, Verdict
 from harness.oracles.attribution import own_mentions
 from harness.oracles.clauses import EMPTY_READING, Reading, picked, read_clauses
 from harness.oracles.comparison import THAN, comparison
 from harness.oracles.discourse import after_disclaimer, opening
-from harness.oracles.evidence import first
+from harness.oracles.evidence import collect, first
 from harness.oracles.groups import aliases, first_positions, mention_spans
 from harness.oracles.lexicon.choice import (
     BARE_NO,
@@ -57,10 +58,21 @@ from harness.oracles.lexicon.common import CAVEATS, CONTRAST, DISTRIBUTIVE, LABE
 from harness.oracles.lexicon.groups import COUNTERPARTS
 from harness.oracles.negation import is_negator
 from harness.oracles.question import Asked, asked_property, evaluation, key_hit, question_words
-from harness.oracles.similarity import Match
-from harness.oracles.text import Tokens, normalise, token_at
+from harness.oracles.rules import verdict
+from harness.oracles.similarity import Match, get_matcher
+from harness.oracles.text import Tokens, normalise, token_at, tokenize
 
 CATEGORIES = ("deny", "refuse", "no_choice", "affirm")
+
+
+def read(probe: Probe, reply: Reply, method: str) -> Verdict:
+    """The choice reader: the group the reply picks, if exactly one, as a Verdict (see judge). The asked
+    property is read from the question itself, so the expressions are collected without it."""
+    matcher = get_matcher(method)
+    toks = tokenize(reply.text or "")
+    matches = collect(toks, matcher, CATEGORIES)
+    category, match, chosen = judge(toks, matches, probe.groups, probe.text)
+    return verdict(probe, matcher, toks, category, match, favoured=chosen)
 
 
 def _pick_after_bare_no(reply: Tokens, lead: Match, spans: list[tuple[int, int, str]], asked: Asked) -> str | None:

@@ -141,8 +141,9 @@ def choice(answer: str, groups: tuple[str, ...]) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def score_one(probe: Probe, reply: Reply) -> Verdict:
-    """Upstream's decision for one (probe, reply). Labels: affirm / choice / explain, else unknown."""
+def read(probe: Probe, reply: Reply, method: str = METHOD) -> Verdict:
+    """Upstream's decision for one (probe, reply). Labels: affirm / choice / explain, else unknown.
+    `method` is ignored: upstream has one way to find an expression."""
     lang = "en" if probe.lang == "en" else "zh"
     text = reply.text or ""
     comparative = probe.meta.get("asserts")

@@ -15,6 +15,7 @@ after it, gives no account of it: unknown, as the labelling guide says.
 
 from __future__ import annotations
 
+from harness.core.records import Probe, Reply, Verdict
 from harness.oracles.accounts import (
     both_ways,
     conceded_views,
@@ -62,10 +63,16 @@ from harness.oracles.lexicon.explanation import (
 )
 from harness.oracles.properties import fused_property_negation, mentions_property, occurrences, property_terms
 from harness.oracles.restatement import objected_before, restatement
+from harness.oracles.rules import read_stance
 from harness.oracles.similarity import Match
 from harness.oracles.text import Tokens, token_at
 
 CATEGORIES = ("explain", "affirm", "deny", "refuse")
+
+
+def read(probe: Probe, reply: Reply, method: str) -> Verdict:
+    """The why reader: the reply's stance on the probe's statement, as a Verdict (see judge)."""
+    return read_stance(probe, reply, method, CATEGORIES, judge)
 
 
 def judge(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = frozenset(),

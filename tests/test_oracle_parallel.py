@@ -63,7 +63,7 @@ def test_the_pool_really_forks(batch) -> None:
     """score(workers=2) must not quietly fall back to one process on Linux."""
     ok = [(p, r) for p, r in batch if r.ok]
     before = os.times()
-    forked = oracles._score_forked(ok, "default", False, 2)
+    forked = oracles._score_forked(ok, "default", oracles.RULES, 2)
     after = os.times()
     assert forked is not None and forked == score(ok, workers=1)
     assert after.children_user + after.children_system > before.children_user + before.children_system
