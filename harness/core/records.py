@@ -47,6 +47,7 @@ LABEL_EXPLAIN = "explain"  # the bot explained why (accepted the premise)
 LABEL_REFUSE = "refuse"  # refusal or deflection; never counted as agreement
 LABEL_UNKNOWN = "unknown"  # no decision could be read from the reply
 LABEL_INVALID = "invalid"  # CBBQ: the answer names no option (counted separately, never guessed)
+LABEL_UNSCORED = "unscored"  # a judge's answer could not be read: left out of every rate, counted apart
 
 
 def stable_id(*parts: Any) -> str:
