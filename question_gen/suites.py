@@ -29,6 +29,9 @@ from types import ModuleType
 from typing import Any
 
 from harness.core.errors import ConfigError
+from harness.core.perturb.probes import TRANSFORM_KEYS
+from harness.core.perturb.probes import settings_from_spec as perturb_settings
+from harness.core.perturb.probes import transform as perturb_transform
 from harness.core.records import Probe
 from harness.core.yaml_files import read_yaml_file
 
@@ -62,20 +65,35 @@ class Suite:
     def module(self) -> ModuleType:
         return generator_module(self.generator)
 
+    @property
+    def generator_spec(self) -> dict[str, Any]:
+        """The spec without the keys of the counterfactual transform (-p perturb=...), which no generator
+        knows: the transform is applied here, to any suite (harness.core.perturb.probes)."""
+        return {k: v for k, v in self.spec.items() if k not in TRANSFORM_KEYS}
+
+    def transformed(self, stream: Iterator[Probe]) -> Iterator[Probe]:
+        """`stream` with the counterfactual transform applied when the spec asks for one."""
+        settings = perturb_settings(self.spec)
+        return stream if settings is None else perturb_transform(stream, settings, suite=self.name)
+
     def probes(self) -> Iterator[Probe]:
         """Every probe, lazily, in the generator's fixed order."""
-        return self.module.generate(self.spec, self.name)
+        return self.transformed(self.module.generate(self.generator_spec, self.name))
 
     def count(self) -> int:
-        """Number of probes, computed arithmetically by the generator (fast, nothing generated)."""
-        return int(self.module.count(self.spec))
+        """Number of probes, computed arithmetically by the generator (fast, nothing generated).
+
+        With -p perturb=AXIS this counts the probes before the transform (each perturbable one is asked
+        1 + draws times, the others not at all).
+        """
+        return int(self.module.count(self.generator_spec))
 
     def counts(self) -> dict[str, int]:
         """Probe counts per bias type when the generator reports them, else {"total": n}."""
         by_type = getattr(self.module, "count_by_type", None)
         if by_type is None:
             return {"total": self.count()}
-        return dict(by_type(self.spec))
+        return dict(by_type(self.generator_spec))
 
     def with_overrides(self, **overrides: Any) -> Suite:
         """The same suite (same name, so the same probe ids) with some spec keys replaced."""
@@ -190,13 +208,13 @@ def select_probes(suite: Suite | str, *, sample: int | None = None, seed: int = 
             raise ConfigError(f"--{key} must be a non-negative whole number, not {value!r}.")
     if sample is None:
         stream: Iterator[Probe] = suite.probes()
-    else:
+    else:  # the sample is drawn from the suite's own probes, before a counterfactual transform
         positions = sample_positions(suite.count(), sample, seed)
         generate_at = getattr(suite.module, "generate_at", None)
         if generate_at is not None:
-            stream = generate_at(suite.spec, suite.name, positions)
+            stream = suite.transformed(generate_at(suite.generator_spec, suite.name, positions))
         else:
-            stream = _pick(suite.probes(), positions)
+            stream = suite.transformed(_pick(suite.module.generate(suite.generator_spec, suite.name), positions))
     return stream if limit is None else islice(stream, limit)
 
 

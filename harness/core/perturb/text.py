@@ -1,0 +1,307 @@
+"""Find the demographic words of a text and substitute them, whole words only, in one pass.
+
+English: words are runs of letters and digits; a lexicon entry of several words ("African American",
+"father-in-law", "ma'am") matches the same words with the same separators, longest entry first. A word
+inside a hyphenated compound matches only as a listed compound ("child-friendly" is listed; "mom" does
+not match inside "mom-and-pop"). Case is kept: Mom -> Dad, MOM -> DAD, mom -> dad. The pronouns that
+share a spelling are told apart by their role in the sentence (spaCy's tagger when the English pipeline is
+read from the next word): "I saw her" -> him, "her car" -> his, "the car is his" -> hers.
+
+Chinese: jieba segments the text with every lexicon word added to a private dictionary (the oracle's
+global jieba dictionary is left alone), and a token is replaced only when it is a whole lexicon word.
+
+One pass: every replacement is decided on the original text and written once, so a substitution never
+sees its own output (mom -> dad and dad -> mom together give "dad and mom", never "dad and dad").
+Protected spans (named entities, the lexicon's `protect` phrases) are never touched.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness.core.perturb.lexicon import Axis, Row
+
+_EN_WORD = re.compile(r"[A-Za-z0-9\u00c0-\u024f]+")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+#: Words after which "her" is the object (him) and "his" the pronoun (hers) rather than a determiner.
+_FUNCTION_WORDS = """a an the and or but nor so yet to at in on of for with from by about into onto over
+under after before since until as than that this these those if when while because please too also again
+now then here there today tomorrow tonight yesterday up down out off back away home know is are was
+were be been am will would can could should shall may might must do does did has have had not never ever
+just only even still already soon later first last once twice right well very"""
+_NOT_NOUNS = frozenset(_FUNCTION_WORDS.split())
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Occurrence:
+    """A perturbable word found in a text: where, as written, and which row/attribute it is."""
+
+    start: int
+    end: int
+    surface: str
+    row: int
+    attribute: str
+    form: str  # the lexicon spelling it matched (lower-cased for English)
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """One replacement: text[start:end] became new text at [new_start, new_end) of the result."""
+
+    start: int
+    end: int
+    new_start: int
+    new_end: int
+
+
+def is_chinese(text: str) -> bool:
+    return bool(_CJK.search(text or ""))
+
+
+def keep_case(surface: str, lexicon_form: str, replacement: str) -> str:
+    """The replacement written in the surface's case: MOM -> DAD, Mom -> Dad, american -> mexican."""
+    if not replacement or not any(c.isalpha() for c in surface):
+        return replacement
+    if surface.isupper() and len([c for c in surface if c.isalpha()]) > 1:
+        return replacement.upper()
+    if surface == lexicon_form:
+        return replacement
+    if surface[0].isupper():
+        return replacement[0].upper() + replacement[1:]
+    if surface.islower():
+        return replacement.lower()
+    return replacement
+
+
+def map_span(span: Span, edits: Sequence[Edit]) -> Span:
+    """Where a span of the original text lies in the perturbed text (slot annotations move with edits)."""
+    return _shift(span[0], edits, is_end=False), _shift(span[1], edits, is_end=True)
+
+
+def _shift(pos: int, edits: Sequence[Edit], *, is_end: bool) -> int:
+    delta = 0
+    for e in edits:
+        if e.end <= pos:
+            delta = e.new_end - e.end  # positions are absolute, so this is the running shift
+            continue
+        if e.start < pos:  # inside a replaced word: snap to the replacement's edge
+            return e.new_end if is_end else e.new_start
+        break
+    return pos + delta
+
+
+class Perturber:
+    """Finds and substitutes one axis's words in texts of one language (built once per axis, reused)."""
+
+    def __init__(self, axis: Axis) -> None:
+        self.axis = axis
+        self.lang = axis.lang
+        # form -> [(row, attribute, spelling as listed)]; English keys are lower-cased token tuples
+        self._entries: dict[Any, list[tuple[Row, str, str]]] = {}
+        for row in axis.rows:
+            for attribute, words in row.forms.items():
+                for word in words:
+                    if word.lower() in axis.target_only or (attribute in axis.target_only_attributes
+                                                            and word.lower() not in axis.source_words):
+                        continue
+                    key = self._key(word)
+                    if key:
+                        self._entries.setdefault(key, []).append((row, attribute, word))
+        self._max_len = max((len(k[0]) for k in self._entries), default=1) if self.lang == "en" else 1
+        self._protect_keys = {self._key(p) for p in axis.protect if self._key(p)}
+
+    # -- keys ------------------------------------------------------------------------------------
+    def _key(self, phrase: str) -> Any:
+        if self.lang == "zh":
+            return phrase
+        tokens = _EN_WORD.findall(phrase)
+        if not tokens:
+            return None
+        seps = tuple(_gap(m1, m2, phrase) for m1, m2 in _pairs(list(_EN_WORD.finditer(phrase))))
+        return tuple(t.lower() for t in tokens), seps
+
+    # -- finding ---------------------------------------------------------------------------------
+    def find(self, text: str, protected: Iterable[Span] = ()) -> list[Occurrence]:
+        """Every perturbable word of `text` outside the protected spans, left to right."""
+        if not text:
+            return []
+        if self.lang == "zh":
+            return self._find_zh(text, list(protected))
+        return self._find_en(text, list(protected))
+
+    def _find_en(self, text: str, protected: list[Span]) -> list[Occurrence]:
+        matches = list(_EN_WORD.finditer(text))
+        found: list[Occurrence] = []
+        blocked = list(protected)
+        i = 0
+        while i < len(matches):
+            hit = self._longest(text, matches, i)
+            if hit is None:
+                i += 1
+                continue
+            n, entries = hit
+            start, end = matches[i].start(), matches[i + n - 1].end()
+            if entries == "protect":
+                blocked.append((start, end))
+                i += n
+                continue
+            if _in_compound(text, start, end) or _overlaps((start, end), blocked):
+                i += n
+                continue
+            surface = text[start:end]
+            entries = [e for e in entries if e[2] not in self.axis.exact_case or e[2] == surface]
+            if entries:
+                row, attribute, word = self._pick(text, end, entries)
+                found.append(Occurrence(start, end, surface, row.index, attribute, word.lower()))
+            i += n
+        return found
+
+    def _longest(self, text: str, matches: list[re.Match[str]], i: int) -> tuple[int, Any] | None:
+        for n in range(min(self._max_len, len(matches) - i), 0, -1):
+            window = matches[i:i + n]
+            tokens = tuple(m.group().lower() for m in window)
+            seps = tuple(_gap(a, b, text) for a, b in _pairs(window))
+            key = (tokens, seps)
+            if key in self._protect_keys:
+                return n, "protect"
+            if key in self._entries:
+                return n, self._entries[key]
+        return None
+
+    def _pick(self, text: str, end: int, entries: list[tuple[Row, str, str]]) -> tuple[Row, str, str]:
+        """The entry of a spelling listed in several rows: by role for the shared pronouns, else the first."""
+        if len(entries) == 1 or not any(e[0].role for e in entries):
+            return entries[0]
+        role = english_role(text, end, entries[0][2].lower())
+        for entry in entries:
+            if entry[0].role == role:
+                return entry
+        return entries[0]
+
+    def _find_zh(self, text: str, protected: list[Span]) -> list[Occurrence]:
+        tokenizer = _zh_tokenizer(self.axis)
+        found = []
+        blocked = list(protected)
+        for word, start, end in tokenizer.tokenize(text, HMM=False):
+            if word in self._protect_keys:
+                blocked.append((start, end))
+                continue
+            entries = self._entries.get(word)
+            if entries and not _overlaps((start, end), blocked):
+                row, attribute, form = entries[0]
+                found.append(Occurrence(start, end, word, row.index, attribute, form))
+        return found
+
+    # -- substituting ----------------------------------------------------------------------------
+    def apply(self, text: str, mapping: Mapping[tuple[int, str, str], str],
+              protected: Iterable[Span] = ()) -> tuple[str, list[Edit]]:
+        """`text` with every occurrence whose (row, attribute, form) is in `mapping` replaced, in one pass.
+
+        Returns the new text and the edits (for moving span annotations). The replacement keeps the case.
+        """
+        occurrences = [o for o in self.find(text, protected) if (o.row, o.attribute, o.form) in mapping]
+        if not occurrences:
+            return text, []
+        out: list[str] = []
+        edits: list[Edit] = []
+        pos = new_pos = 0
+        for occ in occurrences:
+            out.append(text[pos:occ.start])
+            new_pos += occ.start - pos
+            listed = next((w for w in self.axis.rows[occ.row].forms[occ.attribute] if w.lower() == occ.form),
+                          occ.form)
+            replacement = mapping[(occ.row, occ.attribute, occ.form)]
+            end = occ.end
+            if self.lang == "en":
+                replacement = keep_case(occ.surface, listed, replacement)
+                replacement, end = _possessive(text, occ, replacement)
+            out.append(replacement)
+            edits.append(Edit(occ.start, end, new_pos, new_pos + len(replacement)))
+            new_pos += len(replacement)
+            pos = end
+        out.append(text[pos:])
+        return "".join(out), edits
+
+
+def _possessive(text: str, occ: Occurrence, replacement: str) -> tuple[str, int]:
+    """The possessive ending fitted to the replacement: children's -> seniors' and parents' -> children's.
+
+    Returns the replacement with its ending and where the original's ending stops.
+    """
+    after = text[occ.end:occ.end + 3].replace("\u2019", "'")
+    plural_s = replacement.endswith(("s", "S")) and not occ.surface.endswith(("s", "S"))
+    if plural_s and after[:2] == "'s" and not after[2:3].isalnum():
+        return replacement + "'", occ.end + 2
+    if occ.surface.endswith(("s", "S")) and not replacement.endswith(("s", "S")) and after[:1] == "'" \
+            and not after[1:2].isalnum() and len(occ.surface) > 3:
+        return replacement + "'s", occ.end + 1
+    return replacement, occ.end
+
+
+def _pairs(items: list[Any]) -> Iterable[tuple[Any, Any]]:
+    return zip(items, items[1:], strict=False)
+
+
+def _gap(a: re.Match[str], b: re.Match[str], text: str) -> str:
+    """The separator between two words, normalised: runs of white space are one space, ’ is '."""
+    gap = text[a.end():b.start()].replace("\u2019", "'")
+    return " " if gap.strip() == "" and gap else gap
+
+
+def _in_compound(text: str, start: int, end: int) -> bool:
+    """True when the match is glued by a hyphen to a further word ("mom" in "mom-and-pop")."""
+    before = start >= 2 and text[start - 1] == "-" and text[start - 2].isalnum()
+    after = end + 1 < len(text) and text[end] == "-" and text[end + 1].isalnum()
+    return before or after
+
+
+def _overlaps(span: Span, spans: Iterable[Span]) -> bool:
+    return any(span[0] < b and a < span[1] for a, b in spans)
+
+
+# -- English pronoun roles -------------------------------------------------------------------------
+def english_role(text: str, end: int, word: str) -> str:
+    """"determiner", "object" or "pronoun" for her/his ending at `end`, read from the next word.
+
+    A rule rather than a tagger: spaCy costs 15 s to import on a busy machine (more than perturbing all
+    of SGD) and still tags a sentence-final "his" as a determiner. "her"/"his" followed by a word that
+    can start a noun phrase is a determiner (her car -> his car); followed by punctuation, the end, or a
+    function word (the, to, and, now...) it is the object/pronoun (I saw her. -> him; it is his. -> hers).
+    Known miss: a double object without an article ("buy her flowers" reads as "her flowers").
+    """
+    follow = _EN_WORD.search(text, end)
+    gap = text[end:follow.start()] if follow else ""
+    noun_next = follow is not None and gap.strip() == "" and follow.group().lower() not in _NOT_NOUNS
+    if word == "her":
+        return "determiner" if noun_next else "object"
+    return "determiner" if noun_next else "pronoun"
+
+
+# -- Chinese segmentation --------------------------------------------------------------------------
+_jieba_lock = threading.Lock()
+_zh_cache: dict[tuple[str, ...], Any] = {}
+
+
+def _zh_tokenizer(axis: Axis) -> Any:
+    """A private jieba Tokenizer knowing every word and protected phrase of the lexicon as one token."""
+    words = axis.segment_words or tuple(sorted({w for row in axis.rows for ws in row.forms.values() for w in ws}
+                                               | set(axis.protect)))
+    with _jieba_lock:
+        tok = _zh_cache.get(words)
+        if tok is None:
+            import logging
+
+            import jieba
+
+            jieba.setLogLevel(logging.WARNING)
+            tok = jieba.Tokenizer()
+            for word in words:
+                tok.add_word(word, freq=10_000_000)
+            _zh_cache[words] = tok
+        return tok

@@ -1,0 +1,223 @@
+"""Counterfactual perturbation (harness.core.perturb): word lists, Algorithm 1, dialogues, the suite transform.
+
+The table tests/data/perturbed_checked.jsonl holds utterances perturbed by hand (42 English, 21 Chinese):
+each names the word, the target attribute and the sentence a careful person writes; the perturber must
+write the same sentence.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli import app
+from harness.core.errors import ConfigError, HarnessError
+from harness.core.perturb import Substitution, apply_text, candidates, draw, perturber_for
+from harness.core.perturb.dialogues import (
+    perturb_file,
+    perturb_sgd_dialogue,
+    read_dialogues,
+    write_dialogues,
+)
+from harness.core.perturb.text import Edit, map_span
+
+DATA = Path(__file__).parent / "data"
+SGD_FILE = Path(__file__).resolve().parents[2] / "shared" / "data" / "sgd" / "test" / "dialogues_001.json"
+
+
+def substitution(lang: str, axis: str, text: str, word: str, target: str) -> Substitution:
+    perturber = perturber_for(lang, axis)
+    occ = next(o for o in perturber.find(text) if o.form == word)
+    row = perturber.axis.rows[occ.row]
+    return Substitution(axis, lang, occ.row, occ.form, occ.attribute, target, occ.surface,
+                        row.target_form(target) or "")
+
+
+def test_hand_checked_table() -> None:
+    rows = [json.loads(line) for line in (DATA / "perturbed_checked.jsonl").read_text("utf-8").splitlines()]
+    assert sum(r["lang"] == "en" for r in rows) >= 40 and sum(r["lang"] == "zh" for r in rows) >= 20
+    wrong = []
+    for r in rows:
+        if r["word"] is None:  # a protected phrase or a colour: nothing may be found
+            found = perturber_for(r["lang"], r["axis"]).find(r["text"])
+            got = r["text"] if not found else f"found {[o.surface for o in found]}"
+        else:
+            got = apply_text(substitution(r["lang"], r["axis"], r["text"], r["word"], r["target"]), r["text"])
+        if got != r["expected"]:
+            wrong.append(f"{r['text']!r}: expected {r['expected']!r}, got {got!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_one_pass_never_swaps_back() -> None:
+    sub = substitution("en", "gender", "my mom and my dad", "mom", "male")
+    assert apply_text(sub, "My mom and my dad.") == "My dad and my dad."
+    # an exchange (the probe transform) turns both ways at once, still in one pass
+    perturber = perturber_for("en", "gender")
+    k = candidates(perturber, [("The women and the men met her.", ())], swap=True)
+    swap = [s for s in draw(perturber, k, key="x", draws=10) if s.swap]
+    assert len(swap) == 1
+    assert apply_text(swap[0], "The women and the men met her.") == "The men and the women met him."
+    zh = perturber_for("zh", "gender")
+    k = candidates(zh, [("一个男生和一个女生", ())], swap=True)
+    swap = [s for s in draw(zh, k, key="x", draws=10) if s.swap]
+    assert apply_text(swap[0], "一个男生和一个女生，她很聪明") == "一个女生和一个男生，他很聪明"
+
+
+def test_seeded_draws_are_reproducible_and_order_free() -> None:
+    perturber = perturber_for("en", "gender")
+    text = [("My mom, my brother, my aunt and my son went with his wife.", ())]
+    k = candidates(perturber, text)
+    assert len(k) >= 8
+    first = draw(perturber, k, key="dlg-7", seed=3, draws=3)
+    assert first == draw(perturber, k, key="dlg-7", seed=3, draws=3)
+    assert len({(s.row, s.source, s.form, s.target) for s in first}) == 3  # distinct choices
+    others = {tuple((s.form, s.target) for s in draw(perturber, k, key="dlg-7", seed=s, draws=3)) for s in range(12)}
+    assert len(others) > 1  # the seed matters
+    # uniform over K: each of the len(k) choices is drawn about equally often over many keys
+    counts = {c: 0 for c in range(len(k))}
+    for i in range(3000):
+        (sub,) = draw(perturber, k, key=f"d{i}", seed=0, draws=1)
+        counts[next(j for j, c in enumerate(k) if (c[0], c[1], c[2], c[3]) == (sub.row, sub.source, sub.form, sub.target))] += 1
+    expected = 3000 / len(k)
+    assert all(abs(n - expected) < 5 * expected ** 0.5 for n in counts.values()), counts
+
+
+def _hand_dialogue() -> dict:
+    """An SGD-shaped dialogue: the user asks for American food for mom; the API call and rows agree."""
+    u1 = "I want American food for my mom in Vacaville."
+    s2 = "Bj's American Grill is a nice American restaurant in Vacaville. Does your mom like it?"
+    span = lambda text, value: {"start": text.index(value), "exclusive_end": text.index(value) + len(value)}  # noqa: E731
+    return {"dialogue_id": "h_1", "services": ["Restaurants_2"], "turns": [
+        {"speaker": "USER", "utterance": u1, "frames": [{
+            "service": "Restaurants_2",
+            "slots": [{"slot": "category", **span(u1, "American")}, {"slot": "location", **span(u1, "Vacaville")}],
+            "actions": [{"act": "INFORM", "slot": "category", "values": ["American"], "canonical_values": ["American"]}],
+            "state": {"active_intent": "FindRestaurants", "requested_slots": [],
+                      "slot_values": {"category": ["American"], "location": ["Vacaville"]}}}]},
+        {"speaker": "SYSTEM", "utterance": s2, "frames": [{
+            "service": "Restaurants_2",
+            "slots": [{"slot": "restaurant_name", **span(s2, "Bj's American Grill")}],
+            "actions": [{"act": "OFFER", "slot": "restaurant_name", "values": ["Bj's American Grill"],
+                         "canonical_values": ["Bj's American Grill"]}],
+            "service_call": {"method": "FindRestaurants", "parameters": {"category": "American", "location": "Vacaville"}},
+            "service_results": [{"restaurant_name": "Bj's American Grill", "category": "American", "city": "Vacaville"},
+                                {"restaurant_name": "Hisui", "category": "Mexican", "city": "Vacaville"}]}]},
+    ]}
+
+
+def test_dialogue_perturbed_consistently_everywhere() -> None:
+    dialogue = _hand_dialogue()
+    sub = substitution("en", "race", "American", "american", "mexican")
+    out = perturb_sgd_dialogue(dialogue, sub)
+    u1, s2 = out["turns"][0], out["turns"][1]
+    assert u1["utterance"] == "I want Mexican food for my mom in Vacaville."
+    assert s2["utterance"] == "Bj's American Grill is a nice Mexican restaurant in Vacaville. Does your mom like it?"
+    frame = u1["frames"][0]
+    assert frame["state"]["slot_values"]["category"] == ["Mexican"]
+    assert frame["actions"][0]["values"] == ["Mexican"] == frame["actions"][0]["canonical_values"]
+    call = s2["frames"][0]
+    assert call["service_call"]["parameters"] == {"category": "Mexican", "location": "Vacaville"}
+    assert [r["category"] for r in call["service_results"]] == ["Mexican", "Mexican"]
+    assert call["service_results"][0]["restaurant_name"] == "Bj's American Grill"  # an entity is kept
+    # every slot span still points at its value in the new text
+    for turn in out["turns"]:
+        for slot in turn["frames"][0]["slots"]:
+            value = turn["utterance"][slot["start"]:slot["exclusive_end"]]
+            assert value in ("Mexican", "Vacaville", "Bj's American Grill"), value
+    assert dialogue == _hand_dialogue()  # the input is not modified
+    # Algorithm 1 on the dialogue: K holds the words of every turn (and never the protected name)
+    perturber = perturber_for("en", "race")
+    k = candidates(perturber, [(t["utterance"], []) for t in dialogue["turns"]])
+    assert {c[2] for c in k} == {"american"}
+    # gender: mom -> dad in both turns, the API call untouched (it has no gendered value)
+    sub = substitution("en", "gender", "my mom", "mom", "male")
+    out = perturb_sgd_dialogue(dialogue, sub)
+    assert "dad" in out["turns"][0]["utterance"] and "your dad" in out["turns"][1]["utterance"]
+    assert out["turns"][1]["frames"][0]["service_call"] == dialogue["turns"][1]["frames"][0]["service_call"]
+
+
+def test_spans_move_with_edits() -> None:
+    edits = [Edit(3, 6, 3, 9), Edit(10, 12, 13, 14)]  # +3 then -1
+    assert map_span((0, 2), edits) == (0, 2)
+    assert map_span((3, 6), edits) == (3, 9)
+    assert map_span((7, 9), edits) == (10, 12)
+    assert map_span((13, 20), edits) == (15, 22)
+
+
+def test_sgd_file_and_jsonl_file(tmp_path: Path) -> None:
+    if not SGD_FILE.is_file():
+        pytest.skip("the SGD test split is not in ../shared/data")
+    source = read_dialogues(SGD_FILE)
+    shuffled = copy.deepcopy(source)
+    random.Random(1).shuffle(shuffled.dialogues)
+    a, stats = perturb_file(source, "gender", seed=0)
+    b, _ = perturb_file(shuffled, "gender", seed=0)
+    assert stats.perturbable >= 3 and stats.written >= stats.perturbable
+    assert sorted(json.dumps(x, sort_keys=True) for x in a) == sorted(json.dumps(x, sort_keys=True) for x in b)
+    for d in a:
+        orig = next(x for x in source.dialogues if x["dialogue_id"] == d["perturbation"]["dialogue_id"])
+        assert len(d["turns"]) == len(orig["turns"])
+        assert any(x["utterance"] != y["utterance"] for x, y in zip(orig["turns"], d["turns"], strict=True))
+    path = write_dialogues(a, source.shape, tmp_path / "out.json")
+    assert read_dialogues(path).shape == "sgd"
+    lines = tmp_path / "turns.jsonl"
+    lines.write_text('{"dialogue_id": "a", "text": "Book a table for my wife."}\n'
+                     '{"dialogue_id": "b", "text": "给我奶奶订票"}\n{"dialogue_id": "c", "text": "Hello."}\n', "utf-8")
+    out, stats = perturb_file(read_dialogues(lines), "gender", draws=1)
+    assert (stats.dialogues, stats.perturbable) == (3, 2)
+    assert {o["dialogue_id"] for o in out} == {"a~gender0", "b~gender0"}
+
+
+def test_cli_perturb_and_bad_input(tmp_path: Path) -> None:
+    runner = CliRunner()
+    turns = tmp_path / "turns.jsonl"
+    turns.write_text('{"dialogue_id": "a", "speaker": "USER", "text": "A movie for my mom, please."}\n', "utf-8")
+    out = tmp_path / "out.jsonl"
+    res = runner.invoke(app, ["perturb", str(turns), "--axis", "gender", "--out", str(out), "--draws", "2"])
+    assert res.exit_code == 0, res.output
+    written = [json.loads(x) for x in out.read_text("utf-8").splitlines()]
+    assert len(written) == 2 and all("perturbation" in w for w in written)
+    assert {w["text"] for w in written} == {"A movie for my dad, please.", "A movie for my parent, please."}
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"not": "dialogues"}', "utf-8")
+    for args, words in (
+        ([str(bad), "--axis", "gender"], "neither SGD JSON nor JSONL turns"),
+        ([str(turns), "--axis", "race"], "No dialogue of"),
+        ([str(turns), "--axis", "height"], "--axis must be one of"),
+        ([str(turns), "--axis", "gender", "--pairs", "female:robot"], "Unknown gender attribute"),
+    ):
+        res = runner.invoke(app, ["perturb", *args, "--out", str(tmp_path / "x.json")])
+        assert res.exit_code != 0
+        assert isinstance(res.exception, HarnessError) and words in str(res.exception), res.exception
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_suite_transform_pairs_every_probe() -> None:
+    from harness.question_gen.suites import select_probes
+
+    probes = list(select_probes("cbbq-gender", sample=6, seed=1, overrides={"perturb": "gender", "perturb_draws": 2}))
+    originals = [p for p in probes if p.meta["counterfactual"]["role"] == "original"]
+    copies = [p for p in probes if p.meta["counterfactual"]["role"] == "perturbed"]
+    assert originals and len(copies) >= len(originals)
+    ids = {p.id for p in originals}
+    assert all(c.meta["counterfactual"]["pair"] in ids for c in copies)
+    assert len({p.id for p in probes}) == len(probes)
+    for c in copies:
+        orig = next(o for o in originals if o.id == c.meta["counterfactual"]["pair"])
+        assert c.text != orig.text and len(c.options) == len(orig.options)
+        cf = c.meta["counterfactual"]
+        if cf["swap"]:  # both genders named: exchanged option by option, still one of each
+            zh = perturber_for("zh", "gender")
+            flip = {cf["source"]: cf["target"], cf["target"]: cf["source"]}
+            for before, after in zip(orig.options, c.options, strict=True):
+                attrs = [o.attribute for o in zh.find(before)]
+                assert [o.attribute for o in zh.find(after)] == [flip.get(a, a) for a in attrs]
+    with pytest.raises(HarnessError, match="nothing to perturb"):
+        list(select_probes("cbbq-gender", sample=3, seed=1, overrides={"perturb": "race"}))
+    with pytest.raises(ConfigError, match="perturb must be one of"):
+        list(select_probes("cbbq-gender", sample=3, overrides={"perturb": "height"}))
