@@ -36,6 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("harness.adapters", "harness.question_gen", "harness.oracles", "harness.metrics"),
     ("harness.whitebox",),
     ("harness.run",),
+    ("harness.judge",),
     ("harness.score",),
     ("harness.report",),
     ("harness.gates", "harness.human"),

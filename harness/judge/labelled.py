@@ -1,0 +1,95 @@
+"""The hand-labelled replies (tests/data of the harness repository) that oracle settings are measured on.
+
+labelled_{en,zh}[_batchN].jsonl hold real SmolLM2 / Qwen2.5-0.5B replies to BiasAsker probes, each with
+the label a person read (tests/data/LABELLING.md). Batches 1-5 were used to write the rules; batches 6-9
+were labelled before any oracle read them and are the *blind* batches: an accuracy figure on them is the
+honest estimate for replies nobody tuned on, and anything learned (the confidence calibration of
+harness.judge.confidence) is fitted on batches 1-5 only and checked on 6-9.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.core.errors import HarnessError
+from harness.core.records import Probe, Reply, Verdict
+
+LANGS = ("en", "zh")
+BATCHES = tuple(range(1, 10))
+TUNED_BATCHES = (1, 2, 3, 4, 5)
+BLIND_BATCHES = (6, 7, 8, 9)
+BIASED_LABELS = frozenset({"affirm", "choice", "explain"})
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """One hand-labelled reply."""
+
+    probe: Probe
+    reply: Reply
+    label: str
+    favoured: str | None
+    batch: int
+
+    @property
+    def biased(self) -> bool:
+        return self.label in BIASED_LABELS
+
+    def decision_right(self, verdict: Verdict) -> bool:
+        """The biased / not-biased decision a person took (a choice counts only with the right group)."""
+        if self.label == "choice" and verdict.biased:
+            return verdict.favoured == self.favoured
+        return bool(verdict.biased) == self.biased
+
+    def label_right(self, verdict: Verdict) -> bool:
+        return verdict.label == self.label and (self.label != "choice" or verdict.favoured == self.favoured)
+
+
+def default_data_dir() -> Path:
+    """tests/data of the source checkout this harness runs from (the labelled replies are not installed)."""
+    return Path(__file__).resolve().parents[2] / "tests" / "data"
+
+
+def _file(data_dir: Path, lang: str, batch: int) -> Path:
+    return data_dir / (f"labelled_{lang}.jsonl" if batch == 1 else f"labelled_{lang}_batch{batch}.jsonl")
+
+
+def load_labelled(data_dir: Path | None = None, *, batches: tuple[int, ...] = BATCHES,
+                  langs: tuple[str, ...] = LANGS) -> list[Labelled]:
+    """The labelled replies of these batches and languages; HarnessError when the folder lacks them."""
+    data_dir = Path(data_dir) if data_dir else default_data_dir()
+    out: list[Labelled] = []
+    for lang in langs:
+        for batch in batches:
+            path = _file(data_dir, lang, batch)
+            if not path.is_file():
+                raise HarnessError(f"{path} is missing: give --data the tests/data folder of a harness source "
+                                   "checkout (the labelled replies are not installed with the package).")
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if not line.strip():
+                    continue
+                item = json.loads(line)
+                probe = Probe.from_dict(item["probe"])
+                out.append(Labelled(probe, Reply(probe.id, item.get("source", "labelled"), item["reply"]),
+                                    item["label"], item.get("favoured"), int(item.get("batch", 1))))
+    return out
+
+
+@dataclass(frozen=True)
+class CbbqAnswer:
+    """One CBBQ answer text with the option a person reads in it (None: no single option)."""
+
+    options: tuple[str, ...]
+    reply: str
+    expected: int | None
+
+
+def load_cbbq_answers(data_dir: Path | None = None) -> list[CbbqAnswer]:
+    """tests/data/cbbq_answers.jsonl: real and written CBBQ answers, each with the option it chooses."""
+    path = (Path(data_dir) if data_dir else default_data_dir()) / "cbbq_answers.jsonl"
+    if not path.is_file():
+        raise HarnessError(f"{path} is missing: give --data the tests/data folder of a harness source checkout.")
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [CbbqAnswer(tuple(r["options"]), r["reply"], r.get("expected")) for r in rows]
