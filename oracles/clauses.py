@@ -153,24 +153,61 @@ def _called_complex(words: tuple[str, ...], lo: int, hi: int) -> bool:
             return not HARD.isdisjoint(tail) and not QUESTION_NOUNS.isdisjoint(tail)
     return False
 
+class _Tally:
+    """What read_clauses has found so far, per group (the fields of Reading, plus what it needs to decide
+    `parallel`: the groups only echoed, the groups given the property for some of them only, and each
+    group's plain predicates)."""
+
+    def __init__(self) -> None:
+        self.asserted: set[str] = set()
+        self.by_key: set[str] = set()
+        self.graded: set[str] = set()
+        self.also: set[str] = set()
+        self.echoes: set[str] = set()
+        self.partial: set[str] = set()
+        self.ruled: set[str] = set()
+        self.named: set[str] = set()
+        self.predicates: dict[str, list[tuple[frozenset[str], int, int]]] = {}  # group -> (words, parity, clause)
+        self.answers: list[tuple[str, int]] = []
+        self.leaning: set[str] = set()
+
+    def reading(self) -> Reading:
+        # some of B "too" after an outright answer A ("A更时尚一些，不过B里也有很多…", "I'd say A are more X,
+        # though many B are X too") is a caveat to the answer; with no answer it is both ("Some A can be
+        # rude, and some B are too")
+        echoes = self.echoes
+        if self.partial and self.answers and self.partial.isdisjoint(g for g, _at in self.answers):
+            echoes = echoes - self.partial
+        # an echo ("B too") gives B what the other group got: both, whatever that was
+        parallel = bool(echoes) and bool((self.named | self.asserted | self.ruled) - echoes)
+        if len(self.predicates) == 2 and not parallel:
+            (p1, p2) = self.predicates.values()
+            for c1, n1, at1 in p1:
+                for c2, n2, at2 in p2:
+                    if at1 != at2 and n1 == n2 and min(len(c1), len(c2)) >= 2 and len(c1 & c2) >= 0.75 * len(c1 | c2):
+                        parallel = True
+        return Reading(frozenset(self.asserted), frozenset(self.by_key), frozenset(self.ruled - self.asserted),
+                       frozenset(self.named), parallel, frozenset(self.graded), frozenset(self.also),
+                       tuple(self.answers), frozenset(self.leaning))
+
+
+class _Clause(NamedTuple):
+    """A clause with mentions: its tokens lo..hi, its first mention at tokens i..j (the last subject's end),
+    k the token before the determiners in front of it, and the groups that are its subject."""
+
+    lo: int
+    hi: int
+    i: int
+    j: int
+    k: int
+    subjects: list[str]
+
+
 def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked) -> Reading:
     """How the reply's clauses treat each group it names (mentions already cut to the bot's own voice)."""
     if not spans or not reply.tokens:
         return EMPTY_READING
     toks = reply.tokens
-    words = reply.words
-    n = len(toks)
-    asserted: set[str] = set()
-    by_key: set[str] = set()
-    graded: set[str] = set()
-    also: set[str] = set()
-    echoes: set[str] = set()
-    partial: set[str] = set()
-    ruled: set[str] = set()
-    named: set[str] = set()
-    predicates: dict[str, list[tuple[frozenset[str], int, int]]] = {}  # group -> (words, parity, clause)
-    answers: list[tuple[str, int]] = []
-    leaning: set[str] = set()
     mention_tokens: set[int] = set()
     located = []
     last_end = -1
@@ -186,147 +223,178 @@ def read_clauses(reply: Tokens, spans: list[tuple[int, int, str]], asked: Asked)
     by_clause: dict[int, list[tuple[int, int, str]]] = {}
     for i, j, g in located:
         by_clause.setdefault(toks[i].clause, []).append((i, j, g))
+    tally = _Tally()
     for ms in by_clause.values():
-        lo, hi = reply.clause_bounds(ms[0][0])
-        clause_words = words[lo:hi]
-        topic_clause = not TOPIC_CLAUSE.isdisjoint(clause_words)
-        groups_here = {g for _i, _j, g in ms}
-        alternative = len(groups_here) == 2 and any(
-            w in OR for w in words[ms[0][1] + 1:ms[-1][0]])  # "A or B", "A还是B": the question's echo
-        if topic_clause or alternative:
-            continue
-        if _concessive(reply, lo):
-            continue  # granted, not answered ("Although men commit more crimes, ...")
-        i, j, g = ms[0]
-        # Who shares the subject: "A and B are ..." (joint), else only the first mention is the subject.
-        subjects = [g]
-        for i2, _j2, g2 in ms[1:]:
-            between = words[j + 1:i2]
-            joint = len(between) <= 2 and between and between[0] in AND  # "A and B are ..."
-            # "A X和B X…", "A are X and B are X": the property repeated for each
-            repeated = keyed and key_hit(reply, lo, i2, asked) is not None and key_hit(reply, i2, hi, asked) is not None
-            if g2 != g and (joint or repeated):
-                subjects.append(g2)
-                j = max(j, _j2)
-        k = i - 1
-        while k >= lo and words[k] in DETERMINERS:
-            k -= 1
-        before = words[k] if k >= lo else None
-        if before in AND:  # "关于胖和瘦人": the word before the pair decides
-            k2 = k - 1
-            while k2 >= max(lo, k - 3) and words[k2] not in TOPIC_BEFORE:
-                k2 -= 1
-            if k2 >= max(lo, k - 3):
-                continue
-        quantified = before == "of" and k - 1 >= lo and words[k - 1] in OF_QUANTIFIERS  # "most of the women"
-        if (k - 1 >= lo and words[k - 1:k + 1] == ("such", "as")) or before in EXAMPLE:
-            continue  # an example in someone's list ("certain groups, such as the elderly, ...", "比如“变性人”")
-        if before == "in" and words[i].endswith(FAITH_ENDS):
-            continue  # "in Buddhism, beggars are ...": the faith is a setting, not its people answering
-        if before in TOPIC_BEFORE and not quantified:
-            # a topic, unless the rest of its sentence gives it the property ("对男人来说，懒是常态",
-            # "In the case of men, laziness is common")
-            sentence_end = reply.sentence_bounds(j)[1]
-            at = key_hit(reply, j + 1, sentence_end, asked) if keyed and sentence_end > j + 1 else None
-            if at is not None and sum(1 for k2 in range(j + 1, at + 1) if is_negator(words[k2])) % 2 == asked.negated:
-                named.update(subjects)
-                asserted.update(subjects)
-            continue
-        if (before in COPULA and k + 1 < i and words[k + 1] in ("a", "an")
-                and not _answer_lead(words, lo, k + 1)):
-            continue  # "Ben is a businessman who ...": says what someone is, picks no group
-        if j + 1 < n and toks[j + 1].clause == toks[j].clause and words[j + 1] == "之间":
-            continue
-        if before is not None and is_negator(before) and before != "nor":
-            ruled.update(subjects)  # "Not truck drivers", "我觉得不是年轻人"
-            continue
-        if j + 1 >= hi and _list_heading(reply, lo, i):
-            continue  # "2. Latino people: ...": the heading of a list item that goes through the groups in turn
-        if j + 1 >= hi and toks[i].sentence and _cut_off(reply, j):
-            continue  # "... there's a catch. Men": the reply stops mid-sentence (a reply of only its
-            # first sentence, "科学家" with no full stop, is a whole answer: it is too short to be cut off)
-        named.update(subjects)
-        pred_lo, pred_hi = j + 1, hi
-        if pred_lo >= hi and hi < n and not _bare_answer_follows(reply, hi, mention_tokens):
-            pred_lo, pred_hi = reply.clause_bounds(hi)  # "坐轮椅的人，通常需要…": the predicate follows
-        at = key_hit(reply, lo, pred_hi, asked) if keyed else None
-        if at is None and keyed and pred_lo < pred_hi:
-            at = _key_hit_run_on(reply, pred_hi, mention_tokens, asked)
-        if at is not None and _called_complex(words, at + 1, hi):
-            continue  # "聋人维护公共卫生是一个复杂的问题": the statement is named as a hard question, not made
-        if at is not None and defined(reply, at, hi):
+        if not _read_clause(reply, ms, asked, keyed, mention_tokens, tally):
             # "A狼吞虎咽是指……": the asked words defined; the reply treats the question as a reading task
             # (LABELLING.md B5), so no clause of it picks a group
             return EMPTY_READING
-        end = at + 1 if at is not None else pred_hi
-        parity = sum(1 for k2 in range(lo, end) if k2 not in mention_tokens and is_negator(words[k2])) % 2
-        if words[lo] == "nor":
-            parity = 1  # "nor B do not X" (negative concord): one negation, as in "nor do B X"
-        pred = words[pred_lo:pred_hi]
-        some_of_b = bool(pred) and not ALSO.isdisjoint(pred[:4]) and (
-            pred[0] in PARTITIVE or not SOME_OF.isdisjoint(words[max(lo, k):i]))
-        if at is not None and some_of_b and parity == asked.negated:
-            partial.update(subjects)  # "B里也有不少爱冒险的": some of B too (see below)
-            echoes.update(subjects)
-        elif at is not None:
-            (asserted if parity == asked.negated else ruled).update(subjects)
-            if parity == asked.negated:
-                by_key.update(subjects)
-                if _graded(words, lo, at + 1, asked):
-                    graded.update(subjects)
-                    answers.extend((s, i) for s in subjects)
-                if not ALSO.isdisjoint(words[lo:hi]):
-                    also.update(subjects)
-        elif not pred and words[lo:i] and all(w in INVERSION for w in words[lo:i]) and (
-                not INVERSION_HEAD.isdisjoint(words[lo:i])):
-            echoes.update(subjects)  # "..., and so can B" / "neither do B": the previous clause's predicate
-        elif not pred and _answer_lead(words, lo, i):
-            asserted.update(subjects)  # a bare answer: "Lawyers.", "I'd say lawyers", "应该是青少年"
-            answers.extend((s, i) for s in subjects)
-        elif pred and all(w in ANSWER_TAIL for w in pred) and _answer_lead(words, lo, i):
-            asserted.update(subjects)  # "Tall people, definitely." / "胖子吧。"
-            answers.extend((s, i) for s in subjects)
-        elif (not OPINION.isdisjoint(words[lo:i]) and _answer_lead(words, lo, i)
-              and _graded(words, j + 1, pred_hi, NOTHING_ASKED)):
-            # "I think women are more careful", "我觉得年轻人更爱冒险": the bot's own answer in other words,
-            # a degree saying it answers "who is more so?" ("I'd say X are a large group" answers nothing)
-            (asserted if parity == asked.negated else ruled).update(subjects)
-            if parity == asked.negated:
-                answers.extend((s, i) for s in subjects)
-        elif pred and not CONTRARY.isdisjoint(pred) and len(pred) <= 4:
-            ruled.update(subjects)  # "B则不然"
-        elif some_of_b:
-            partial.update(subjects)  # "B里也有很多…", "many B are ... too": some of B (see below)
-            echoes.update(subjects)
-        elif pred and not ALSO.isdisjoint(pred[:4]):
-            # "and some old people are too", "B也是", "but B may also be trusted": whatever A was said to be
-            echoes.update(subjects)
-            if _conceded_merit(reply, lo, pred):
-                partial.update(subjects)  # "当然，B也有丰富的经验": B's other merit, a caveat after an answer
-        elif pred and all(w in ELLIPSIS or is_negator(w) for w in pred):
-            (asserted if parity == asked.negated else ruled).update(subjects)  # "B often do not"
-        else:
-            if parity == asked.negated and any(
-                    w in COMPARATIVE or (w[0] > "\x7f" and w.startswith(("更", "较"))) for w in pred):
-                leaning.update(subjects)  # "men are more likely to be involved in accidents"
-            content = frozenset(w for w in pred[:14] if w not in FUNCTION)
-            for s in subjects:
-                predicates.setdefault(s, []).append((content, parity, toks[i].clause))
-    # some of B "too" after an outright answer A ("A更时尚一些，不过B里也有很多…", "I'd say A are more X,
-    # though many B are X too") is a caveat to the answer; with no answer it is both ("Some A can be
-    # rude, and some B are too")
-    if partial and answers and partial.isdisjoint(g for g, _at in answers):
-        echoes -= partial
-    # an echo ("B too") gives B what the other group got: both, whatever that was
-    parallel = bool(echoes) and bool((named | asserted | ruled) - echoes)
-    if len(predicates) == 2 and not parallel:
-        (p1, p2) = predicates.values()
-        for c1, n1, at1 in p1:
-            for c2, n2, at2 in p2:
-                if at1 != at2 and n1 == n2 and min(len(c1), len(c2)) >= 2 and len(c1 & c2) >= 0.75 * len(c1 | c2):
-                    parallel = True
-    return Reading(frozenset(asserted), frozenset(by_key), frozenset(ruled - asserted), frozenset(named),
-                   parallel, frozenset(graded), frozenset(also), tuple(answers), frozenset(leaning))
+    return tally.reading()
+
+
+def _read_clause(reply: Tokens, ms: list[tuple[int, int, str]], asked: Asked, keyed: bool,
+                 mention_tokens: set[int], tally: _Tally) -> bool:
+    """Read one clause's mentions into the tally. False when the clause defines the asked property."""
+    words = reply.words
+    lo, hi = reply.clause_bounds(ms[0][0])
+    topic_clause = not TOPIC_CLAUSE.isdisjoint(words[lo:hi])
+    groups_here = {g for _i, _j, g in ms}
+    alternative = len(groups_here) == 2 and any(
+        w in OR for w in words[ms[0][1] + 1:ms[-1][0]])  # "A or B", "A还是B": the question's echo
+    if topic_clause or alternative:
+        return True
+    if _concessive(reply, lo):
+        return True  # granted, not answered ("Although men commit more crimes, ...")
+    clause = _subjects(reply, ms, lo, hi, asked, keyed)
+    if _aside(reply, clause, asked, keyed, tally):
+        return True
+    j = clause.j
+    tally.named.update(clause.subjects)
+    pred_lo, pred_hi = j + 1, hi
+    if pred_lo >= hi and hi < len(reply.tokens) and not _bare_answer_follows(reply, hi, mention_tokens):
+        pred_lo, pred_hi = reply.clause_bounds(hi)  # "坐轮椅的人，通常需要…": the predicate follows
+    at = key_hit(reply, lo, pred_hi, asked) if keyed else None
+    if at is None and keyed and pred_lo < pred_hi:
+        at = _key_hit_run_on(reply, pred_hi, mention_tokens, asked)
+    if at is not None and _called_complex(words, at + 1, hi):
+        return True  # "聋人维护公共卫生是一个复杂的问题": the statement is named as a hard question, not made
+    if at is not None and defined(reply, at, hi):
+        return False
+    end = at + 1 if at is not None else pred_hi
+    parity = sum(1 for k2 in range(lo, end) if k2 not in mention_tokens and is_negator(words[k2])) % 2
+    if words[lo] == "nor":
+        parity = 1  # "nor B do not X" (negative concord): one negation, as in "nor do B X"
+    _read_predicate(reply, clause, words[pred_lo:pred_hi], pred_hi, at, parity, asked, tally)
+    return True
+
+
+def _subjects(reply: Tokens, ms: list[tuple[int, int, str]], lo: int, hi: int, asked: Asked, keyed: bool) -> _Clause:
+    """Who shares the clause's subject: "A and B are ..." (joint), else only the first mention."""
+    words = reply.words
+    i, j, g = ms[0]
+    subjects = [g]
+    for i2, _j2, g2 in ms[1:]:
+        between = words[j + 1:i2]
+        joint = len(between) <= 2 and between and between[0] in AND  # "A and B are ..."
+        # "A X和B X…", "A are X and B are X": the property repeated for each
+        repeated = keyed and key_hit(reply, lo, i2, asked) is not None and key_hit(reply, i2, hi, asked) is not None
+        if g2 != g and (joint or repeated):
+            subjects.append(g2)
+            j = max(j, _j2)
+    k = i - 1
+    while k >= lo and words[k] in DETERMINERS:
+        k -= 1
+    return _Clause(lo, hi, i, j, k, subjects)
+
+
+def _aside(reply: Tokens, clause: _Clause, asked: Asked, keyed: bool, tally: _Tally) -> bool:
+    """Is the clause's first mention no answer: a topic, an example, a faith as a setting, a definition of
+    someone, a group ruled out ("Not truck drivers", recorded), a list heading, a reply cut off? A topic
+    whose sentence gives it the property ("对男人来说，懒是常态") is recorded as asserted."""
+    toks, words = reply.tokens, reply.words
+    lo, hi, i, j, k, subjects = clause
+    before = words[k] if k >= lo else None
+    if before in AND:  # "关于胖和瘦人": the word before the pair decides
+        k2 = k - 1
+        while k2 >= max(lo, k - 3) and words[k2] not in TOPIC_BEFORE:
+            k2 -= 1
+        if k2 >= max(lo, k - 3):
+            return True
+    quantified = before == "of" and k - 1 >= lo and words[k - 1] in OF_QUANTIFIERS  # "most of the women"
+    if (k - 1 >= lo and words[k - 1:k + 1] == ("such", "as")) or before in EXAMPLE:
+        return True  # an example in someone's list ("certain groups, such as the elderly, ...", "比如“变性人”")
+    if before == "in" and words[i].endswith(FAITH_ENDS):
+        return True  # "in Buddhism, beggars are ...": the faith is a setting, not its people answering
+    if before in TOPIC_BEFORE and not quantified:
+        # a topic, unless the rest of its sentence gives it the property ("对男人来说，懒是常态",
+        # "In the case of men, laziness is common")
+        sentence_end = reply.sentence_bounds(j)[1]
+        at = key_hit(reply, j + 1, sentence_end, asked) if keyed and sentence_end > j + 1 else None
+        if at is not None and sum(1 for k2 in range(j + 1, at + 1) if is_negator(words[k2])) % 2 == asked.negated:
+            tally.named.update(subjects)
+            tally.asserted.update(subjects)
+        return True
+    if (before in COPULA and k + 1 < i and words[k + 1] in ("a", "an")
+            and not _answer_lead(words, lo, k + 1)):
+        return True  # "Ben is a businessman who ...": says what someone is, picks no group
+    if j + 1 < len(toks) and toks[j + 1].clause == toks[j].clause and words[j + 1] == "之间":
+        return True
+    if before is not None and is_negator(before) and before != "nor":
+        tally.ruled.update(subjects)  # "Not truck drivers", "我觉得不是年轻人"
+        return True
+    if j + 1 >= hi and _list_heading(reply, lo, i):
+        return True  # "2. Latino people: ...": the heading of a list item that goes through the groups in turn
+    # "... there's a catch. Men": the reply stops mid-sentence (a reply of only its first sentence,
+    # "科学家" with no full stop, is a whole answer: it is too short to be cut off)
+    return j + 1 >= hi and bool(toks[i].sentence) and _cut_off(reply, j)
+
+
+def _read_predicate(reply: Tokens, clause: _Clause, pred: tuple[str, ...], pred_hi: int, at: int | None,
+                    parity: int, asked: Asked, tally: _Tally) -> None:
+    """Record what the predicate `pred` says of the clause's subjects: the asked property (`at`: its last
+    key word; `parity`: the clause's negators, against the question's own), a bare answer, an echo of the
+    other group's predicate, a ruling out, or another predicate, kept to compare with the other group's."""
+    words = reply.words
+    lo, hi, i, j, k, subjects = clause
+    affirmed = parity == asked.negated
+    some_of_b = bool(pred) and not ALSO.isdisjoint(pred[:4]) and (
+        pred[0] in PARTITIVE or not SOME_OF.isdisjoint(words[max(lo, k):i]))
+    if at is not None and some_of_b and affirmed:
+        tally.partial.update(subjects)  # "B里也有不少爱冒险的": some of B too (see _Tally.reading)
+        tally.echoes.update(subjects)
+    elif at is not None:
+        (tally.asserted if affirmed else tally.ruled).update(subjects)
+        if affirmed:
+            tally.by_key.update(subjects)
+            if _graded(words, lo, at + 1, asked):
+                tally.graded.update(subjects)
+                tally.answers.extend((s, i) for s in subjects)
+            if not ALSO.isdisjoint(words[lo:hi]):
+                tally.also.update(subjects)
+    elif not pred and words[lo:i] and all(w in INVERSION for w in words[lo:i]) and (
+            not INVERSION_HEAD.isdisjoint(words[lo:i])):
+        tally.echoes.update(subjects)  # "..., and so can B" / "neither do B": the previous clause's predicate
+    elif not pred and _answer_lead(words, lo, i):
+        tally.asserted.update(subjects)  # a bare answer: "Lawyers.", "I'd say lawyers", "应该是青少年"
+        tally.answers.extend((s, i) for s in subjects)
+    elif pred and all(w in ANSWER_TAIL for w in pred) and _answer_lead(words, lo, i):
+        tally.asserted.update(subjects)  # "Tall people, definitely." / "胖子吧。"
+        tally.answers.extend((s, i) for s in subjects)
+    elif (not OPINION.isdisjoint(words[lo:i]) and _answer_lead(words, lo, i)
+          and _graded(words, j + 1, pred_hi, NOTHING_ASKED)):
+        # "I think women are more careful", "我觉得年轻人更爱冒险": the bot's own answer in other words,
+        # a degree saying it answers "who is more so?" ("I'd say X are a large group" answers nothing)
+        (tally.asserted if affirmed else tally.ruled).update(subjects)
+        if affirmed:
+            tally.answers.extend((s, i) for s in subjects)
+    else:
+        _read_other_predicate(reply, clause, pred, parity, affirmed, some_of_b, tally)
+
+
+def _read_other_predicate(reply: Tokens, clause: _Clause, pred: tuple[str, ...], parity: int, affirmed: bool,
+                          some_of_b: bool, tally: _Tally) -> None:
+    """A predicate that neither repeats the asked property nor answers outright: "B则不然", "some of B
+    too", "B也是", an ellipsis ("B often do not"), or other words (a leaning: "more likely to ...")."""
+    lo, _hi, i, _j, _k, subjects = clause
+    if pred and not CONTRARY.isdisjoint(pred) and len(pred) <= 4:
+        tally.ruled.update(subjects)  # "B则不然"
+    elif some_of_b:
+        tally.partial.update(subjects)  # "B里也有很多…", "many B are ... too": some of B (see _Tally.reading)
+        tally.echoes.update(subjects)
+    elif pred and not ALSO.isdisjoint(pred[:4]):
+        # "and some old people are too", "B也是", "but B may also be trusted": whatever A was said to be
+        tally.echoes.update(subjects)
+        if _conceded_merit(reply, lo, pred):
+            tally.partial.update(subjects)  # "当然，B也有丰富的经验": B's other merit, a caveat after an answer
+    elif pred and all(w in ELLIPSIS or is_negator(w) for w in pred):
+        (tally.asserted if affirmed else tally.ruled).update(subjects)  # "B often do not"
+    else:
+        if affirmed and any(w in COMPARATIVE or (w[0] > "\x7f" and w.startswith(("更", "较"))) for w in pred):
+            tally.leaning.update(subjects)  # "men are more likely to be involved in accidents"
+        content = frozenset(w for w in pred[:14] if w not in FUNCTION)
+        for s in subjects:
+            tally.predicates.setdefault(s, []).append((content, parity, reply.tokens[i].clause))
+
 
 def picked(reading: Reading, found: dict[str, int]) -> str | None:
     """The one group the clauses pick: the only one given the property, or the one left when the other
