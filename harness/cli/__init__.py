@@ -33,7 +33,7 @@ err_console = Console(stderr=True)
 
 
 #: Command modules of this package, in the order `harness --help` lists their commands.
-COMMAND_MODULES: tuple[str, ...] = ("data", "questions", "targets", "run", "report", "manual", "review", "perturb")
+COMMAND_MODULES: tuple[str, ...] = ("data", "questions", "targets", "run", "report", "manual", "review", "debias", "perturb")
 
 
 def _register() -> None:
