@@ -103,46 +103,70 @@ def restatement(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ..
     frame = _stance_frame(reply, max(lo, reply.clause_bounds(at)[0]), at)
     if frame == "about" or _judged_morally(reply, at, upto) or defined(reply, at, upto):  # "我不能提供有关X很Y的信息" / "information about X being Y": the claim is a topic
         return None
+    flips = _own_negations(reply, lo, at, frame, prop_words, statement_negated) + statement_negated
+    if groups:
+        subject = _subject_reading(reply, lo, hi, at, prop_words, groups, asserts)
+        if subject is None or isinstance(subject, Match):
+            return subject
+        flips += subject
+    label = "deny" if flips % 2 else "affirm"
+    if conceded:
+        return Match(label, "conceded statement", lo, rest, 1.0)
+    return Match(label, "restated statement", lo, hi, 1.0)
+
+
+def _own_negations(reply: Tokens, lo: int, at: int, frame: str | None, prop_words: frozenset[str],
+                   statement_negated: bool) -> int:
+    """How many times the sentence negates the property at `at` itself: its negators (a negator fused
+    with it by jieba included), one for a frame that doubts it, one for a negated statement's own negation
+    said anywhere in its clause."""
     own = negations_before(reply, at, prop_words, PROP_SCOPE) + fused_negation(reply, at, prop_words)
     if not own and (frame == "rejected" or _negated_frame(reply, lo, at)):
         own = 1  # "我没有看到证据表明X比Y更Z" / "nothing shows that X are Z": the statement is what is doubted
     if statement_negated and not own and (_clause_negated(reply, at)
                                           or fused_property_negation(reply, *reply.clause_bounds(at), prop_words)):
         own = 1  # "为什么X不做Y？" -> "他们没有对Y表现出兴趣" / "X数学不好" for "数学不好": the statement's own negation
-    flips = own + statement_negated
-    if groups:
-        s_start, s_end = toks[lo].start, toks[hi - 1].end
-        spans = [s for s in mention_spans(reply, tuple(groups[:2])) if s_start <= s[0] < s_end]
-        named = {g: a for a, _b, g in reversed(spans)}
-        pronoun = any(toks[k].text in PRONOUNS for k in range(lo, at + 1))
-        compared = None
-        if asserts is not None and len(groups) >= 2 and len(named) == 2:
-            compared = comparison(reply, named, bool(prop_words & LESS), reasons_apart=True)
-            if compared is None:  # both named but not compared: read the clause that has the property
-                clause = toks[at].clause
-                named = {g: a for a, _b, g in reversed(spans) if toks[token_at(reply, a)].clause == clause}
-                if len(named) == 2:  # "Y are just as wise as X" / "X和Y一样聪明": no difference
-                    return Match("deny", "restated as equal", lo, hi, 1.0) if _equal(reply, clause) else None
-                if not named:  # "X和Y都是…，它们都有Z" / "Both X and Y ... they all are Z": the trait is shared
-                    return Match("deny", "restated as shared", lo, hi, 1.0) if _shared(reply, clause) else None
-        if compared is not None and _garbled_comparison(reply, compared[2], at):
-            return None  # "A比B也是X": "more than" and "also" at once restate no comparison (LABELLING.md, batch 4)
-        if compared is not None:
-            category, pick, _at = compared
-            flips += 1 if category == "deny" or pick != asserts else 0
-            # a negated comparison already counted its negator once as the property's negation
-            if category == "deny" and negations_before(reply, at, prop_words, PROP_SCOPE) % 2:
-                flips -= 1
-        elif asserts is not None and named and asserts not in named:
-            return None  # only the other group is named: no reading of the comparison
-        elif not named and not pronoun:
-            return None
-        elif named and min(named.values()) > toks[at].end and not pronoun:
-            return None  # the group comes after the property: not its subject
-    label = "deny" if flips % 2 else "affirm"
-    if conceded:
-        return Match(label, "conceded statement", lo, rest, 1.0)
-    return Match(label, "restated statement", lo, hi, 1.0)
+    return own
+
+
+def _subject_reading(reply: Tokens, lo: int, hi: int, at: int, prop_words: frozenset[str], groups: tuple[str, ...],
+                     asserts: str | None) -> int | Match | None:
+    """What the sentence (tokens lo..hi, the property at `at`) says of the asked groups: the flips its
+    comparison adds (0 or 1; -1 when a negated comparison's negator was already counted), a decision of
+    its own (the groups said to be equal, or to share the trait), or None when it restates nothing about
+    them (the other group only, no subject, or the group after the property)."""
+    toks = reply.tokens
+    s_start, s_end = toks[lo].start, toks[hi - 1].end
+    spans = [s for s in mention_spans(reply, tuple(groups[:2])) if s_start <= s[0] < s_end]
+    named = {g: a for a, _b, g in reversed(spans)}
+    pronoun = any(toks[k].text in PRONOUNS for k in range(lo, at + 1))
+    compared = None
+    if asserts is not None and len(groups) >= 2 and len(named) == 2:
+        compared = comparison(reply, named, bool(prop_words & LESS), reasons_apart=True)
+        if compared is None:  # both named but not compared: read the clause that has the property
+            clause = toks[at].clause
+            named = {g: a for a, _b, g in reversed(spans) if toks[token_at(reply, a)].clause == clause}
+            if len(named) == 2:  # "Y are just as wise as X" / "X和Y一样聪明": no difference
+                return Match("deny", "restated as equal", lo, hi, 1.0) if _equal(reply, clause) else None
+            if not named:  # "X和Y都是…，它们都有Z" / "Both X and Y ... they all are Z": the trait is shared
+                return Match("deny", "restated as shared", lo, hi, 1.0) if _shared(reply, clause) else None
+    if compared is not None and _garbled_comparison(reply, compared[2], at):
+        return None  # "A比B也是X": "more than" and "also" at once restate no comparison (LABELLING.md, batch 4)
+    if compared is not None:
+        category, pick, _at = compared
+        flips = 1 if category == "deny" or pick != asserts else 0
+        # a negated comparison already counted its negator once as the property's negation
+        if category == "deny" and negations_before(reply, at, prop_words, PROP_SCOPE) % 2:
+            flips -= 1
+        return flips
+    if asserts is not None and named and asserts not in named:
+        return None  # only the other group is named: no reading of the comparison
+    if not named and not pronoun:
+        return None
+    if named and min(named.values()) > toks[at].end and not pronoun:
+        return None  # the group comes after the property: not its subject
+    return 0
+
 
 @lru_cache(maxsize=4096)
 def _beyond_group_names(key: frozenset[str], groups: tuple[str, ...]) -> frozenset[str]:
