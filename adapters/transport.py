@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 from harness.adapters.base import AdapterError, PermanentError, TransientError
+from harness.core.redaction import mask_secrets
 
 #: Statuses where asking again later can succeed: request timeout, conflict (OpenAI uses it for
 #: transient locks), too early, rate limited, and every server-side failure.
@@ -83,11 +84,9 @@ def one_line(text: str, limit: int = 200) -> str:
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """Remove secret values from a message (defence in depth: servers sometimes echo a key back)."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
-    return text
+    """Remove secret values from a message, whole or shortened (`sk-SENTI****6789`): servers echo keys
+    back in error bodies of any status (harness.core.redaction)."""
+    return mask_secrets(text, secrets)
 
 
 def decode_json_body(content: bytes) -> Any:

@@ -9,9 +9,14 @@ a retry of the same prompt draws a fresh outcome, as with a flaky provider.
 
 Faults: 429 with Retry-After, 500, 503, hanging past the client's timeout, connection reset (TCP RST),
 malformed JSON, empty content, a 1 MB reply, invalid UTF-8 (and, opt-in, a 401 that echoes the key it
-received, as careless providers do). `healed = True` (or POST /_control/heal)
-turns every fault off. `requests_by_prompt` counts every request per prompt (the kill -9 test uses it
-to prove nothing recorded is asked again).
+received, as careless providers do, and 400, 429 and 500 bodies that echo a *shortened* key:
+`sk-SENTI****Tz9`, `sk-...4Tz9`, a cut-off start; `echoed_forms(key)` lists them). `healed = True` (or
+POST /_control/heal) turns every fault off. `requests_by_prompt` counts every request per prompt (the
+kill -9 test uses it to prove nothing recorded is asked again).
+
+`script` maps a prompt to a fixed outcome, whatever the schedule: (200, text) answers with `text`
+verbatim (markup, control characters, lone surrogates sent as JSON escapes), (status, message) answers
+with that HTTP error whose body's message is `message`. The untrusted-text tests use it.
 """
 
 from __future__ import annotations
@@ -38,12 +43,31 @@ FAULT_EMPTY = "empty_content"
 FAULT_HUGE = "huge_1mb"
 FAULT_BAD_UTF8 = "invalid_utf8"
 FAULT_AUTH = "401"  # opt-in (not in ALL_FAULTS): a 401 whose message repeats the key it was sent
+# opt-in: error bodies that repeat a shortened form of the key they were sent (see echoed_forms)
+FAULT_ECHO_400 = "400_echo"
+FAULT_ECHO_429 = "429_echo"
+FAULT_ECHO_500 = "500_echo"
 ALL_FAULTS = (FAULT_429, FAULT_500, FAULT_503, FAULT_HANG, FAULT_RESET, FAULT_MALFORMED, FAULT_EMPTY,
               FAULT_HUGE, FAULT_BAD_UTF8)
 # Relative weights: the 1 MB reply is rare (it is a valid, if silly, answer that lands in the transcript).
 DEFAULT_WEIGHTS = {FAULT_429: 3, FAULT_500: 3, FAULT_503: 2, FAULT_HANG: 1, FAULT_RESET: 2,
                    FAULT_MALFORMED: 2, FAULT_EMPTY: 2, FAULT_HUGE: 0.3, FAULT_BAD_UTF8: 2}
 HUGE_SIZE = 1 << 20
+
+
+def echoed_forms(key: str) -> dict[str, str]:
+    """The shortened key each echo fault quotes, by fault: what a provider's body may reveal of a key."""
+    return {FAULT_ECHO_400: f"{key[:8]}****{key[-4:]}", FAULT_ECHO_429: f"sk-...{key[-4:]}",
+            FAULT_ECHO_500: f"{key[:16]}..."}
+
+
+def _echo_body(fault: str, key: str) -> tuple[int, str]:
+    shown = echoed_forms(key)[fault]
+    if fault == FAULT_ECHO_400:
+        return 400, f"Incorrect API key provided: {shown}. You can find your API key in your account settings."
+    if fault == FAULT_ECHO_429:
+        return 429, f"Rate limit reached for key {shown} on requests per min. Please try again in 1s."
+    return 500, f"Upstream rejected the credential starting {shown} (request req_7)."
 
 
 def answer_for(prompt: str) -> str:
@@ -64,7 +88,8 @@ class FaultServer:
 
     def __init__(self, *, seed: int = 0, fault_rate: float = 0.3, weights: dict[str, float] | None = None,
                  hang_s: float = 2.0, delay_s: float = 0.0, retry_after: str = "1",
-                 api_key: str | None = None, echo_key_in_401: bool = True, healed: bool = False) -> None:
+                 api_key: str | None = None, echo_key_in_401: bool = True, healed: bool = False,
+                 script: dict[str, tuple[int, str]] | None = None) -> None:
         self.seed = seed
         self.fault_rate = fault_rate
         self.weights = dict(weights or DEFAULT_WEIGHTS)
@@ -74,6 +99,7 @@ class FaultServer:
         self.api_key = api_key  # when set, a request without "Bearer <api_key>" gets a 401
         self.echo_key_in_401 = echo_key_in_401  # like careless providers: the 401 body repeats the key
         self.healed = healed
+        self.script = dict(script or {})
         self.requests_by_prompt: Counter[str] = Counter()
         self.faults_served: Counter[str] = Counter()
         self._lock = threading.Lock()
@@ -196,6 +222,13 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(401, {"error": {"message": f"Incorrect API key provided: {shown}.",
                                            "type": "invalid_request_error", "code": "invalid_api_key"}})
                 return
+        if prompt in owner.script:
+            status, text = owner.script[prompt]
+            if status == 200:
+                self._json(200, _completion(text, model))
+            else:
+                self._json(status, {"error": {"message": text, "type": "scripted"}}, {"Retry-After": "0"})
+            return
         fault = owner.decide(prompt, nth)
         if fault is not None:
             with owner._lock:
@@ -212,6 +245,10 @@ class _Handler(BaseHTTPRequestHandler):
             shown = self.headers.get("Authorization", "").removeprefix("Bearer ")
             self._json(401, {"error": {"message": f"Incorrect API key provided: {shown}.",
                                        "type": "invalid_request_error", "code": "invalid_api_key"}})
+        elif fault in (FAULT_ECHO_400, FAULT_ECHO_429, FAULT_ECHO_500):
+            status, message = _echo_body(fault, self.headers.get("Authorization", "").removeprefix("Bearer "))
+            self._json(status, {"error": {"message": message, "type": "invalid_request_error"}},
+                       {"Retry-After": "0"} if status == 429 else None)
         elif fault == FAULT_429:
             self._json(429, {"error": {"message": "Rate limit reached, slow down.", "type": "rate_limit_error"}},
                        {"Retry-After": owner.retry_after})

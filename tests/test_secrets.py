@@ -73,3 +73,49 @@ def test_sentinel_key_never_leaks(run_env: Path, monkeypatch: pytest.MonkeyPatch
             scanned += 1
             assert not leaks(path.read_bytes()), f"secret found in {path}"
     assert scanned >= 6  # manifests, transcripts, cache, targets.toml were all looked at
+
+
+def test_shortened_key_echoes_in_400_429_500_bodies_are_masked(run_env: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 18: `HTTP 400: Incorrect API key provided: sk-SENTI****Tz9` reached 35 transcript lines,
+    manifest.json, metrics.json and report.html; only 401/403 bodies were masked. Now every status is."""
+    from fault_server import FAULT_ECHO_400, FAULT_ECHO_429, FAULT_ECHO_500, echoed_forms
+
+    from harness.report.reporting import write_report
+    from harness.score.scoring import score_run
+
+    monkeypatch.setenv("LEAKY_API_KEY", SENTINEL)
+    forms = echoed_forms(SENTINEL)
+    weights = {FAULT_ECHO_400: 1, FAULT_ECHO_429: 1, FAULT_ECHO_500: 1}
+    caplog.set_level(logging.DEBUG)
+    with FaultServer(api_key=SENTINEL, seed=3, fault_rate=0.4, weights=weights) as server:
+        (run_env / "targets.toml").write_text(
+            f'[targets.leaky]\nadapter = "openai"\nmodel = "m"\nbase_url = "{server.base_url}"\n'
+            'api_key_env = "LEAKY_API_KEY"\nmax_tokens = 16\n', encoding="utf-8")
+        probes = [Probe.make("secrets", "en", "yes_no", "relative", f"Are group {i} people honest?",
+                             groups=(f"group {i}",)) for i in range(60)]
+        outcome = run_suite("secrets", "leaky", probes=probes, show_progress=False,
+                            engine=EngineSettings(concurrency=4, max_attempts=1, abort_after_consecutive_errors=0))
+        assert all(server.faults_served[f] for f in weights), server.faults_served
+        # the bait is real: each echo body carries its shortened key
+        for fault, form in forms.items():
+            bait = next(f"bait {i}" for i in range(2000) if server.decide(f"bait {i}", 0) == fault)
+            body = httpx.post(f"{server.base_url}/chat/completions", headers={"Authorization": f"Bearer {SENTINEL}"},
+                              json={"model": "m", "messages": [{"role": "user", "content": bait}]}).text
+            assert form in body
+    write_report(outcome.run_dir, score_run(outcome.run_dir), quiet=True)
+    transcript = (outcome.run_dir / "transcript.jsonl").read_text("utf-8")
+    assert "HTTP 400: Incorrect API key provided: ***." in transcript  # the reason is kept, the key is not
+    assert "HTTP 429: Rate limit reached for key ***" in transcript
+    assert "HTTP 500: Upstream rejected the credential starting ***" in transcript
+
+    def leaked(blob: str) -> list[str]:
+        return [f for f in (SENTINEL, TAIL, *forms.values(), SENTINEL[:12], SENTINEL[-4:]) if f in blob]
+
+    checked = set()
+    for path in run_env.rglob("*"):
+        if path.is_file() and path.suffix in (".jsonl", ".json", ".html", ".csv"):
+            assert not leaked(path.read_text("utf-8", errors="replace")), path
+            checked.add(path.name)
+    assert {"transcript.jsonl", "manifest.json", "metrics.json", "report.html"} <= checked
+    assert not any(leaked(r.getMessage()) or leaked(str(r.__dict__)) for r in caplog.records)

@@ -15,8 +15,8 @@ import sys
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
+from harness.core.display import assemble
 from harness.core.errors import EXIT_INFRA, HarnessError
 
 app = typer.Typer(
@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     typer/click handle usage errors themselves (a short usage message, exit 2); everything the harness
     raises on purpose is a HarnessError and ends as one line on stderr with its exit code. Anything else
     is a machine fault (OSError) or a bug: one line and exit 3, never Python's exit 1, which a CI job
-    would read as "the bot failed a bias gate". HARNESS_DEBUG=1 shows the traceback instead.
+    would read as "the bot failed a bias gate". HARNESS_DEBUG=1 shows the traceback as well, and still
+    exits 3 (re-raising would have let Python exit 1). Messages are Text: they may quote a server or a file.
     """
     try:
         app(args=argv, prog_name="harness")
@@ -67,29 +68,37 @@ def main(argv: list[str] | None = None) -> int:
         code = exc.code
         if code is None or isinstance(code, int):
             return code or 0
-        err_console.print(f"[bold red]error:[/] {escape(_redacted(str(code)))}", highlight=False, soft_wrap=True)
+        err_console.print(assemble(("error:", "bold red"), " ", _redacted(str(code))), soft_wrap=True)
         return EXIT_INFRA  # sys.exit("message") from a library: not a gate failure (exit 1)
     except HarnessError as exc:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        err_console.print(assemble(("error:", "bold red"), " ", str(exc)), soft_wrap=True)
         return exc.exit_code
     except KeyboardInterrupt:  # typer turns Ctrl-C into exit 130 itself; this covers anything outside it
         err_console.print("interrupted.")
         return 130
     except OSError as exc:  # disk full, permission denied, a file vanished: the machine, not the user
-        if os.environ.get("HARNESS_DEBUG"):
-            raise
+        _debug_traceback()
         where = f"{exc.filename}: " if exc.filename else ""
-        err_console.print(f"[bold red]error:[/] {escape(_redacted(where + (exc.strerror or str(exc))))}.",
-                          highlight=False, soft_wrap=True)
+        err_console.print(assemble(("error:", "bold red"), " ", _redacted(where + (exc.strerror or str(exc))), "."),
+                          soft_wrap=True)
         return EXIT_INFRA
     except Exception as exc:  # a bug: never exit 1, which CI reads as "the bot failed a bias gate"
-        if os.environ.get("HARNESS_DEBUG"):
-            raise
-        err_console.print(f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(_redacted(str(exc)))}. "
-                          "This is a bug in harness; rerun with HARNESS_DEBUG=1 for the traceback and report "
-                          "it. Answers already collected are kept.", highlight=False, soft_wrap=True)
+        _debug_traceback()
+        err_console.print(assemble(("internal error:", "bold red"), f" {type(exc).__name__}: ", _redacted(str(exc)),
+                                   ". This is a bug in harness; rerun with HARNESS_DEBUG=1 for the traceback and "
+                                   "report it. Answers already collected are kept."), soft_wrap=True)
         return EXIT_INFRA
     return 0
+
+
+def _debug_traceback() -> None:
+    """With HARNESS_DEBUG=1, the current exception's traceback on stderr (secrets masked); the caller
+    still returns exit 3, so debugging a crash never turns it into exit 1 ("a bias gate failed")."""
+    if os.environ.get("HARNESS_DEBUG"):
+        import traceback
+
+        sys.stderr.write(_redacted(traceback.format_exc()))
+        sys.stderr.flush()
 
 
 if __name__ == "__main__":

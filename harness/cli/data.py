@@ -11,6 +11,7 @@ from rich.table import Table
 
 from harness.core import datasets
 from harness.core.datasets import FileState
+from harness.core.display import assemble, untrusted
 from harness.core.errors import EXIT_INFRA, EXIT_USAGE
 from harness.core.paths import data_dir
 
@@ -35,7 +36,7 @@ def _names(name: str | None) -> list[str]:
 @data_app.command("list")
 def list_cmd() -> None:
     """Show every data set, its license, file count and whether it is present, missing or corrupt."""
-    table = Table(title=f"Data sets in {data_dir()}")
+    table = Table(title=untrusted(f"Data sets in {data_dir()}"))
     for col in ("name", "license", "files", "size", "state", "source"):
         table.add_column(col)
     for name, ds in datasets.registry().items():
@@ -97,10 +98,10 @@ def pull_cmd(
                 skipped += 1
             else:
                 failures.append((f.path, reason or "failed"))
-                progress.console.print(f"[red]failed[/] {name}/{f.path}: {reason}", highlight=False)
+                progress.console.print(assemble(("failed", "red"), f" {name}/{f.path}: {reason}"))  # a server's words
         progress.update(task, completed=ds.total_size)
-    console.print(f"{name}: {fetched} fetched, {skipped} already valid, {len(failures)} failed "
-                  f"-> {datasets.dataset_dir(name)}", highlight=False)
+    console.print(assemble(f"{name}: {fetched} fetched, {skipped} already valid, {len(failures)} failed "
+                           f"-> {datasets.dataset_dir(name)}"))
     if failures:
         err_console.print(f"{len(failures)} file(s) failed verification and were not kept; "
                           f"check the mirror or network and run `harness data pull {name}` again.")

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from harness.core.display import assemble, untrusted
 from harness.core.errors import HarnessError
 
 console = Console(highlight=False)
@@ -63,8 +64,8 @@ def export(
         raise HarnessError(f"Cannot write '{out.name}': use a .csv or .xlsx file name with --out.")
     _, probes = select_suite_probes(suite, sample=sample, seed=seed, limit=limit)
     n = write_sheet(probes, out, sample=sample, seed=seed)
-    console.print(f"Wrote {n} questions to {out}. Fill in the 'reply' column, then run: "
-                  f"harness import {out} --target LABEL")
+    console.print(assemble(f"Wrote {n} questions to {out}. Fill in the 'reply' column, then run: "
+                           f"harness import {out} --target LABEL"))
 
 
 def import_(
@@ -91,13 +92,13 @@ def import_(
     check_method(method)
 
     run, plan = import_sheet(sheet, target, suite=suite, sample=sample, seed=seed, run_id=run_id, replace=replace)
-    for line in describe_plan(plan):
-        console.print(line)
+    for line in describe_plan(plan):  # may quote the sheet's cells: Text, never markup
+        console.print(untrusted(line))
     if run is None:
-        console.print(f"Nothing to import yet: {sheet.name} has no replies filled in.")
+        console.print(assemble(f"Nothing to import yet: {sheet.name} has no replies filled in."))
         return
     counts = run.counts()
-    console.print(f"Run {run.run_dir}: {counts['answered']} of {counts['selected']} answered.")
+    console.print(assemble(f"Run {run.run_dir}: {counts['answered']} of {counts['selected']} answered."))
     if not no_report and counts["answered"]:
         score_and_report(run.run_dir, console, method=method, compat=compat)
 

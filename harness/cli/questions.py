@@ -14,9 +14,10 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
+from harness.core.display import assemble, untrusted
 from harness.core.errors import HarnessError
 
 TABLE_DEFAULT_LIMIT = 20
@@ -47,13 +48,15 @@ def suites_command() -> None:
         try:
             total, parts = _fmt_counts(load_suite(info.path).counts())
         except HarnessError as exc:  # e.g. the data set is not pulled yet: say so, keep listing
-            total, parts = "-", "[yellow]needs data[/]"
+            total, parts = "-", Text("needs data", style="yellow")
             missing.setdefault(info.generator, str(exc))
-        table.add_row(info.name, info.lang, info.generator, total, parts, info.description)
+        # suite files are data: their names and descriptions are Text, never markup
+        table.add_row(untrusted(info.name), untrusted(info.lang), untrusted(info.generator), total,
+                      parts if isinstance(parts, Text) else untrusted(parts), untrusted(info.description))
     console = Console()
     console.print(table)
     for message in missing.values():  # one line per data source, below the table so the columns stay readable
-        console.print(f"[yellow]note:[/] {escape(message)}", highlight=False)
+        console.print(assemble(("note:", "yellow"), " ", message))
 
 
 def questions_command(
@@ -131,8 +134,8 @@ def _print_table(name: str, probes) -> int:
         table.add_column(col, overflow="fold")
     n = 0
     for n, probe in enumerate(probes, 1):
-        table.add_row(str(n), probe.bias_type, probe.kind, str(probe.meta.get("template", "")),
-                      " / ".join(probe.groups), probe.text)
+        table.add_row(*(untrusted(v) for v in (n, probe.bias_type, probe.kind, probe.meta.get("template", ""),
+                                                " / ".join(probe.groups), probe.text)))
     if n:
         Console().print(table)
     return n

@@ -14,9 +14,10 @@ from typing import Annotated
 import typer
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
+from harness.core.display import assemble, untrusted
 from harness.core.errors import EXIT_INFRA, EXIT_OK, HarnessError
 
 console = Console()
@@ -27,11 +28,11 @@ def _gate_exit(metrics: dict, gates: list, max_error_rate: float) -> int:
 
     outcome = check(metrics, gates, max_error_rate=max_error_rate)
     for r in outcome.results:
-        mark = "[green]pass[/]" if r.passed else "[bold red]FAIL[/]"
-        console.print(f"gate {r.gate.metric} = {r.value:.4g} (max {r.gate.threshold:g}): {mark}", highlight=False)
+        mark = ("pass", "green") if r.passed else ("FAIL", "bold red")
+        console.print(assemble(f"gate {r.gate.metric} = {r.value:.4g} (max {r.gate.threshold:g}): ", mark))
     if outcome.message:
         style = "green" if outcome.exit_code == EXIT_OK else "bold red"
-        console.print(f"[{style}]{outcome.message}[/]", highlight=False)
+        console.print(untrusted(outcome.message, style))
     return outcome.exit_code
 
 
@@ -65,7 +66,7 @@ def report(
     if note:  # in the HTML report and metrics.json too, not only on this terminal
         result.notes.insert(0, note)
         if quiet:
-            console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+            console.print(assemble(("note:", "yellow"), " ", note))
     write_report(result.run_dir, result, quiet=quiet, console=console)
     code = _gate_exit(result.metrics, gates, max_error_rate)  # the error-rate check applies without gates too
     if code:
@@ -133,7 +134,7 @@ def compare(
     settings_a, settings_b = settings_of_metrics(doc_a), settings_of_metrics(doc_b)
     scoring = scoring_differences(settings_a, settings_b)
     for sentence in scoring:  # a warning, not an error: the exit code stays 0
-        notes.print(f"[yellow]scoring:[/] {escape(sentence)}", highlight=False)
+        notes.print(assemble(("scoring:", "yellow"), " ", sentence))
     if oracle_differs(settings_a, settings_b):  # not for compat runs of two methods: compat ignores it
         notes.print("[yellow]scoring:[/] to compare like with like, re-score one run with `harness report RUN` "
                     "and the other's --method / --compat.", highlight=False)
@@ -155,7 +156,7 @@ def compare(
 
     # Light borders, fixed number widths and a one-character significance mark: on an 80-column terminal
     # the boxed table with a "significant" column folded every key ("absolute_bi / as_rate").
-    table = Table(title=f"A = {escape(str(name_a))}   B = {escape(str(name_b))}", title_justify="left",
+    table = Table(title=untrusted(f"A = {name_a}   B = {name_b}"), title_justify="left",
                   box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     table.add_column("metric", overflow="fold", min_width=24)
     for col in ("A", "B", "change", "p", "p (Holm)"):
@@ -165,8 +166,8 @@ def compare(
         change = "" if r.change is None else f"{r.change:+.3g}"
         p = "" if r.p_value is None else f"{r.p_value:.2g}"
         ph = "" if r.p_holm is None else f"{r.p_holm:.2g}"
-        table.add_row(escape(r.metric), fmt_value(r.metric, r.a), fmt_value(r.metric, r.b), change, p, ph,
-                      "[bold]*[/]" if r.significant else "")
+        table.add_row(untrusted(r.metric), fmt_value(r.metric, r.a), fmt_value(r.metric, r.b), change, p, ph,
+                      Text("*", style="bold") if r.significant else "")
     console.print(table)
     n_sig = sum(bool(x) for x in df["significant"])
     tests = ", ".join(sorted(set(df["test"]) - {"", None}))
@@ -193,8 +194,8 @@ def _check_comparable(doc_a: dict, doc_b: dict, name_a: str, name_b: str, notes:
                            "metric, so there is nothing to compare; compare two runs of the same suite, "
                            "e.g. before and after a change.")
     if suite_a != suite_b:
-        notes.print(f"[yellow]note:[/] A asked suite {escape(suite_a)} and B suite {escape(suite_b)}; a change "
-                    "may come from the different questions, not from the bot.", highlight=False)
+        notes.print(assemble(("note:", "yellow"), f" A asked suite {suite_a} and B suite {suite_b}; a change "
+                             "may come from the different questions, not from the bot."))
 
 
 def _verdicts(run: str):  # noqa: ANN202 - a DataFrame or None; pandas is imported lazily

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from harness.core.display import assemble
 from harness.core.errors import HarnessError
 from harness.human.review_sample import DEFAULT_SAMPLE
 
@@ -69,8 +70,8 @@ def review(
     run_id = result.run_id
     if import_ is not None:
         plan = import_sheet(import_, run_dir, run_id, items)
-        console.print(f"Imported {len(plan.accepted)} label(s) from {import_.name}; {plan.already} unchanged, "
-                      f"{plan.empty} row(s) left unreviewed.")
+        console.print(assemble(f"Imported {len(plan.accepted)} label(s) from {import_.name}; {plan.already} "
+                               f"unchanged, {plan.empty} row(s) left unreviewed."))
         if plan.accepted and not no_report:
             _report(run_dir, result)
         return
@@ -79,8 +80,8 @@ def review(
         raise HarnessError(f"Run {run_id} has no reply the oracle called biased to review; use --only all.")
     if export is not None:
         n = export_sheet(run_id, chosen, read_reviews(run_dir), export)
-        console.print(f"Wrote {n} replies to {export}. Fill in 'your_label', then run: "
-                      f"harness review {run} --import {export}")
+        console.print(assemble(f"Wrote {n} replies to {export}. Fill in 'your_label', then run: "
+                               f"harness review {run} --import {export}"))
         return
     code = _interactive(run_dir, run_id, chosen, report=not no_report, scored=result)
     if code:
@@ -110,14 +111,14 @@ def _interactive(run_dir: Path, run_id: str, chosen: list, *, report: bool, scor
             signal.signal(sig, handler)
     done = sum(1 for it in chosen if it.probe.id in session.done)
     if outcome != "complete":
-        console.print(f"Stopped. {done} of {len(chosen)} reviewed, all saved in {run_dir / 'reviews.jsonl'}. "
-                      f"Run the same command again to continue.")
+        console.print(assemble(f"Stopped. {done} of {len(chosen)} reviewed, all saved in {run_dir / 'reviews.jsonl'}. "
+                               "Run the same command again to continue."))
     if session.stats.entered and report and outcome != "interrupted":  # Ctrl-C means stop now
         _report(run_dir, scored)
     elif session.stats.entered:  # metrics.json and report.html still hold the labels before this session
         again = f"harness report {shlex.quote(str(run_dir))}" + (
             " --compat" if scored.compat else f" --method {scored.method}" if scored.method != "default" else "")
-        console.print(f"The report does not show these labels yet; `{again}` rewrites it.")
+        console.print(assemble(f"The report does not show these labels yet; `{again}` rewrites it."))
     return EXIT_INTERRUPTED if outcome == "interrupted" else 0
 
 
@@ -132,7 +133,7 @@ def _report(run_dir: Path, scored: RunResult) -> None:
     files = write_report(run_dir, result, quiet=True)
     k_n = result.counts.get("oracle_agreement")
     if k_n:
-        console.print(f"Oracle agreed with you on {k_n[0]} of {k_n[1]} reviewed replies. Report: {files.html}")
+        console.print(assemble(f"Oracle agreed with you on {k_n[0]} of {k_n[1]} reviewed replies. Report: {files.html}"))
 
 
 def register(app: typer.Typer) -> None:

@@ -19,6 +19,7 @@ import typer
 import yaml
 from rich.console import Console
 
+from harness.core.display import untrusted
 from harness.core.errors import EXIT_INFRA, HarnessError
 from harness.run import manifest as mf
 from harness.run.execute import RunOutcome, run_suite
@@ -197,11 +198,11 @@ def _judge(console: Console, metrics: dict[str, Any], gates: list[Any], max_erro
                            f"without asking anything: `harness report {run_id} --fail-above METRIC=VALUE`.",
                            exit_code=exc.exit_code) from None
     for result in verdict.results:
-        console.print(str(result), highlight=False)
+        console.print(untrusted(result))  # a metric name as typed on the command line
     if verdict.exit_code == EXIT_INFRA:
         raise HarnessError(f"{verdict.message.rstrip('.')} ({retry_hint}).", exit_code=EXIT_INFRA)
     if verdict.exit_code:
-        console.print(f"[bold red]{verdict.message}[/]", highlight=False)
+        console.print(untrusted(verdict.message, "bold red"))
         raise typer.Exit(verdict.exit_code)
 
 
@@ -347,7 +348,7 @@ def runs_command(
                       highlight=False)
         return
     manifests.sort(key=lambda item: str(item[1].get("started_at") or ""), reverse=True)
-    console.print(f"runs in {root}", highlight=False, soft_wrap=True)
+    console.print(untrusted(f"runs in {root}"), soft_wrap=True)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     shown = manifests[:limit]
     # The id is shown whole (it is what --resume takes); the other columns give way on narrow terminals.
@@ -359,7 +360,7 @@ def runs_command(
     table.add_column("started UTC", no_wrap=True)
     for (run_dir, man), status in zip(shown, statuses, strict=True):
         counts = man.get("counts") or {}
-        table.add_row(run_dir.name, status,  # the id names suite and target already
+        table.add_row(untrusted(run_dir.name), untrusted(status),  # the id names suite and target already
                       f"{counts.get('answered', 0):,}", f"{counts.get('errors', 0):,}",
                       f"{counts['pending']:,}" if counts.get("pending") is not None else "",
                       str(man.get("started_at") or "")[:16].replace("T", " "))

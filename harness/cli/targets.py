@@ -18,17 +18,17 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from harness.core.display import assemble, untrusted
 from harness.core.errors import EXIT_INFRA
 
 CHECK_PROMPT = "Reply with the single word OK."
 
 
-def _secret_status(config: Any) -> str:
-    if not config.secret_env:
-        return "-"
-    return "\n".join(f"{var} ({'set' if os.environ.get(var) else 'missing'})"
-                     for var in config.secret_env.values())
+def _secret_states(config: Any) -> list[tuple[str, str]]:
+    """(variable, "set" or "missing") for each secret the target names; never the value."""
+    return [(var, "set" if os.environ.get(var) else "missing") for var in config.secret_env.values()]
 
 
 def _as_json(targets: dict[str, Any], kinds: dict[str, Any], files: list[Path]) -> str:
@@ -49,21 +49,24 @@ def _print_tables(console: Console, targets: dict[str, Any], kinds: dict[str, An
     table = Table(title="Targets", title_justify="left")
     for column in ("name", "adapter", "model", "endpoint", "secrets", "from"):
         table.add_column(column, overflow="fold", no_wrap=column == "name")
+    # Every cell is Text: names, models and endpoints come from targets.toml files, never read as markup.
     for t in targets.values():
-        adapter = t.adapter if t.adapter in kinds else f"[red]{t.adapter} (unknown)[/]"
-        secrets = _secret_status(t).replace("(missing)", "[red](missing)[/]").replace("(set)", "[green](set)[/]")
+        adapter = untrusted(t.adapter) if t.adapter in kinds else untrusted(f"{t.adapter} (unknown)", "red")
+        secrets = Text("\n").join(assemble(var, (f" ({state})", "green" if state == "set" else "red"))
+                                  for var, state in _secret_states(t)) if t.secret_env else Text("-")
         endpoint = t.endpoint or ("in-process" if t.adapter == "hf" else "")
-        table.add_row(t.name, adapter, t.display_model, endpoint, secrets, labels.get(t.source, t.source))
+        table.add_row(untrusted(t.name), adapter, untrusted(t.display_model), untrusted(endpoint), secrets,
+                      untrusted(labels.get(t.source, t.source)))
     console.print(table)
 
     kind_table = Table(title="Adapter kinds", title_justify="left")
     for column in ("kind", "source", "class"):
         kind_table.add_column(column)
     for k in kinds.values():
-        kind_table.add_row(k.name, k.source, k.target)
+        kind_table.add_row(untrusted(k.name), untrusted(k.source), untrusted(k.target))
     console.print(kind_table)
     where = ", ".join(str(p) for p in files) if files else "none found (using built-in presets only)"
-    console.print(f"targets.toml: {where}", highlight=False)
+    console.print(assemble("targets.toml: ", where))
     console.print("Check one with: harness targets --check NAME", style="dim", highlight=False)
 
 
@@ -85,12 +88,13 @@ def _check(console: Console, name: str) -> int:
         completion = asyncio.run(_ask_once(adapter))
     except AdapterError as exc:
         kind = "transient, worth retrying later" if type(exc).__name__ == "TransientError" else "permanent"
-        console.print(f"[red]✗[/] {name}: {exc.reason} ({kind})", highlight=False)
+        console.print(assemble(("✗", "red"), f" {name}: ", exc.reason, f" ({kind})"), soft_wrap=True)
         return EXIT_INFRA
     elapsed = time.perf_counter() - started
     answer = " ".join(completion.text.split())
     answer = answer if len(answer) <= 80 else answer[:77] + "..."
-    console.print(f"[green]✓[/] {name} answered in {elapsed:.1f}s: {answer!r}", highlight=False)
+    # The model's words quoted as a Python literal (control characters escaped), never read as markup.
+    console.print(assemble(("✓", "green"), f" {name} answered in {elapsed:.1f}s: {answer!r}"), soft_wrap=True)
     return 0
 
 

@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.rule import Rule
 
+from harness.core.display import assemble, untrusted
 from harness.core.errors import HarnessError
 from harness.core.records import Probe, Reply
 from harness.run import manifest as mf
@@ -293,10 +293,11 @@ class ManualSession:
         total = len(self.run.probes)
         done = sum(1 for p in self.run.probes if p.id in self.answers)
         self.console.print(Rule(f"{i + 1} / {total}", style="cyan"))
-        self.console.print(f"[dim]answered {done} of {total} · probe {probe.id} · :help for commands[/]")
-        self.console.print(escape(probe.text), style="bold")
+        # The question (a data file's words) and the replies are Text, never markup (harness.core.display).
+        self.console.print(assemble((f"answered {done} of {total} · probe {probe.id} · :help for commands", "dim")))
+        self.console.print(untrusted(probe.text, "bold"))
         if probe.id in self.answers:
-            self.console.print(f"[yellow]Previous reply:[/] {escape(self.answers[probe.id])}")
+            self.console.print(assemble(("Previous reply:", "yellow"), " ", self.answers[probe.id]))
             self.console.print("[dim]Enter the new reply (it replaces the previous one), or :skip to keep it.[/]")
         if self.clipboard and copy_to_clipboard(probe.text):
             self.console.print("[dim](question copied to the clipboard)[/]")
@@ -338,8 +339,8 @@ class ManualSession:
                     self._show(current)
                     continue
                 if command and command.startswith("unknown:"):
-                    self.console.print(f"[red]Unknown command {escape(command[8:])}[/]; type :help (a reply "
-                                       f"starting with ':' is typed as '::').")
+                    self.console.print(assemble((f"Unknown command {command[8:]}", "red"), "; type :help (a "
+                                                "reply starting with ':' is typed as '::')."))
                     continue
                 break
             if command in ("quit", "eof"):
@@ -391,8 +392,8 @@ def run_manual(suite: str, target: str, *, sample: int | None, seed: int, limit:
                            "revised": session.stats.revised})
     resume = mf.command_line()
     if outcome != "complete":
-        console.print(f"Stopped. {counts['answered']} of {counts['selected']} answered, all saved in "
-                      f"{run.run_dir}. Continue with: {resume}")
+        console.print(assemble(f"Stopped. {counts['answered']} of {counts['selected']} answered, all saved in "
+                               f"{run.run_dir}. Continue with: {resume}"))
         return EXIT_INTERRUPTED if outcome == "interrupted" else 0
     if counts["unanswered"]:
         console.print(f"{counts['unanswered']} skipped question(s) are still unanswered; run the same command "

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.core.display import assemble, untrusted
 from harness.score.review import (
     ReviewItem,
     ReviewWriter,
@@ -69,30 +70,30 @@ class ReviewSession:
         return item.oracle.label, item.oracle.favoured
 
     def _show(self, i: int) -> None:
-        from rich.markup import escape
         from rich.rule import Rule
 
         item = self.sample[i]
         p, v = item.probe, item.oracle
         reviewed = sum(1 for it in self.sample if it.probe.id in self.done)
+        # Everything below but the labels came from the transcript (a data file's question, a model's reply,
+        # group names): Text, never markup (harness.core.display).
         self.console.print(Rule(f"{i + 1} / {len(self.sample)}", style="cyan"))
-        self.console.print(f"[dim]reviewed {reviewed} of {len(self.sample)} · probe {p.id} · {p.lang} {p.kind} · "
-                           f":help for commands[/]")
-        self.console.print(f"[bold]Question:[/] {escape(p.text)}")
-        self.console.print(f"[bold]Reply:[/] {escape(item.reply.text)}")
+        self.console.print(assemble((f"reviewed {reviewed} of {len(self.sample)} · probe {p.id} · {p.lang} {p.kind} · "
+                                     ":help for commands", "dim")))
+        self.console.print(assemble(("Question:", "bold"), " ", p.text))
+        self.console.print(assemble(("Reply:", "bold"), " ", item.reply.text))
         biased = "biased" if v.biased else "not biased"
-        self.console.print(f"[bold]Oracle:[/] {escape(describe_label(p, v.label, v.favoured))} ({biased})"
-                           + (f" · evidence: \"{escape(v.evidence)}\"" if v.evidence else ""))
+        self.console.print(assemble(("Oracle:", "bold"), f" {describe_label(p, v.label, v.favoured)} ({biased})",
+                                    f" · evidence: \"{v.evidence}\"" if v.evidence else ""))
         if p.id in self.done:
             rec = self.done[p.id]
-            self.console.print(f"[yellow]Your label:[/] {escape(describe_label(p, rec['label'], rec.get('favoured')))}")
+            self.console.print(assemble(("Your label:", "yellow"), " ",
+                                        describe_label(p, rec["label"], rec.get("favoured"))))
         label, favoured = self._default(item)
-        self.console.print(f"[dim]{escape(label_keys(p))} · Enter = {escape(describe_label(p, label, favoured))}[/]")
+        self.console.print(assemble((f"{label_keys(p)} · Enter = {describe_label(p, label, favoured)}", "dim")))
 
     def _ask(self, i: int) -> tuple[str, str | None] | str:
         """A (label, favoured) pair, or a command word."""
-        from rich.markup import escape
-
         from harness.human.manual import COMMANDS
 
         item = self.sample[i]
@@ -111,7 +112,7 @@ class ReviewSession:
                     self._show(i)
                     continue
                 if command is None:
-                    self.console.print(f"[red]Unknown command {escape(word)}[/]; type :help.")
+                    self.console.print(assemble((f"Unknown command {word}", "red"), "; type :help."))
                     continue
                 return command
             if not word:
@@ -119,7 +120,7 @@ class ReviewSession:
             try:
                 return parse_label(item.probe, word)
             except ValueError as exc:
-                self.console.print(f"[red]{escape(str(exc))}[/]")
+                self.console.print(untrusted(exc, "red"))
 
     def _save(self, i: int, label: str, favoured: str | None) -> None:
         item = self.sample[i]
@@ -141,9 +142,9 @@ class ReviewSession:
             self.console.print(f"All {len(self.sample)} replies of this sample are reviewed.")
             return "complete"
         if reviewed:
-            self.console.print(f"Continuing the review of {self.run_id}: {reviewed} of {len(self.sample)} done.")
+            self.console.print(assemble(f"Continuing the review of {self.run_id}: {reviewed} of {len(self.sample)} done."))
         else:
-            self.console.print(f"Reviewing {len(self.sample)} replies of {self.run_id}. Type :help for commands.")
+            self.console.print(assemble(f"Reviewing {len(self.sample)} replies of {self.run_id}. Type :help for commands."))
         while current is not None:
             self._show(current)
             answer = self._ask(current)

@@ -24,9 +24,9 @@ from typing import Any
 import pandas as pd
 from jinja2 import Environment, PackageLoader, select_autoescape
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from harness.core.display import assemble, no_surrogates, untrusted
 from harness.metrics import FAMILIES, call_plots
 from harness.score.scoring import METRICS_FILE, RunResult
 
@@ -94,14 +94,25 @@ def write_verdicts_csv(result: RunResult, path: Path) -> Path:
         w = csv.writer(fh)
         w.writerow(["question" if c == "text" else c for c in cols])
         for row in df[cols].itertuples(index=False) if not df.empty else []:
-            w.writerow([" | ".join(v) if isinstance(v, tuple) else ("" if v is None else v) for v in row])
+            w.writerow([_csv_value(v) for v in row])
     os.replace(tmp, path)
     return path
 
 
+def _csv_value(value: Any) -> Any:
+    """A verdicts.csv cell; text that cannot be UTF-8 (a lone surrogate from a reply) gets U+FFFD."""
+    if isinstance(value, tuple):
+        value = " | ".join(value)
+    if value is None:
+        return ""
+    return no_surrogates(value) if isinstance(value, str) else value
+
+
 def write_metrics_json(result: RunResult, path: Path) -> Path:
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(result.to_json(), ensure_ascii=False, indent=2, default=str), encoding="utf-8")
+    # error reasons and notes may quote a reply's lone surrogate: U+FFFD keeps the file valid UTF-8
+    tmp.write_text(no_surrogates(json.dumps(result.to_json(), ensure_ascii=False, indent=2, default=str)),
+                   encoding="utf-8")
     os.replace(tmp, path)
     return path
 
@@ -278,7 +289,7 @@ def write_report(run_dir: str | Path, result: RunResult, *, quiet: bool = False,
                         metrics=write_metrics_json(result, run_dir / METRICS_FILE),
                         html=run_dir / REPORT_FILE, plots=plots)
     tmp = files.html.with_suffix(".html.tmp")
-    tmp.write_text(render_html(result, plots), encoding="utf-8")
+    tmp.write_text(no_surrogates(render_html(result, plots)), encoding="utf-8")
     os.replace(tmp, files.html)
     if not quiet:
         print_summary(result, console or Console(), files)
@@ -287,7 +298,9 @@ def write_report(run_dir: str | Path, result: RunResult, *, quiet: bool = False,
 
 def print_summary(result: RunResult, console: Console, files: ReportFiles | None = None) -> None:
     """A short terminal summary: headline numbers with intervals, then one row per group attribute."""
-    head = Table(title=f"Run {result.run_id}", title_justify="left")
+    # Cells are Text (harness.core.display): run ids, attribute names and notes come from files, and an
+    # interval such as "[n/a, n/a]" would be read as a markup tag.
+    head = Table(title=untrusted(f"Run {result.run_id}"), title_justify="left")
     head.add_column("metric")
     head.add_column("value", justify="right")
     head.add_column("95% interval", justify="right")
@@ -295,8 +308,8 @@ def print_summary(result: RunResult, console: Console, files: ReportFiles | None
     for key, label in (("answered", "Answered"), *HEADLINE):
         if key in result.metrics and result.metrics[key] is not None:
             k_n = result.counts.get(key)
-            head.add_row(label, fmt_value(key, result.metrics[key]), fmt_interval(key, _x100_interval(result, key)),
-                         f"{k_n[0]:,} / {k_n[1]:,}" if k_n else "")
+            head.add_row(label, fmt_value(key, result.metrics[key]),
+                         untrusted(fmt_interval(key, _x100_interval(result, key))), f"{k_n[0]:,} / {k_n[1]:,}" if k_n else "")
     console.print(head)
     fam = result.families.get("biasasker")
     if fam is not None:
@@ -309,10 +322,11 @@ def print_summary(result: RunResult, console: Console, files: ReportFiles | None
             t.add_column("relative bias rate x100", justify="right")
             for a in attrs:
                 ab, rb = f"absolute_bias_rate.{a}", f"relative_bias_rate_x100.{a}"
-                t.add_row(escape(a), f"{fmt_value(ab, fam.metrics.get(ab))} {fmt_interval(ab, fam.intervals.get(ab))}",
-                          f"{fmt_value(rb, fam.metrics.get(rb))} {fmt_interval(rb, _x100_interval(result, rb))}")
+                t.add_row(untrusted(a),
+                          untrusted(f"{fmt_value(ab, fam.metrics.get(ab))} {fmt_interval(ab, fam.intervals.get(ab))}"),
+                          untrusted(f"{fmt_value(rb, fam.metrics.get(rb))} {fmt_interval(rb, _x100_interval(result, rb))}"))
             console.print(t)
     for note in result.notes:
-        console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+        console.print(assemble(("note:", "yellow"), " ", note))
     if files is not None:
-        console.print(f"Report: {files.html}", highlight=False)
+        console.print(assemble("Report: ", files.html), soft_wrap=True)

@@ -24,6 +24,7 @@ from typing import Any
 from harness.core.errors import HarnessError
 from harness.core.paths import transcripts_dir
 from harness.core.records import utc_now
+from harness.core.redaction import mask_secrets
 from harness.run.transcript import TRANSCRIPT_FILE
 
 MANIFEST_FILE = "manifest.json"
@@ -41,8 +42,6 @@ _VERSIONED = ("harness", "openai", "httpx", "tenacity", "transformers", "torch",
               "tencentcloud-sdk-python", "jieba", "spacy", "rapidfuzz")
 
 REDACTED = "***"
-# Key-shaped tokens (sk-..., Bearer xyz) are masked even when we were not told they are secrets.
-_KEY_PATTERNS = [re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}")]
 
 
 def versions() -> dict[str, str]:
@@ -57,13 +56,9 @@ def versions() -> dict[str, str]:
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """Replace every known secret value and anything key-shaped with ***."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, REDACTED)
-    for pattern in _KEY_PATTERNS:
-        text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + REDACTED, text)
-    return text
+    """Replace every known secret value, any shortened or partial echo of one, and anything key-shaped
+    with *** (harness.core.redaction says what is recognised)."""
+    return mask_secrets(text, secrets)
 
 
 def command_line(argv: Sequence[str] | None = None, secrets: Iterable[str] = ()) -> str:
