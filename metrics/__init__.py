@@ -20,7 +20,8 @@ and may provide
 FRAME_COLUMNS: probe fields (probe_id, suite, lang, kind, bias_type, text, groups, attribute, property,
 categories, options, meta), the reply (target, reply) and the verdict (label, biased, favoured, score,
 method, evidence), plus the original `probe` (Probe) and `verdict` (Verdict) objects for families that
-prefer to build their own table. Tuples stay tuples, `meta` stays a dict.
+prefer to build their own table, and the reply's `usage` dict (what a scoring answer mode measured: the
+CHBias perplexities). Tuples stay tuples, `meta` and `usage` stay dicts.
 
 A plain mapping returned by compute() is accepted and normalised by `as_result()`: numeric values become
 flat metrics (their keys must already carry the family prefix, e.g. "cbbq.s_amb"); a "tables" mapping (or
@@ -46,7 +47,7 @@ import pandas as pd
 FRAME_COLUMNS: tuple[str, ...] = (
     "probe_id", "suite", "lang", "kind", "bias_type", "text", "groups", "attribute", "property",
     "categories", "options", "meta", "target", "reply", "label", "biased", "favoured", "score", "method",
-    "evidence", "probe", "verdict",
+    "evidence", "probe", "verdict", "usage",
 )
 
 
@@ -101,6 +102,7 @@ class Family:
 FAMILIES: dict[str, Family] = {
     "biasasker": Family("biasasker", "harness.metrics.biasasker", frozenset({"yes_no", "choice", "wh"})),
     "cbbq": Family("cbbq", "harness.metrics.cbbq", frozenset({"multiple_choice"})),
+    "chbias": Family("chbias", "harness.metrics.chbias", frozenset({"sentence_pair"})),
 }
 
 

@@ -23,7 +23,8 @@ from harness.core.records import STATUS_OK, Probe, Reply
 from harness.run import manifest as mf
 from harness.run.engine import Engine, EngineSettings, RunAborted
 from harness.run.loglik import run_loglik
-from harness.run.plan import ANSWER_GENERATE, ANSWER_LOGLIK, RunPlan, plan_run, select_any
+from harness.run.perplexity import run_perplexity
+from harness.run.plan import ANSWER_GENERATE, ANSWER_LOGLIK, ANSWER_PERPLEXITY, RunPlan, plan_run, select_any
 from harness.run.progress import RunProgress, SessionStats
 from harness.run.response_cache import ResponseCache
 from harness.run.session import StopState, closing, run_lock, run_loop, with_heartbeat, with_signals
@@ -240,8 +241,12 @@ def execute(plan: RunPlan, *, probes: Iterable[Probe] | None = None, use_cache: 
 
         try:
             with progress:
-                coro = (_run_loglik(todo, adapter, writer, engine_obj) if plan.answer_mode == ANSWER_LOGLIK
-                        else engine_obj.run(todo))
+                if plan.answer_mode == ANSWER_LOGLIK:
+                    coro = _run_loglik(todo, adapter, writer, engine_obj)
+                elif plan.answer_mode == ANSWER_PERPLEXITY:
+                    coro = _run_perplexity(todo, adapter, engine_obj)
+                else:
+                    coro = engine_obj.run(todo)
                 coro = with_heartbeat(coro, checkpoint)
                 _, interrupted = run_loop(
                     with_signals(closing(coro, adapter if plan.owns_adapter else None),
@@ -324,4 +329,24 @@ async def _run_loglik(probes: Iterable[Probe], adapter: Adapter, writer: Transcr
         await result
     engine.stats.elapsed_s = time.monotonic() - started
     engine.stats.cpu_s = time.process_time() - cpu
+    return engine.stats
+
+
+async def _run_perplexity(probes: Iterable[Probe], adapter: Adapter, engine: Engine) -> SessionStats:
+    """CHBias sentence pairs scored by perplexity (harness.run.perplexity); every reply goes through
+    Engine.record (counts, progress, settled sets, the consecutive-error breaker) as in generate mode."""
+
+    class _RecordingSink:
+        def append(self, probe: Probe, reply: Reply) -> None:
+            engine.record(probe, reply)
+
+    started, cpu = time.monotonic(), time.process_time()
+    try:
+        await run_perplexity(probes, adapter, _RecordingSink(), stopping=lambda: engine.stopping,
+                             aborted=lambda: engine.abort_reason)
+    finally:
+        engine.stats.elapsed_s = time.monotonic() - started
+        engine.stats.cpu_s = time.process_time() - cpu
+    if engine.abort_reason:
+        raise RunAborted(engine.abort_reason)
     return engine.stats

@@ -20,10 +20,13 @@ from harness.core.errors import HarnessError
 from harness.core.records import Probe
 from harness.run import manifest as mf
 from harness.run.engine import EngineSettings
+from harness.run.perplexity import ANSWER_MODE as PERPLEXITY_MODE
+from harness.run.perplexity import can_score, refusal
 
 ANSWER_GENERATE = "generate"
 ANSWER_LOGLIK = "loglik"
-ANSWER_MODES = (ANSWER_GENERATE, ANSWER_LOGLIK)
+ANSWER_PERPLEXITY = PERPLEXITY_MODE  # sentence pairs scored by the model (chbias suites; harness.run.perplexity)
+ANSWER_MODES = (ANSWER_GENERATE, ANSWER_LOGLIK, ANSWER_PERPLEXITY)
 
 
 def _selected_estimate(suite: Any, sample: int | None, limit: int | None) -> int | None:
@@ -99,6 +102,30 @@ def resolve_target(target: str | Adapter, overrides: dict[str, Any] | None = Non
         defaults["batch_size"] = batch
     secrets = tuple(os.environ[n] for n in _secret_env_names(config) if os.environ.get(n))
     return TargetInfo(name=target, adapter=adapter, defaults=defaults, secrets=secrets)
+
+
+def required_answer_mode(suite: Any) -> str | None:
+    """The answer mode a suite's probes can only be answered in (its generator's ANSWER_MODE), if any:
+    the chbias suites' sentence pairs are scored by perplexity, never by generated text."""
+    module = getattr(suite, "module", None)
+    return getattr(module, "ANSWER_MODE", None) if module is not None else None
+
+
+def answer_mode_for(suite: Any, asked: str) -> str:
+    """The mode a run of `suite` uses when `asked` was requested (generate is also the default)."""
+    required = required_answer_mode(suite)
+    if required is None or asked == required:
+        return asked
+    if asked != ANSWER_GENERATE:
+        raise HarnessError(f"Suite '{getattr(suite, 'name', suite)}' is answered by {required} only; "
+                           f"drop --answer-mode {asked}.")
+    return required
+
+
+def check_capability(info: TargetInfo, answer_mode: str) -> None:
+    """A target that cannot answer in this mode is refused before anything is asked or written."""
+    if answer_mode == ANSWER_PERPLEXITY and not can_score(info.adapter):
+        raise HarnessError(refusal(info.name, getattr(info.adapter, "kind", "?")))
 
 
 def derived_run_id(suite_name: str, target_name: str, *, sample: int | None, seed: int, limit: int | None,
@@ -200,7 +227,10 @@ def plan_run(suite: Any = None, target: str | Adapter | None = None, *, has_prob
     from_transcript = retry_errors and not has_probes
     suite_obj = None if (has_probes or (from_transcript and resume)) else load_suite_any(suite)
     suite_name = getattr(suite_obj, "name", None) or (str(suite) if suite is not None else "custom")
+    if suite_obj is not None:
+        answer_mode = answer_mode_for(suite_obj, answer_mode)
     info = resolve_target(target, target_overrides)
+    check_capability(info, answer_mode)
     settings = engine_settings(info, engine, engine_overrides)
     if not run_id:
         run_id = derived_run_id(suite_name, info.name, sample=sample, seed=seed, limit=limit,

@@ -143,7 +143,7 @@ def build_frame(pairs: Iterable[tuple[Probe, Reply, Verdict]]) -> pd.DataFrame:
         "categories": tuple(p.categories), "options": tuple(p.options), "meta": dict(p.meta),
         "target": r.target, "reply": r.text, "label": v.label, "biased": bool(v.biased),
         "favoured": v.favoured, "score": v.score, "method": v.method, "evidence": v.evidence,
-        "probe": p, "verdict": v,
+        "probe": p, "verdict": v, "usage": dict(r.usage),
     } for p, r, v in pairs]
     return pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
 
