@@ -25,6 +25,8 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from harness.core.display import assemble, untrusted
+
 
 class RateColumn(ProgressColumn):
     """Probes per second over rich's moving window (only replies from this session count)."""
@@ -56,7 +58,7 @@ class RunProgress:
     def __enter__(self) -> RunProgress:
         if self.enabled:
             self._progress = Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
+                TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(), RateColumn(),
                 TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
                 TextColumn("[green]{task.fields[answered]} ok[/] [red]{task.fields[errors]} err[/] "
                            "[dim]{task.fields[cached]} cached[/]"),
@@ -122,7 +124,8 @@ def print_summary(console: Console, *, run_id: str, run_dir: str, status: str, s
                   run_counts: dict[str, Any], resume_command: str | None = None, max_reasons: int = 8) -> None:
     """The end-of-run summary: this session's numbers, the run's totals, errors by reason, next step."""
     style = {"complete": "yellow" if run_counts.get("errors") else "green", "interrupted": "yellow"}.get(status, "red")
-    console.print(f"[bold]run {run_id}[/]: [{style}]{status}[/]", highlight=False, soft_wrap=True)
+    # Names, reasons and paths are Text (harness.core.display): an error reason is a server's words.
+    console.print(assemble((f"run {run_id}", "bold"), ": ", (status, style)), soft_wrap=True)
     table = Table(show_header=False, box=None)
     table.add_column(style="bold", no_wrap=True)
     table.add_column(justify="right", overflow="fold")
@@ -140,16 +143,16 @@ def print_summary(console: Console, *, run_id: str, run_dir: str, status: str, s
                   f"{run_counts.get('answered', 0):,} answered, {run_counts.get('errors', 0):,} errors"
                   + (f", {run_counts['pending']:,} not asked yet" if run_counts.get("pending") else ""))
     console.print(table)
-    console.print(f"folder: {run_dir}", highlight=False, soft_wrap=True)  # whole, never cut, for copy-paste
+    console.print(assemble("folder: ", run_dir), soft_wrap=True)  # whole, never cut, for copy-paste
     if stats.error_reasons:
         reasons = Table(title="errors by reason", title_justify="left", box=None)
         reasons.add_column("count", justify="right")
         reasons.add_column("reason", overflow="fold")
         for reason, n in stats.error_reasons.most_common(max_reasons):
-            reasons.add_row(f"{n:,}", reason)
+            reasons.add_row(f"{n:,}", untrusted(reason))
         rest = len(stats.error_reasons) - max_reasons
         if rest > 0:
             reasons.add_row("", f"... and {rest} other reasons (see transcript.jsonl)")
         console.print(reasons)
     if resume_command:
-        console.print(f"resume with: [bold]{resume_command}[/]", highlight=False, soft_wrap=True)
+        console.print(assemble("resume with: ", (resume_command, "bold")), soft_wrap=True)
