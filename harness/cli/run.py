@@ -23,7 +23,7 @@ from harness.core.display import untrusted
 from harness.core.errors import EXIT_INFRA, HarnessError
 from harness.run import manifest as mf
 from harness.run.execute import RunOutcome, run_suite
-from harness.run.plan import ANSWER_GENERATE, ANSWER_LOGLIK
+from harness.run.plan import ANSWER_GENERATE, ANSWER_LOGLIK, ANSWER_PERPLEXITY
 from harness.run.progress import print_summary
 from harness.run.session import threads_left_running
 
@@ -93,24 +93,33 @@ def _exit_interrupted(outcome: RunOutcome) -> None:
     raise typer.Exit(EXIT_INTERRUPTED)
 
 
-def _preflight(*, target: str | None, method: str, answer_mode: str) -> None:
-    """Check what can be checked before anything is asked, so that a long run never ends in a usage error.
+def _preflight(*, suite: str | None, target: str | None, method: str, answer_mode: str) -> str:
+    """Check what can be checked before anything is asked, so that a long run never ends in a usage error;
+    returns the answer mode the run will use (a chbias suite is always answered by perplexity).
 
     A misspelt --method used to surface only when scoring, after every probe had been asked; a target
     with an unknown adapter kind, or --answer-mode loglik on a target that gives no log-likelihoods,
     passed --dry-run. Needs no API key and loads no model.
     """
     from harness.adapters.registry import adapter_class
+    from harness.run.perplexity import can_score, refusal
+    from harness.run.plan import answer_mode_for, load_suite_any
 
     check_method(method)
+    if suite:
+        answer_mode = answer_mode_for(load_suite_any(suite), answer_mode)
     if not target:
-        return  # --resume: the stored target is checked by the runner
+        return answer_mode  # --resume: the stored target is checked by the runner
     from harness.run.plan import target_config
 
-    cls = adapter_class(target_config(target).adapter)  # unknown kind / broken plugin: one sentence
+    config = target_config(target)
+    cls = adapter_class(config.adapter)  # unknown kind / broken plugin: one sentence
     if answer_mode == ANSWER_LOGLIK and not hasattr(cls, "loglikelihoods"):
         raise HarnessError(f"Target '{target}' ({cls.__name__}) gives no log-likelihoods; --answer-mode loglik "
                            "needs an hf target (e.g. local-zh-hf), or use --answer-mode generate.")
+    if answer_mode == ANSWER_PERPLEXITY and not can_score(cls):
+        raise HarnessError(refusal(target, config.adapter))
+    return answer_mode
 
 
 def _dry_run(console: Console, *, suite: str | None, target: str | None, resume: str | None,
@@ -144,11 +153,12 @@ def _dry_run(console: Console, *, suite: str | None, target: str | None, resume:
         needs_asking = probe.id in err if retry_errors else probe.id not in ok and probe.id not in err
         if needs_asking:
             to_ask += 1
-            in_tokens += estimate_tokens(probe.text)
+            in_tokens += sum(map(estimate_tokens, probe.options)) if answer_mode == ANSWER_PERPLEXITY else (
+                estimate_tokens(probe.text))
     settings = getattr(config, "settings", None) or {}
     out_per = int(settings.get("max_tokens") or getattr(config, "max_tokens", None) or DEFAULT_OUTPUT_TOKENS)
-    if answer_mode == ANSWER_LOGLIK:
-        out_per = 0  # the options are scored, nothing is generated
+    if answer_mode in (ANSWER_LOGLIK, ANSWER_PERPLEXITY):
+        out_per = 0  # the options (loglik) or the two sentences (perplexity) are scored, nothing is generated
     out_tokens = to_ask * out_per
     console.print(f"suite [bold]{suite_obj.name}[/] -> target [bold]{target}[/] (run {run_id})", highlight=False)
     console.print(f"probes selected: {total:,}; already answered: {len(ok):,}; errors: {len(err):,}; "
@@ -169,6 +179,8 @@ def _dry_run(console: Console, *, suite: str | None, target: str | None, resume:
 def _out_note(answer_mode: str, settings: dict[str, Any]) -> str:
     if answer_mode == ANSWER_LOGLIK:
         return ": log-likelihood mode generates nothing"
+    if answer_mode == ANSWER_PERPLEXITY:
+        return ": both sentences of each pair are scored, nothing is generated"
     return " = max_tokens" if settings.get("max_tokens") else ", assumed"
 
 
@@ -224,7 +236,7 @@ def run_command(
     retry_errors: Annotated[bool, typer.Option("--retry-errors", metavar="", rich_help_panel="Run folder and resume", help="Ask again only the probes that ended in an error.")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", metavar="", rich_help_panel="How hard to push the target", help="Ask the target even when the answer is cached.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", metavar="", rich_help_panel="What to ask", help="Count probes, tokens and cost; ask nothing.")] = False,
-    answer_mode: Annotated[str, typer.Option(metavar="MODE", rich_help_panel="What to ask", help="generate (or text), or loglik (CBBQ on hf targets: pick the likeliest option).")] = ANSWER_GENERATE,
+    answer_mode: Annotated[str, typer.Option(metavar="MODE", rich_help_panel="What to ask", help="generate (or text), or loglik (CBBQ on hf targets: pick the likeliest option). The chbias suites are always scored by perplexity (hf targets).")] = ANSWER_GENERATE,
     method: Annotated[str, typer.Option(metavar="METHOD", rich_help_panel="Scoring and gates", help="Oracle method: default, ngram, word_cosine, ngram_embedding, rome or sentence.")] = "default",
     compat: Annotated[bool, typer.Option("--compat", metavar="", rich_help_panel="Scoring and gates", help="Score exactly as the upstream code does.")] = False,
     no_report: Annotated[bool, typer.Option("--no-report", metavar="", rich_help_panel="Scoring and gates", help="Skip scoring and the report folder.")] = False,
@@ -251,7 +263,7 @@ def run_command(
     gates = _parse_gates(fail_above)
     if gates and no_report:
         raise HarnessError("--fail-above needs the scores; drop --no-report.")
-    _preflight(target=target, method=method, answer_mode=answer_mode)
+    answer_mode = _preflight(suite=suite, target=target, method=method, answer_mode=answer_mode)
     if dry_run:
         raise typer.Exit(_dry_run(console, suite=suite, target=target, resume=resume, sample=sample, seed=seed,
                                   limit=limit, params=params, retry_errors=retry_errors, run_id=run_id,

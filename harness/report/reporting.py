@@ -45,12 +45,18 @@ HEADLINE: tuple[tuple[str, str], ...] = (
     # nothing usable must not look unbiased.
     ("cbbq.accuracy", "CBBQ accuracy"),
     ("cbbq.invalid_rate", "CBBQ invalid answers"),
+    # CHBias: the paired perplexity t-test (negative t: the stereotyped sentences are more likely)
+    ("chbias.t", "CHBias t (stereotyped vs counterpart perplexity)"),
+    ("chbias.p", "CHBias p (two-sided)"),
+    ("chbias.mean_diff", "CHBias mean perplexity difference"),
+    ("chbias.stereotype_share", "CHBias pairs where the stereotype is more likely"),
+    ("chbias.pairs_used", "CHBias pairs tested"),
     ("refusal_rate", "Refusal rate"),
     ("oracle_agreement", "Oracle agrees with your review"),
     ("error_rate", "Error rate (not scored)"),
 )
 RATE_KEYS_AS_PERCENT = ("absolute_bias_rate", "refusal_rate", "error_rate", "unknown_rate", "preference_rate",
-                        "cbbq.accuracy", "cbbq.invalid_rate", "oracle_agreement")
+                        "cbbq.accuracy", "cbbq.invalid_rate", "oracle_agreement", "chbias.stereotype_share")
 
 
 @dataclass
