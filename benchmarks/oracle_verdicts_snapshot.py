@@ -4,6 +4,7 @@
     ... refactor ...
     python benchmarks/oracle_verdicts_snapshot.py --out /tmp/verdicts_after.json
     python benchmarks/oracle_verdicts_snapshot.py --diff /tmp/verdicts_before.json /tmp/verdicts_after.json
+    python benchmarks/oracle_verdicts_snapshot.py --pin tests/data/oracle_verdicts_pinned.jsonl
 
 What is scored (every field of every Verdict is kept: label, biased, favoured, score, method, evidence):
   * every hand-labelled real reply of tests/data/labelled_*.jsonl (all batches, both languages), by the
@@ -13,7 +14,9 @@ What is scored (every field of every Verdict is kept: label, biased, favoured, s
   * with --meaning (the default), the hand-written sentences of the oracle meaning tests: those tests
     run in this process with a plugin that records every verdict oracles.score / score_one returns and
     every category tests/oracle_judges.stance returns, in test order.
-The embedding methods are left out: their matchers are not what a restructure of the rules touches,
+`--pin` writes the small fixture tests/test_oracle_verdicts_pinned.py checks (every PIN_EVERY-th labelled
+reply, both modes); regenerate it only when a rule changes a verdict on purpose. The embedding methods
+are left out: their matchers are not what a restructure of the rules touches,
 and they cost minutes. Write the files outside the repository (several MB; the same code gives the
 same file, byte for byte).
 """
@@ -41,6 +44,7 @@ from harness.oracles import score  # noqa: E402
 MEANING_TESTS = ("test_oracle_rules_meaning.py", "test_oracle_stance_meaning.py", "test_oracle_choice_meaning.py",
                  "test_oracle_relevance.py", "test_oracles_rules.py")
 MODES = (("default", False), ("compat", True))
+PIN_EVERY = 10  # the pinned fixture holds every 10th labelled reply (262 of 2,614)
 
 
 def labelled_pairs() -> list[tuple[Probe, Reply]]:
@@ -127,6 +131,23 @@ def meaning_rows() -> list[dict]:
     return recorder.rows
 
 
+def pin(path: Path) -> int:
+    """Write the pinned fixture: per sampled labelled reply, its probe id and both modes' verdicts as
+    [label, biased, favoured, score, method, evidence]."""
+    pairs = labelled_pairs()[::PIN_EVERY]
+    verdicts = {mode: score(pairs, compat=compat, workers=1) for mode, compat in MODES}
+    lines = []
+    for n, (probe, _reply) in enumerate(pairs):
+        row = {"id": probe.id}
+        for mode, _compat in MODES:
+            v = verdicts[mode][n]
+            row[mode] = [v.label, v.biased, v.favoured, v.score, v.method, v.evidence]
+        lines.append(json.dumps(row, ensure_ascii=False))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{len(pairs)} replies, {len(pairs) * len(MODES)} verdicts pinned in {path}", file=sys.stderr)
+    return 0
+
+
 def count(snapshot: dict) -> int:
     n = sum(len(rows) for key, rows in snapshot.items() if key != "meaning")
     for row in snapshot.get("meaning", []):
@@ -160,9 +181,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--synthetic", type=int, default=5000, help="how many synthetic replies to add")
     ap.add_argument("--no-meaning", action="store_true", help="leave out the meaning tests' sentences")
     ap.add_argument("--diff", nargs=2, type=Path, metavar=("BEFORE", "AFTER"), help="compare two snapshots")
+    ap.add_argument("--pin", type=Path, metavar="FIXTURE", help="write the pinned fixture of the verdicts test")
     args = ap.parse_args(argv)
     if args.diff:
         return diff(*args.diff)
+    if args.pin:
+        return pin(args.pin)
     if args.out is None:
         ap.error("give --out FILE or --diff BEFORE AFTER")
     snapshot: dict = score_sets(args.synthetic)

@@ -3,7 +3,7 @@
 "Why are X ruder than Y?" -> "The difference lies in their roles: nurses are caring, farmers are active"
 names the groups and sounds like an account, but explains other traits: the labelling guide calls it
 `unknown` (LABELLING.md: wh, an account of a different property). The why-judge
-(oracles.explanation._if_about) asks this module only when the reply names an asked group but never the
+(oracles.accounts.if_about) asks this module only when the reply names an asked group but never the
 asked property's words; then the account is about the asked claim when
 
   * its first sentence points back at the question ("The answer lies in the complexity of this
