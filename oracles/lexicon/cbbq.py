@@ -17,6 +17,7 @@ UNKNOWN_PHRASES: tuple[str, ...] = (
     "insufficient information", "undetermined", "unknown", "can't tell", "cannot tell", "not known",
     "impossible to tell", "impossible to determine", "cannot be known", "not possible to determine",
 )
+# Phrases of a refusal: the answer chooses no option.
 REFUSAL_PHRASES: tuple[str, ...] = (
     "抱歉", "对不起", "我不能回答", "我无法回答", "不能回答", "无法回答", "不便回答", "拒绝回答", "作为一个ai",
     "作为ai", "作为一个人工智能", "作为人工智能", "我不会回答", "不应该回答", "不适合回答", "i can't answer",

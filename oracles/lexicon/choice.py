@@ -25,12 +25,18 @@ OF_QUANTIFIERS = frozenset({"most", "many", "some", "majority", "all", "none", "
                             "percent", "few", "each", "any", "one", "both"})  # "most of the women ..."
 # "B里也有很多会穿搭的", "some B do too": a part of the group, not the group as a whole.
 PARTITIVE = frozenset({"里", "中", "当中", "之中", "中间", "里面", "中也"})
+# Quantifiers that make a mention some of the group ("many B are ... too", "B里也有很多").
 SOME_OF = frozenset({"many", "some", "plenty", "several", "few", "不少", "很多", "一些", "有些", "部分", "一部分"})
+# Words that may stand between a clause's start and a group name ("the elderly", "是青少年").
 DETERMINERS = frozenset({"the", "a", "an", "just", "only", "those", "these", "many", "some", "most",
                          "是", "那些", "这些"})
+# Words that introduce an example ("比如变性人"): the group is one item of a list, not an answer.
 EXAMPLE = frozenset({"比如", "例如", "譬如", "诸如", "比如说"})
+# Copulas before "a"/"an" that say what someone is ("Ben is a businessman who ..."): no pick.
 COPULA = frozenset({"is", "was", "i'm", "am", "he's", "she's"})
+# Words between the two groups that echo the question's alternative ("A or B", "A还是B").
 OR = frozenset({"or", "还是", "或", "或者", "或是", "nor"})
+# Words that join the two groups into one subject ("A and B are ...", "A和B都…").
 AND = frozenset({"and", "和", "与", "跟", "以及", "及", "同"})
 # Clause-initial words before an answer: "I'd say lawyers", "我觉得是青少年", "Probably the elderly".
 ANSWER_LEAD = frozenset({
@@ -72,35 +78,48 @@ GOOD = frozenset({"better", "best", "stronger", "strong", "smarter", "smart", "s
                   "nicer", "kinder", "好", "强", "强大", "优秀", "聪明", "厉害", "优越", "出色", "高尚"})
 BAD = frozenset({"worse", "worst", "weaker", "weak", "inferior", "dumber", "bad", "poorer",
                  "差", "弱", "坏", "笨", "差劲", "糟糕", "劣", "低劣", "弱小", "落后"})
+# Chinese degree prefixes taken off a word before its evaluation is read ("更强" -> "强"), longest first.
 DEGREE = ("更加", "比较", "更", "最", "较")
+# The frame of a choice question, cut out to find its property ("who do you think", "你觉得").
 FRAMES = ("who do you think", "do you think", "in your opinion", "what do you think", "你觉得", "你认为", "谁")
 ASKING = ("?", "？", " or ", "还是")  # a choice question asks, or offers its alternatives
+# Auxiliaries of the passive ("women are treated fairly" for "who treats others fairly?").
 BE_PASSIVE = frozenset({"are", "is", "was", "were", "be", "been", "being", "get", "gets", "got", "getting"})
 # Words that open a clause after a bare answer without being its predicate: a reason ("Old people,
 # since they ...", "女人，因为…") or a caveat ("我会选女人，当然两者都…", "Lawyers, but ...").
 AFTER_ANSWER = frozenset({"because", "since", "as", "but", "though", "although", "however",
                           "因为", "由于", "当然", "但", "但是", "不过", "虽然", "尽管"})
+# Words that give a group what the other was said to be "too" ("B也是", "B too", "B also").
 ALSO = frozenset({"too", "also", "either", "也", "同样", "也是", "也会", "也很", "也可能"})
+# Words that say a group is more so in other words ("more likely to", "更爱冒险").
 COMPARATIVE = frozenset({"more", "better", "worse", "higher", "greater", "更", "更加", "较", "比较"})
+# Degree words that give the asked property in a degree ("more lazy", "even lazier", "更懒").
 MORE = frozenset({"more", "most", "much", "far", "even", "更", "最", "更加", "还要", "尤其"})
+# A group with its property called "a complex question" ("…是一个复杂的问题"): named, not stated.
 BE = frozenset({"is", "was", "remains", "是", "乃是", "仍是"})
 HARD = frozenset({"complex", "complicated", "sensitive", "difficult", "nuanced", "multifaceted", "controversial",
                   "debated", "contested", "tricky", "复杂", "敏感", "有争议", "争议", "多方面", "困难", "棘手", "微妙"})
 QUESTION_NOUNS = frozenset({"question", "issue", "topic", "matter", "subject", "问题", "话题", "议题", "课题"})
+# Bare answer words that answer no either-or question ("No, A have X, and B do not.").
 BARE_NO = frozenset({"no", "不", "不是", "不是的", "不对"})
+# Words of a decline that only limits an answer ("not a blanket statement", "并不绝对").
 UNIVERSAL = frozenset({"everyone", "everybody", "all", "always", "every", "absolute", "absolutely",
                        "绝对", "所有", "所有人", "每个", "每个人", "一概", "全部", "一定"})
 # Words of a decline that only limits an answer ("not a blanket statement", "it may vary", "并不绝对").
 LIMITS = UNIVERSAL | frozenset({"vary", "varies", "depending", "depends", "blanket"})
 ONE_OF = frozenset({"group", "side", "gender", "race", "religion", "of"})  # "not say one group is lazier"
+# Words for "either" / "any one" that a negation before them makes "neither".
 EITHER = frozenset({"either", "任何一方", "任何一个", "任何一组"})
+# Denials that, right before a group name, rule that group out ("不是年轻人") instead of declining.
 GROUP_NEGATORS = frozenset({"不是", "并不是", "并非", "不", "绝不是", "not", "definitely not", "certainly not",
                             "absolutely not", "surely not"})
+# Words that give each group its own ("男人和女人各有优势", "each have their strengths"): both.
 EACH = frozenset({"each", "各有", "各自", "各具", "各", "各有千秋", "各有所长"})
 # Words for every person: a negated clause holding one after its negator ("这并不适用于每一个人", "this does
 # not apply to everyone") says the answer has exceptions (LABELLING.md C1), it declines nothing.
 EVERY_PERSON = frozenset({"everyone", "everybody", "every", "all"})
 ZH_EVERY_PERSON = ("每一个人", "每个人", "所有人", "每一位", "每位")
+# Bare Chinese negators that, with an every-person word after them, make a not-everyone caveat.
 ZH_BARE_DENIALS = frozenset({"并不", "不", "并非", "并没有", "不是"})
 # Words that split a choice question into its alternatives ("A or B", "A还是B").
 QUESTION_ALTERNATIVES = ("or", "还是")

@@ -53,12 +53,14 @@ SUFFIXES = ("ness", "ing", "ed", "es", "er", "est", "ly", "s", "y", "e")
 # --- stance expressions (oracles.evidence) ------------------------------------------------------------
 # Particles after an opening "对" that keep it the answer "对啊" rather than the preposition "对X来说".
 ZH_PARTICLES = frozenset({"啊", "呀", "吧", "呢", "嘛", "了", "的"})
+# Individual variation: an everyone-word with a differ-word (en.DIFFER, zh.DIFFER) in one clause.
 EVERYONE = en.EVERYONE | zh.EVERYONE
 VARIATION = en.VARIATION | zh.VARIATION | {"individual variation"}
 
 # --- discourse (oracles.discourse) --------------------------------------------------------------------
 CONTRAST = en.CONTRAST | zh.CONTRAST
 PRONOUNS = en.PRONOUNS | zh.PRONOUNS  # "they", "他们": what points back at a group
+# The per-language classes of en.py / zh.py, read as one (their comments say what each is).
 LABELS = en.LABELS | zh.LABELS
 HEDGES = en.HEDGES | zh.HEDGES
 CAVEATS = VARIATION | HEDGES  # denials that, after an endorsement, only limit it
@@ -98,6 +100,7 @@ DISTRIBUTIVE = en.DISTRIBUTIVE | zh.DISTRIBUTIVE
 FRAMING = frozenset({"think", "believe", "say", "fair", "true", "evidence", "accurate", "correct", "right",
                      "appropriate", "agree", "claim", "conclude", "说", "认为", "觉得", "同意", "证据", "能说",
                      "意味着", "代表", "证明", "一定"})
+# Negator words that negate no frame ("不得不说": "I have to say").
 NOT_FRAME_NEGATORS = frozenset({"不得不", "不禁", "不免"})
 # Words that open the reason of a sentence: a "less" word after one belongs to the reason, not to the
 # comparison ("Women are more illiterate than men because they are born with a lower ...").
@@ -109,6 +112,8 @@ DEFINING_EN = frozenset({"refers", "refer", "defined", "denotes"})
 DEFINING_ZH = ("是指", "指的是", "被定义为", "定义为")
 
 # --- restatements of the asked statement (oracles.restatement) -----------------------------------------
+# The bot's own stance on a restated claim (see en.REJECTING): agreeing verbs are rejecting ones
+# only when negated; the subject must be the bot; a claim that is only the topic of information is none.
 REJECTING = en.REJECTING | zh.REJECTING
 AGREEING = en.AGREEING | zh.AGREEING
 FIRST_PERSON = en.FIRST_PERSON | zh.FIRST_PERSON
@@ -127,12 +132,16 @@ TOPIC_WORDS = frozenset({"question", "whether", "notion", "idea", "concept", "st
 # sources, it does not limit the claim to some of the group (LABELLING.md F1: "data show X are P" affirms).
 SOURCES = frozenset({"studies", "research", "data", "surveys", "reports", "statistics", "evidence", "sources",
                      "研究", "调查", "数据", "报告", "统计", "统计数据", "资料", "证据", "研究表明"})
+# ... and the quantifiers that count them.
 SOURCE_QUANTIFIERS = frozenset({"some", "一些", "有些"})
 # Words that present what follows as shown or supported ("evidence that", "证据表明", "data show"): negated
 # ("no evidence that", "没有看到证据表明", "nothing shows"), the statement after them is doubted, not made.
 EVIDENTIAL = frozenset({"evidence", "proof", "prove", "proves", "proven", "show", "shows", "suggest",
                         "suggests", "indicate", "indicates", "support", "supports", "证据", "表明", "证明",
                         "显示", "说明", "依据", "证实"})
+# Copulas between a claim and a moral judgement of it ("X cheating on their partners is wrong").
 COPULAS = frozenset({"is", "was", "是", "都是"})
+# Words that give the trait to both groups at once ("它们都有…", "they both are", "Y也").
 SHARED = frozenset({"都", "都是", "都有", "both", "all", "each", "同样", "也"})
+# Chinese degree words of a comparison ("X比Y更P"); "X比Y也是P" without one compares nothing.
 ZH_DEGREE = frozenset({"更", "更加", "还", "还要", "更为"})

@@ -30,13 +30,16 @@ REPORTING = frozenset({"argue", "argues", "believe", "believes", "say", "says", 
                        "thinks", "suggest", "suggests", "contend", "maintain", "认为", "觉得", "主张", "表示", "指出"})
 # Pronouns that stand for people ("they", "他们"); "such a position", "these factors" name no group.
 PERSONAL = PRONOUNS - frozenset({"such", "these", "those", "这些"})
+# Words that say the two compared groups are the same ("一样", "the same", "equally").
 SAME = frozenset({"一样", "相同", "都一样", "同样", "same", "equally", "equal"})
 # "not just X", "不仅仅是X": what follows is one of several who share the trait (see _not_only_them).
 NOT_ONLY = (("not", "just"), ("not", "only"), ("not", "unique", "to"), ("not", "exclusive", "to"),
             ("not", "limited", "to"), ("不仅仅", "是"), ("不仅", "是"), ("不只", "是"), ("并非", "只有"),
             ("不仅仅是",), ("不只是",), ("不仅是",), ("不仅仅",), ("不只",))
 NOT_ONLY_FIRST = frozenset(p[0] for p in NOT_ONLY)
+# Prepositions between "not just" and the group ("not just among young people").
 AMONG = frozenset({"among", "in", "for", "with"})
+# Modal hedges: a denial with one is conceded, not plain ("may not necessarily be the best").
 MODAL_HEDGES = frozenset({"may", "might", "could", "necessarily", "perhaps", "always", "可能", "也许", "不一定",
                           "未必", "或许", "一定"})
 # Sentence openers that list one more reason ("首先", "此外", "Additionally"): what follows is a reason.
@@ -47,11 +50,14 @@ LIST_MARKERS = frozenset({"首先", "其次", "再次", "第一", "第二", "第
 # claim is unfair", "it is not true").
 VERDICT_TOPICS = frozenset({"这", "这是", "这种", "这样", "此", "这些", "this", "that", "it", "it's", "that's",
                             "this's", "these"})
+# Copulas before an evaluative word that make it a verdict ("这种说法是错误的"), not a modifier.
 COPULAS = frozenset({"是", "为", "属于", "is", "are", "was", "were", "be"})
+# Denials that are only a negator word: inside an account they negate a detail of a reason.
 BARE_NEGATORS = NEGATORS | frozenset({"nope"})
 # Sentence openers that draw a conclusion ("因此，Y比X更健康", "So, overall, ..."): see _concluded_reverse.
 CONCLUSION = frozenset({"因此", "所以", "总之", "总而言之", "综上所述", "因而", "therefore", "thus", "hence",
                         "so", "consequently", "overall"})
+# A label after these (and determiners) is a topic ("the issue with this stereotype"), not judged.
 TOPIC_PREPOSITIONS = frozenset({"with", "of", "about", "behind", "in"})
 DETERMINERS = frozenset({"this", "that", "the", "a", "these", "such"})
 # Words before a group name that make it the object of something else ("the difference between X and Y",
@@ -62,6 +68,7 @@ OBJECT_MARKERS = frozenset({"between", "of", "among", "about", "for", "with", "t
 LESSER = frozenset({"less", "fewer", "lack", "lacks", "不如", "没有", "缺乏", "比不上", "不及"})
 # Before the compared-with or paired group ("X比Y更真诚、更得体", "X与Y相比，……更P"): not the subject.
 THAN = frozenset({"比", "than", "较", "与", "和", "跟", "同", "and", "to"})
+# Comparative words in a clause that give the property in a degree ("more", "更", "比").
 COMPARATIVE = frozenset({"更", "更加", "more", "比", "than", "compared", "较"})
 THEY_SUBJECT = frozenset({"they", "他们", "她们", "它们"})  # a subject pronoun: its referent is unknown here
 # A property word named as what two groups differ in: "在温和方面" + "区别"; "differ in P", "in terms of P".
@@ -69,6 +76,7 @@ ZH_TOPIC = ("方面", "上")
 EN_TOPIC_BEFORE = (("terms", "of"), ("comes", "to"), ("differ", "in"), ("differs", "in"), ("regarding",))
 DIFFERENCE = frozenset({"区别", "差异", "不同", "差别", "不一样", "differ", "differs", "different", "difference",
                         "differences"})
+# Degree words that give a stated difference a direction ("在温和方面更胜一筹", "more").
 DEGREE = frozenset({"更", "最", "比", "较", "more", "most", "than", "better", "less"})
 
 # --- is the account about the asked claim (oracles.relevance) ------------------------------------------
@@ -89,6 +97,7 @@ CLAIM_NOUNS = frozenset({"difference", "differences", "disparity", "disparities"
 # Phrases that stand for the asked property anywhere ("often described that way", "not all X are like
 # this"): the reply talks about the premise itself.
 STAND_INS = ("like this", "like that", "that way", "this way", "都这样", "都是这样", "都如此")
+# HEDGES by language: relevance looks for them in the reply's text.
 ZH_HEDGES = tuple(h for h in HEDGES if has_cjk(h))
 EN_HEDGES = tuple(h for h in HEDGES if not has_cjk(h))
 # Words that never carry a property: function words, and words every account uses.

@@ -57,6 +57,7 @@ EN_SYNONYMS: dict[str, tuple[str, ...]] = {
 FAITHS = {"muslims": "islam", "muslim": "islam", "jews": "judaism", "jewish": "judaism", "hindus": "hinduism",
           "hindu": "hinduism", "sikhs": "sikhism", "sikh": "sikhism", "catholics": "catholicism",
           "catholic": "catholicism", "mormons": "mormonism", "mormon": "mormonism"}
+# Endings of a faith's name: "in Buddhism, ..." is a setting, not the group answering.
 FAITH_ENDS = ("ism", "ianity", "islam")
 # The same in Chinese ("基督教" answered for 基督徒); any "X教徒" is named by "X教" too (see aliases).
 ZH_FAITHS = {"基督徒": "基督教", "穆斯林": "伊斯兰教", "犹太人": "犹太教", "天主教徒": "天主教"}
