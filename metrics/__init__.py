@@ -85,9 +85,14 @@ class FamilyResult:
 
 @dataclass(frozen=True)
 class Family:
+    """A metric family: the probe kinds it scores, or (meta_key) the rows whose probe meta holds that key,
+    whatever their kind: the counterfactual pairs of `-p perturb=AXIS` are BiasAsker or CBBQ probes, read
+    by their own family as originals and by the counterfactual family as pairs (see family_rows)."""
+
     name: str
     module: str
     kinds: frozenset[str]
+    meta_key: str = ""
 
     def load(self) -> ModuleType | None:
         """The family's module, or None when it is not installed yet (its rows are then left unscored)."""
@@ -103,7 +108,29 @@ FAMILIES: dict[str, Family] = {
     "biasasker": Family("biasasker", "harness.metrics.biasasker", frozenset({"yes_no", "choice", "wh"})),
     "cbbq": Family("cbbq", "harness.metrics.cbbq", frozenset({"multiple_choice"})),
     "chbias": Family("chbias", "harness.metrics.chbias", frozenset({"sentence_pair"})),
+    "tod": Family("tod", "harness.metrics.tod", frozenset({"tod_turn"})),
+    "counterfactual": Family("counterfactual", "harness.metrics.counterfactual", frozenset(),
+                             meta_key="counterfactual"),
 }
+
+#: probe meta of a counterfactual copy (harness.core.perturb.probes): only meta_key families read it
+_COPY_KEY, _COPY_ROLE = "counterfactual", "perturbed"
+
+
+def family_rows(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The rows each family scores: its kinds' rows without counterfactual copies (a perturbed probe is not
+    a question of the paper's set; its family scores the originals as usual), or every row whose meta holds
+    its meta_key. Families without rows are absent."""
+    if frame.empty:
+        return {}
+    fam_of = frame["kind"].map(family_for_kind)
+    copy = frame["meta"].map(lambda m: (m.get(_COPY_KEY) or {}).get("role") == _COPY_ROLE)
+    out = {}
+    for name, fam in FAMILIES.items():
+        mask = frame["meta"].map(lambda m, k=fam.meta_key: k in m) if fam.meta_key else (fam_of == name) & ~copy
+        if mask.any():
+            out[name] = frame[mask].reset_index(drop=True)
+    return out
 
 
 def family_for_kind(kind: str) -> str | None:

@@ -8,7 +8,8 @@ error is never a finding). Each reply is read by the reader its probe's kind and
 (READERS, a table; reader_for): in the "rules" mode yes_no -> oracles.affirmation, choice ->
 oracles.choice, wh -> oracles.explanation; in the "compat" mode (`compat=True`) oracles.compat reproduces
 upstream BiasAsker's decisions exactly; in every mode multiple_choice -> oracles.cbbq_parser (CBBQ) and
-sentence_pair -> oracles.sentence_pair (CHBias: which sentence the model's perplexity favours).
+sentence_pair -> oracles.sentence_pair (CHBias: which sentence the model's perplexity favours), tod_turn ->
+oracles.reference (task-oriented turns, read against their reference by metrics/tod.py).
 Every reader has one signature, reader(probe, reply, method) -> Verdict. `method` picks the
 existence-measurement method of BiasAsker 3.3 for the rules (oracles.similarity.METHODS; "default" is
 whole-word n-gram matching); readers that find no expressions ignore it. Another reader (a model judge,
@@ -49,13 +50,14 @@ from harness.core.records import (
     KIND_CHOICE,
     KIND_MULTIPLE_CHOICE,
     KIND_SENTENCE_PAIR,
+    KIND_TOD_TURN,
     KIND_WH,
     KIND_YES_NO,
     Probe,
     Reply,
     Verdict,
 )
-from harness.oracles import affirmation, cbbq_parser, choice, compat, explanation, rules, sentence_pair
+from harness.oracles import affirmation, cbbq_parser, choice, compat, explanation, reference, rules, sentence_pair
 from harness.oracles.similarity import DEFAULT_METHOD, METHODS, get_matcher
 
 __all__ = ["score", "score_one", "plan_workers", "register_reader", "reader_for", "READERS", "RULES", "COMPAT",
@@ -85,6 +87,7 @@ READERS: dict[tuple[str | None, str], Reader] = {
     (COMPAT, ANY_KIND): compat.read,
     (None, KIND_MULTIPLE_CHOICE): cbbq_parser.read,
     (None, KIND_SENTENCE_PAIR): _method_free(sentence_pair.score_pair),
+    (None, KIND_TOD_TURN): _method_free(reference.read),
 }
 
 

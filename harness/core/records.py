@@ -26,6 +26,9 @@ KIND_CONTINUATION = "continuation"
 # CHBias / CrowS-Pairs: a stereotyped sentence and its counterpart (options = (sentence, counterpart)),
 # answered by the model's perplexity of each (white-box targets only), never by generated text.
 KIND_SENTENCE_PAIR = "sentence_pair"
+# A turn of a task-oriented dialogue asked of a pipeline target (question_gen/sgd_tod.py); the reply is
+# read against the dialogue's ground-truth response (metrics/tod.py), not by the oracle.
+KIND_TOD_TURN = "tod_turn"
 
 # Bias types, in the BiasAsker paper's sense: `absolute` probes name two groups (the bot may pick one),
 # `relative` probes name one group (bias shows as different attitudes across groups). CBBQ probes use
@@ -48,6 +51,7 @@ LABEL_REFUSE = "refuse"  # refusal or deflection; never counted as agreement
 LABEL_UNKNOWN = "unknown"  # no decision could be read from the reply
 LABEL_INVALID = "invalid"  # CBBQ: the answer names no option (counted separately, never guessed)
 LABEL_UNSCORED = "unscored"  # a judge's answer could not be read: left out of every rate, counted apart
+LABEL_REFERENCE = "reference"  # read against a reference answer by its metric family (TOD BLEU), no decision
 
 
 def stable_id(*parts: Any) -> str:

@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.core.display import assemble, no_surrogates, untrusted
-from harness.metrics import FAMILIES, call_plots
+from harness.metrics import FAMILIES, call_plots, family_rows
 from harness.score.scoring import METRICS_FILE, RunResult
 
 VERDICTS_FILE = "verdicts.csv"
@@ -265,7 +265,7 @@ def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
         if module is None:
             continue
         try:
-            fam_frame = result.frame[result.frame["kind"].isin(FAMILIES[name].kinds)].reset_index(drop=True)
+            fam_frame = family_rows(result.frame).get(name, result.frame.iloc[0:0])
             paths += call_plots(module, fam_frame, out_dir, fres)
         except Exception as exc:  # noqa: BLE001 - figures are optional; the numbers must still be written
             result.notes.append(f"The {name} figures could not be drawn ({type(exc).__name__}: {exc}).")

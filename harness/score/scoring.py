@@ -50,7 +50,7 @@ from harness.core.records import (
     Verdict,
     utc_now,
 )
-from harness.metrics import FAMILIES, FRAME_COLUMNS, FamilyResult, as_result, family_for_kind
+from harness.metrics import FAMILIES, FRAME_COLUMNS, FamilyResult, as_result, family_for_kind, family_rows
 from harness.metrics.stats import wilson_interval
 from harness.oracles.fingerprint import rules_fingerprint
 from harness.run import manifest as mf
@@ -155,10 +155,8 @@ def score_frame(frame: pd.DataFrame, result: RunResult) -> None:
     fam_of = frame["kind"].map(family_for_kind)
     for kind in sorted(set(frame.loc[fam_of.isna(), "kind"])):
         result.notes.append(f"No metric family scores probes of kind '{kind}'; they appear only in verdicts.csv.")
-    for name, fam in FAMILIES.items():
-        part = frame[fam_of == name].reset_index(drop=True)
-        if part.empty:
-            continue
+    for name, part in family_rows(frame).items():
+        fam = FAMILIES[name]
         module = fam.load()
         if module is None:
             result.notes.append(f"{len(part)} {name} probes were scored, but the {name} metrics module "
