@@ -189,3 +189,35 @@ def test_gradients_reach_the_right_parameters(toy_model, method: str) -> None:
     else:  # HD's subspace is fixed: the output head gets nothing, the hidden states do the moving
         assert not bool(rows.any())
     model.zero_grad()
+
+
+# ------------------------------------------------------------------------------------------- training
+
+def _weights(model) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+@pytest.mark.parametrize("lora", [0, 2])
+def test_training_steps_accumulation_and_lora(toy_model, lora: int) -> None:
+    """Steps are optimizer steps (4 batches, accumulation 2 -> 2 steps); LoRA trains adapters and hands
+    back the plain model with them merged in, the output head untouched."""
+    import copy
+
+    from harness.whitebox.debias.train import TrainSettings, planned_steps, train
+
+    base, tok = toy_model
+    model = copy.deepcopy(base)
+    before = _weights(model)
+    settings = TrainSettings(batch_size=2, grad_accum=2, learning_rate=1e-2, lora_rank=lora, epochs=1)
+    sentences = SENTENCES + ["he is a nurse", "she saw her", "him", "her", "a nurse"]
+    assert planned_steps(len(sentences), settings) == 2
+    objective = Objective("lmd", model, tok, TOY)
+    trained, log = train(model, tok, sentences, objective, Collator(tok, TOY.target_pairs, TOY.attributes), settings)
+    assert log.steps == 2 and log.examples == 8 and log.losses[0]["bias"] > 0
+    assert type(trained).__name__ == "GPT2LMHeadModel"
+    after = _weights(trained)
+    assert set(after) == set(before)  # no adapter weights left over
+    assert not torch.equal(after["transformer.h.0.attn.c_attn.weight"], before["transformer.h.0.attn.c_attn.weight"])
+    if lora:
+        assert torch.equal(after["lm_head.weight"], before["lm_head.weight"])
+        assert torch.equal(after["transformer.wte.weight"], before["transformer.wte.weight"])

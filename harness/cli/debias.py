@@ -96,6 +96,11 @@ def debias(
                         pairs_limit=pairs_limit)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("eta"), TimeRemainingColumn())
+    from accelerate import PartialState
+
+    if not PartialState().is_main_process:  # under `accelerate launch`, one bar: the main process's
+        run(req, None)
+        return
     with Progress(*columns, console=console, transient=False) as bar:
         result = run(req, _RichProgress(bar))
     from harness.whitebox.debias.report import bias_rows, cost_rows

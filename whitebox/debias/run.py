@@ -126,9 +126,16 @@ def run(req: DebiasRequest, progress: Progress | None = None) -> dict[str, Any]:
     heldout, heldout_source = _heldout(req, spec)
     dialogues, dialogue_source = _dialogues(req)
 
+    from accelerate import PartialState
+
+    state = PartialState()  # one process on a CPU; one per GPU under `accelerate launch`
+    main_process = state.is_main_process
     started = time.monotonic()
     base, tokenizer = models.load(located)
-    before = measure(base, tokenizer, req, tests, heldout, dialogues, progress, "before")
+    base.to(state.device)
+    # The report is measured and written by the main process only; every process trains (data parallel)
+    # and validates (the models are identical after each step, so all choose the same grid point).
+    before = measure(base, tokenizer, req, tests, heldout, dialogues, progress, "before") if main_process else {}
     runs: list[dict[str, Any]] = []
     best_model, best_p, best_index = None, None, None
     for i, point in enumerate(points, start=1):
@@ -145,6 +152,9 @@ def run(req: DebiasRequest, progress: Progress | None = None) -> dict[str, Any]:
             best_model, best_p, best_index = trained, check.p, i - 1
         else:
             del trained
+    state.wait_for_everyone()
+    if not main_process:
+        return {}
     after = measure(best_model, tokenizer, req, tests, heldout, dialogues, progress, "after")
     model_dir = req.out / "model"
     best_model.save_pretrained(model_dir)
