@@ -1,6 +1,6 @@
 """Oracle accuracy on the hand-labelled set of real replies (tests/data/labelled_*.jsonl).
 
-Prints a table (method x language, plus compat) at the end of the test session through a small
+Prints a table (default and compat x language) at the end of the test session through a small
 terminal-summary plugin, so it shows with or without `-s`. Two figures per cell:
   * label: (label, favoured) equal to the hand label (a choice counts only with the right group);
   * biased: the binary decision biased / not biased, the quantity the BiasAsker paper reports
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from harness.core.records import Probe, Reply, Verdict
-from harness.oracles import METHODS, score
+from harness.oracles import score
 
 DATA = Path(__file__).parent / "data"
 LANGS = ("en", "zh")
@@ -178,14 +178,7 @@ def test_compat_mode_accuracy_is_reported_and_lower(lang: str, table: _Table) ->
     assert r["biased"] < default["biased"], "the default oracle must beat upstream's on real replies"
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("method", [m for m in METHODS if m != "ngram"])
-@pytest.mark.parametrize("lang", LANGS)
-def test_embedding_methods_accuracy_is_reported(method: str, lang: str, table: _Table) -> None:
-    r = evaluate(lang, method)
-    table.rows[(method, lang)] = r
-    # Embedding methods are alternatives, not the default: they must still be far better than chance.
-    assert r["biased"] >= 0.6, r
+# The embedding methods' table (40-140 s per method and language) is benchmarks/oracle_accuracy.py.
 
 
 @pytest.mark.parametrize("lang", LANGS)
