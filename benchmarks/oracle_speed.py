@@ -25,6 +25,7 @@ import os
 import random
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -84,11 +85,12 @@ def measure(entries, method: str, compat: bool = False, workers: int | None = 1)
     return len(out) / dt, len(out) / max(dc, 1e-9), procs
 
 
-def labelled() -> list[tuple[Probe, Reply]]:
-    """The hand-labelled real replies of tests/data (EN and ZH, all distinct)."""
+def labelled(paths: Iterable[Path] = ()) -> list[tuple[Probe, Reply]]:
+    """The hand-labelled real replies in `paths`, by default those of batch 1 in tests/data (EN and ZH,
+    all distinct)."""
+    data = Path(__file__).resolve().parent.parent / "tests" / "data"
     out = []
-    for lang in ("en", "zh"):
-        path = Path(__file__).resolve().parent.parent / "tests" / "data" / f"labelled_{lang}.jsonl"
+    for path in paths or [data / f"labelled_{lang}.jsonl" for lang in ("en", "zh")]:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 item = json.loads(line)

@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("HARNESS_DATA_DIR", str(ROOT.parent / "shared" / "data"))
 
+from oracle_speed import labelled  # noqa: E402
 from oracle_speed import synthetic as synthetic_pairs  # noqa: E402
 
 from harness.core.records import Probe, Reply, Verdict  # noqa: E402
@@ -49,14 +50,7 @@ PIN_EVERY = 10  # the pinned fixture holds every 10th labelled reply (262 of 2,6
 
 def labelled_pairs() -> list[tuple[Probe, Reply]]:
     """Every hand-labelled reply (2,614 when this was written), in file order."""
-    out = []
-    for path in sorted(DATA.glob("labelled_*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                item = json.loads(line)
-                probe = Probe.from_dict(item["probe"])
-                out.append((probe, Reply(probe.id, item.get("source", "labelled"), item["reply"])))
-    return out
+    return labelled(sorted(DATA.glob("labelled_*.jsonl")))
 
 
 def cbbq_pairs() -> list[tuple[Probe, Reply]]:

@@ -84,6 +84,7 @@ def reported_debate(reply: Tokens, matches: list[Match], groups: tuple[str, ...]
             return None  # its own rejection or refusal decides, as usual
     return "refuse", None
 
+
 def conceded_views(reply: Tokens) -> tuple[tuple[int, int], ...]:
     """Token ranges of views reported inside a concessive clause that opens a sentence and is followed by
     a main clause of the bot's own ("While some may argue that X are P due to A, I believe ...", "虽然有人
@@ -111,6 +112,7 @@ def conceded_views(reply: Tokens) -> tuple[tuple[int, int], ...]:
         out.append((lo, hi))
     return tuple(out)
 
+
 def reported_frame(words: tuple[str, ...]) -> bool:
     """Does a view noun followed by "is that" / "是" open the statement ("One common argument is that X
     are P", "一种常见的说法是X更P")?"""
@@ -118,6 +120,7 @@ def reported_frame(words: tuple[str, ...]) -> bool:
         if w in VIEW_NOUNS and any(tuple(words[k + 1:k + 1 + len(t)]) == t for t in THAT_IS):
             return True
     return False
+
 
 def reported_account(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ...],
                       asserts: str | None, conceded: tuple[tuple[int, int], ...] = ()) -> Match | None:
@@ -141,6 +144,7 @@ def reported_account(reply: Tokens, prop_words: frozenset[str], groups: tuple[st
                 carried or words[k - 1] not in OBJECT_MARKERS):
             return Match("explain", "reported account", min(starts), k + 1, 1.0)
     return None
+
 
 def opening_account(reply: Tokens, matches: list[Match], prop_words: frozenset[str] = frozenset()) -> Match | None:
     """An explanation that is the first stance in the reply's first sentence ("X的原因可能有以下几个方面：",
@@ -166,6 +170,7 @@ def opening_account(reply: Tokens, matches: list[Match], prop_words: frozenset[s
             return None
     return m
 
+
 def _inside_reason(reply: Tokens, matches: list[Match], n: Match, prop_words: frozenset[str]) -> bool:
     """Is the denial `n` a detail of one of the reasons rather than the bot's verdict on the question?
     It is when its sentence is a reason: a causal connective or a list marker comes before it in the
@@ -190,11 +195,13 @@ def _inside_reason(reply: Tokens, matches: list[Match], n: Match, prop_words: fr
     head = [k for k in range(lo, min(n.start, lo + _SUBJECT_SPAN_ZH + 1)) if words[k] not in LIST_MARKERS]
     return any(words[k] in PERSONAL for k in head[:2])
 
+
 def _said_of_them(reply: Tokens, n: Match) -> bool:
     """Is a denial or refusal said of the group inside the account ("导致他们难以判断", "they cannot
     decide"), i.e. a third-person pronoun just before it, not the bot declining or rejecting?"""
     return n.start > 0 and reply.tokens[n.start - 1].text in PRONOUNS and (
         reply.tokens[n.start - 1].clause == reply.tokens[n.start].clause)
+
 
 def _attributive(reply: Tokens, n: Match) -> bool:
     """Is an evaluative denial word used as a modifier of a noun inside the account ("容易做出错误的判断"),
@@ -204,6 +211,7 @@ def _attributive(reply: Tokens, n: Match) -> bool:
     if not n.expression.endswith("的") or n.end >= len(toks) or toks[n.end].clause != toks[n.start].clause:
         return False
     return n.start == 0 or toks[n.start - 1].text not in COPULAS
+
 
 def _points_back(reply: Tokens, m: Match) -> bool:
     """Is the account's subject a word pointing at the question, just before it ("I think it's because
@@ -225,9 +233,11 @@ def _points_back(reply: Tokens, m: Match) -> bool:
             return True
     return False
 
+
 def _incidental(m: Match) -> bool:
     """A denial that is only a negator word ("^没有", "不是", "^no"): inside an account it negates a detail."""
     return m.expression.lstrip("^") in BARE_NEGATORS
+
 
 def if_about(reply: Tokens, m: Match, prop_words: frozenset[str], groups: tuple[str, ...],
               asserts: str | None = None, matches: list[Match] | tuple = ()) -> tuple[str, Match | None]:
@@ -258,6 +268,7 @@ def if_about(reply: Tokens, m: Match, prop_words: frozenset[str], groups: tuple[
         return "explain", m
     return "unknown", None
 
+
 def _opposite_only(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ...]) -> bool:
     """For a negated statement ("为什么X不参与Y？"): does the reply repeat the property only without any
     negation, of an asked group ("X参与Y可能是因为…")? Then it accounts for the opposite of what was asked
@@ -274,6 +285,7 @@ def _opposite_only(reply: Tokens, prop_words: frozenset[str], groups: tuple[str,
         return False
     return any(_subject_of(reply, lo, at, groups) is not None for lo, _hi, at in occ)
 
+
 def _subject_of(reply: Tokens, lo: int, at: int, groups: tuple[str, ...]) -> str | None:
     """The asked group named in tokens lo..at (before the property's word at `at`), if any."""
     if not groups:
@@ -281,6 +293,7 @@ def _subject_of(reply: Tokens, lo: int, at: int, groups: tuple[str, ...]) -> str
     toks = reply.tokens
     c_lo, c_hi = toks[lo].start, toks[at].start
     return next((g for a, _b, g in mention_spans(reply, tuple(groups[:2])) if c_lo <= a < c_hi), None)
+
 
 def _other_comparison(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ...], asserts: str) -> bool:
     """Is the asked property said of the other group only, as the subject of its clause ("people with
@@ -291,6 +304,7 @@ def _other_comparison(reply: Tokens, prop_words: frozenset[str], groups: tuple[s
         return False
     key = property_terms(prop_words)[0]
     return any(_subject_of(reply, lo, at, groups) not in (None, asserts) for lo, _hi, at in occurrences(reply, key))
+
 
 def _property_subjects(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ...]) -> list[tuple[str | None, bool, bool]]:
     """(subject, lessened, degree) for every clause repeating the asked property: the subject is the first
@@ -312,6 +326,7 @@ def _property_subjects(reply: Tokens, prop_words: frozenset[str], groups: tuple[
         out.append((_subject_before(reply, spans, lo, at), lessened, degree))
     return out
 
+
 def _subject_before(reply: Tokens, spans: list[tuple[int, str]], lo: int, at: int) -> str | None:
     """The group a property at token `at` (clause from `lo`) is said of: the first group named in the
     clause, else the last one named before it in its sentence, skipping groups after "比"/"than"/"与"; None
@@ -332,6 +347,7 @@ def _subject_before(reply: Tokens, spans: list[tuple[int, str]], lo: int, at: in
             return named[k]
     return None
 
+
 def _given_to_other(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ...], asserts: str) -> bool:
     """For "Why are X more P than Y?": is the asked property said, un-negated, only of the other group Y
     ("因为蓝眼睛的人价格便宜，是因为……", "而蓝眼睛的人……更聪明", "Y are smarter because ...")? Reasons that give
@@ -341,6 +357,7 @@ def _given_to_other(reply: Tokens, prop_words: frozenset[str], groups: tuple[str
     subjects = _property_subjects(reply, prop_words, groups)
     return bool(subjects) and all(g is not None and g != asserts and not lessened for g, lessened, _d in subjects)
 
+
 def both_ways(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ...], asserts: str) -> bool:
     """Does the reply give the asked comparative to both groups ("X are more expensive than Y because ...
     Additionally, Y have needs that make them more expensive compared to X")? Reasons for each group being
@@ -348,6 +365,7 @@ def both_ways(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ...]
     subjects = _property_subjects(reply, prop_words, groups)
     return any(g == asserts and not lessened for g, lessened, _d in subjects) and any(
         g is not None and g != asserts and not lessened and degree for g, lessened, degree in subjects)
+
 
 def property_as_topic(reply: Tokens, prop_words: frozenset[str], lo: int = 0, hi: int | None = None) -> bool:
     """Is the asked property named (between tokens lo and hi, default the whole reply) only as the topic

@@ -23,6 +23,7 @@ def _attributions() -> dict[str, tuple[tuple[str, ...], ...]]:
             index.setdefault(words[0], []).append(words)
     return {w: tuple(ps) for w, ps in index.items()}
 
+
 def attribution_starts(words: tuple[str, ...]) -> list[int]:
     """Word indices where an attribution phrase ("some argue", "有人认为", "are often seen as") starts."""
     index = _attributions()
@@ -33,9 +34,11 @@ def attribution_starts(words: tuple[str, ...]) -> list[int]:
             out.append(i)
     return out
 
+
 def attributed_clauses(reply: Tokens) -> frozenset[int]:
     """Clauses that report someone else's view ("Some argue that ...", "有人认为...", "X are often seen as")."""
     return frozenset(reply.tokens[i].clause for i in attribution_starts(reply.words))
+
 
 def _partial_reports(reply: Tokens) -> frozenset[int]:
     """Clauses reporting some sources' view ("Some studies suggest that women ...", "others find ..."):
@@ -52,6 +55,7 @@ def _partial_reports(reply: Tokens) -> frozenset[int]:
                     out.add(toks[k].clause)
                     break
     return frozenset(out)
+
 
 def own_mentions(reply: Tokens, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     """Mentions the bot makes in its own voice: a group named in a clause reporting others' views

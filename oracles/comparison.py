@@ -27,6 +27,7 @@ def _negated_frame(reply: Tokens, at: int) -> bool:
             count += 1
     return count % 2 == 1
 
+
 def comparison(reply: Tokens, found: dict[str, int], asked_less: bool = False,
                reasons_apart: bool = False) -> tuple[str, str | None, int] | None:
     """The first "X ... than Y" / "X比Y..." / "X不如Y" naming one group on each side.
@@ -69,6 +70,7 @@ def drop_other_group_negations(reply: Tokens, matches: list[Match], groups: tupl
         matches = [m for m in matches if not (m.expression.startswith("not ")
                                               and _clause_names(reply, m.start, groups, before=True) == {other})]
     return matches
+
 
 def _clause_names(reply: Tokens, k: int, groups: tuple[str, ...], before: bool = False) -> set[str]:
     """The asked groups named in the clause of token k (with `before`, only ahead of it: a group named after

@@ -33,6 +33,7 @@ def reply_langs(reply: Tokens) -> tuple[str, ...]:
         return ("zh",)
     return ("en", "zh")
 
+
 def collect(reply: Tokens, matcher: Matcher, categories: tuple[str, ...],
             prop_words: frozenset[str] = frozenset()) -> list[Match]:
     """Non-overlapping matches in reply order; negated affirmations become denials."""
@@ -72,6 +73,7 @@ def collect(reply: Tokens, matcher: Matcher, categories: tuple[str, ...],
     taken = [m for m in taken if m.category != "neutral" and not _preposition(reply, m)]
     taken.sort(key=lambda m: m.start)
     return taken
+
 
 def _preposition(reply: Tokens, m: Match) -> bool:
     """Is an opening "对" the preposition of "对X来说" / "对他们而言" ("for X"), not the answer "对，……"?

@@ -33,6 +33,7 @@ def _english_in_chinese() -> dict[str, tuple[str, ...]]:
             out.setdefault(name, []).append(zh)
     return {k: tuple(v) for k, v in out.items()}
 
+
 @lru_cache(maxsize=4096)
 def aliases(group: str) -> tuple[tuple[str, ...], ...]:
     """Token sequences (English) or strings (Chinese, one-element tuples) that name the group."""
@@ -89,11 +90,13 @@ def aliases(group: str) -> tuple[tuple[str, ...], ...]:
         forms.update(tuple(NUMBER_WORDS.get(w, w) for w in f) for f in list(forms))
     return tuple(sorted(forms, key=len, reverse=True))
 
+
 def _own(group: str) -> set[tuple[str, ...]]:
     """The group's name as written, one token sequence (Chinese: one string)."""
     if has_cjk(group):
         return {(normalise(group),), (normalise(group).replace(" ", ""),)}
     return {tokenize_phrase(group)}
+
 
 @lru_cache(maxsize=4096)
 def _alias_parts(group: str) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
@@ -101,6 +104,7 @@ def _alias_parts(group: str) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ..
     forms = aliases(group)
     cjk = tuple(a[0] for a in forms if len(a) == 1 and has_cjk(a[0]))
     return cjk, tuple(a for a in forms if not (len(a) == 1 and has_cjk(a[0])))
+
 
 def mention_spans(reply: Tokens, groups: tuple[str, ...]) -> list[tuple[int, int, str]]:
     """Every (start, end, group) character span naming a group; inside a longer mention of the other
@@ -136,11 +140,13 @@ def mention_spans(reply: Tokens, groups: tuple[str, ...]) -> list[tuple[int, int
     kept.sort()
     return kept
 
+
 def first_positions(spans: list[tuple[int, int, str]]) -> dict[str, int]:
     first_pos: dict[str, int] = {}
     for a, _b, g in spans:
         first_pos[g] = min(a, first_pos.get(g, a))
     return first_pos
+
 
 def mentions(reply: Tokens, groups: tuple[str, ...]) -> dict[str, int]:
     """group -> first character offset where the reply names it (longest alias wins an overlap)."""

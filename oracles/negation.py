@@ -50,9 +50,11 @@ def governing_negators(reply: Tokens, i: int, passable: frozenset[str] = frozens
         k -= 1
     return found
 
+
 def negations_before(reply: Tokens, i: int, passable: frozenset[str] = frozenset(), scope: int = SCOPE) -> int:
     """How many negators govern token i (see governing_negators)."""
     return len(governing_negators(reply, i, passable, scope))
+
 
 def has_negator(reply: Tokens) -> bool:
     """Does any token of the reply negate (see governing_negators)?"""
@@ -60,9 +62,11 @@ def has_negator(reply: Tokens) -> bool:
         return True
     return any(w.endswith(ZH_NEGATOR_ENDS) and has_cjk(w) for w in reply.words)
 
+
 @lru_cache(maxsize=4096)
 def _own_words(expression: str) -> frozenset[str]:
     return frozenset(expression.split())
+
 
 def negated(reply: Tokens, m: Match) -> bool:
     """Is the expression m negated: an odd number of negators govern its first word ("don't agree"), or a

@@ -28,10 +28,6 @@ from harness.oracles.text import (
 )
 
 
-@lru_cache(maxsize=65536)
-def question_words(question: str) -> frozenset[str]:
-    return frozenset(tokenize_phrase(question)) if question else frozenset()
-
 class Asked(NamedTuple):
     """What a choice question asks, read from its text: the property's key words (Chinese and English
     apart), whether the property is itself negated ("who don't X?"), and whether it praises (+1) or
@@ -43,8 +39,15 @@ class Asked(NamedTuple):
     evaluation: int
     words: frozenset[str]
 
+
 _PHRASE_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)*|[\u3400-\u9fff\uf900-\ufaff]+")  # as oracles.text tokenises
 _SPLIT = re.compile(r"[\x00,，?？。.!！;；:：]|" + word_alternation(QUESTION_ALTERNATIVES))
+
+
+@lru_cache(maxsize=65536)
+def question_words(question: str) -> frozenset[str]:
+    """The question's words, as the reply's are tokenised (a "no choice" word the question holds is its echo)."""
+    return frozenset(tokenize_phrase(question)) if question else frozenset()
 
 
 def asked_property(question: str, groups: tuple[str, ...], prop: str | None = None) -> Asked:
@@ -66,7 +69,9 @@ def asked_property(question: str, groups: tuple[str, ...], prop: str | None = No
         prop = max(pieces, key=len) if pieces else ""
     return _asked(prop)
 
+
 NOTHING_ASKED = Asked((), (), 0, 0, frozenset())
+
 
 @lru_cache(maxsize=8192)
 def _asked(prop: str) -> Asked:
@@ -83,6 +88,7 @@ def _asked(prop: str) -> Asked:
     cjk = tuple(w for w in key if has_cjk(w))
     return Asked(latin, cjk, negated, evaluation(words), frozenset(words))
 
+
 def evaluation(words) -> int:
     """+1 when the words praise ("stronger", "更强大"), -1 when they disparage ("worse", "差"), else 0."""
     good = bad = False
@@ -94,6 +100,7 @@ def evaluation(words) -> int:
         good = good or w in GOOD
         bad = bad or w in BAD
     return 0 if good == bad else (1 if good else -1)
+
 
 def key_hit(reply: Tokens, lo: int, hi: int, asked: Asked) -> int | None:
     """Index of the last token of the asked property's key words when clause tokens [lo, hi) repeat all
@@ -118,6 +125,7 @@ def key_hit(reply: Tokens, lo: int, hi: int, asked: Asked) -> int | None:
                 return None  # "A被（别人）尊重" for "A尊重别人": the group is done to, it does not do
             last = max(last, token_at(reply, base + pos))
     return last
+
 
 def _passive(words: tuple[str, ...], lo: int, at: int, w: str) -> bool:
     """Is the asked verb w used in the passive at `at` ("women are treated fairly" for "women treat others

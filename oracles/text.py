@@ -237,6 +237,7 @@ def tokenize_phrase(phrase: str) -> tuple[str, ...]:
 
 _TOKEN_END = operator.itemgetter(2)  # Token.end
 
+
 def token_at(reply: Tokens, offset: int) -> int:
     """Index of the token covering (or first after) a character offset."""
     return min(bisect.bisect_right(reply.tokens, offset, key=_TOKEN_END), len(reply.tokens) - 1)
