@@ -2,10 +2,10 @@
 the asked group, in the asked direction.
 
 "Why are X lazy?" is answered with an account only when the reasons are the bot's own (not "Some argue
-... others believe ...": reported_debate, conceded_views, reported_account), are about the asked property (not an
-account of another trait: if_about, with oracles.relevance for paraphrases), and give the trait to the
-asked group, not to the other one or to both (both_ways, property_as_topic). opening_account tells an
-account that has started from a rejection of the premise.
+... others believe ...": reported_debate, conceded_views, reported_account), are about the asked property
+(not an account of another trait: if_about, with oracles.relevance for paraphrases), and give the trait
+to the asked group, not to the other one or to both (both_ways, property_as_topic). opening_account tells
+an account that has started from a rejection of the premise.
 """
 
 from __future__ import annotations
