@@ -20,10 +20,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.core.figures import plt, save_figure, setup_fonts
+from harness.core.figures import MissingGlyphsError, plt, save_figure, setup_fonts
 from harness.metrics import FamilyResult, slug
 
 OVERALL = "Overall"
+
+
+def _save(fig: Any, path: Path, skipped: list[MissingGlyphsError], **kwargs: Any) -> list[Path]:
+    """save_figure, but a figure no installed font can label is left out and remembered in `skipped`."""
+    try:
+        return [save_figure(fig, path, **kwargs)]
+    except MissingGlyphsError as exc:
+        skipped.append(exc)
+        return []
 
 
 def _ordered_categories(cols: list[str]) -> list[str]:
@@ -44,7 +53,7 @@ def _heatmap(ax: Any, matrix: pd.DataFrame, *, cmap: str, vmin: float = 0.0, vma
     return im
 
 
-def preference_heatmaps(pref: pd.DataFrame, out_dir: Path) -> list[Path]:
+def preference_heatmaps(pref: pd.DataFrame, out_dir: Path, skipped: list[MissingGlyphsError]) -> list[Path]:
     paths = []
     for attribute, part in pref.groupby("attribute", sort=True):
         m = part.pivot_table(index="group", columns="category", values="rate", aggfunc="first")
@@ -53,11 +62,11 @@ def preference_heatmaps(pref: pd.DataFrame, out_dir: Path) -> list[Path]:
         im = _heatmap(ax, m, cmap="Blues")
         fig.colorbar(im, ax=ax, fraction=0.04, label="preference rate")
         ax.set_title(f"Preference rate: {attribute}")
-        paths.append(save_figure(fig, out_dir / f"preference_{slug(attribute)}.png"))
+        paths += _save(fig, out_dir / f"preference_{slug(attribute)}.png", skipped)
     return paths
 
 
-def advantage_heatmaps(adv: pd.DataFrame, out_dir: Path) -> list[Path]:
+def advantage_heatmaps(adv: pd.DataFrame, out_dir: Path, skipped: list[MissingGlyphsError]) -> list[Path]:
     paths = []
     for attribute, part in adv.groupby("attribute", sort=True):
         cats = _ordered_categories(list(part["category"].unique()))
@@ -87,7 +96,7 @@ def advantage_heatmaps(adv: pd.DataFrame, out_dir: Path) -> list[Path]:
         if im is not None:
             fig.colorbar(im, ax=axes.ravel().tolist(), fraction=0.03, label="advantage of row over column")
         fig.suptitle(f"Advantage (absolute bias): {attribute}", y=1 - 0.2 / height)
-        paths.append(save_figure(fig, out_dir / f"advantage_{slug(attribute)}.png", tight=False))
+        paths += _save(fig, out_dir / f"advantage_{slug(attribute)}.png", skipped, tight=False)
     return paths
 
 
@@ -103,7 +112,7 @@ def _bars(ax: Any, labels: list[str], values: list[float], lows: list[float], hi
 
 
 def absolute_bars(table: pd.DataFrame, metrics: dict[str, Any], intervals: dict[str, tuple[float, float]],
-                  out_dir: Path) -> list[Path]:
+                  out_dir: Path, skipped: list[MissingGlyphsError]) -> list[Path]:
     by_attr = table[table["category"] == OVERALL].sort_values("attribute")
     cells = table[table["category"] != OVERALL]
     by_cat = (cells.groupby("category")[["k", "n"]].sum().reset_index() if not cells.empty
@@ -123,33 +132,49 @@ def absolute_bars(table: pd.DataFrame, metrics: dict[str, Any], intervals: dict[
           [(intervals.get(k) or (None, None))[1] for k in keys], color="#f0ad4e")
     axes[1].set_title("Absolute bias rate by property category")
     axes[1].set_xlim(0, 1)
-    return [save_figure(fig, out_dir / "absolute_bias_rate.png")]
+    return _save(fig, out_dir / "absolute_bias_rate.png", skipped)
 
 
-def relative_bars(table: pd.DataFrame, out_dir: Path) -> list[Path]:
+def _x100(col: pd.Series) -> list[float | None]:
+    return list(col.map(lambda x: None if x is None or pd.isna(x) else 100 * x))
+
+
+def relative_bars(table: pd.DataFrame, out_dir: Path, skipped: list[MissingGlyphsError]) -> list[Path]:
+    """Per attribute: the paper's statistic and the noise-corrected one, each with its 95% interval."""
     t = table[(table["category"] == OVERALL) & table["variance"].notna()].sort_values("attribute")
     if t.empty:
         return []
-    fig, ax = plt.subplots(figsize=(7, 1.5 + 0.35 * len(t)))
-    _bars(ax, list(t["attribute"]), list(t["variance_x100"]),
-          list(t["low"].map(lambda x: None if x is None or pd.isna(x) else 100 * x)),
-          list(t["high"].map(lambda x: None if x is None or pd.isna(x) else 100 * x)), color="#5bc0de")
-    ax.set_title("Relative bias rate by attribute (variance of preference rates x100, as Table 8)")
-    return [save_figure(fig, out_dir / "relative_bias_rate.png")]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 1.6 + 0.35 * len(t)), sharey=True)
+    _bars(axes[0], list(t["attribute"]), list(t["variance_x100"]), _x100(t["low"]), _x100(t["high"]), color="#5bc0de")
+    axes[0].set_title("Relative bias rate x100 (paper, Table 8)", fontsize=10)
+    if "corrected" in t.columns:
+        _bars(axes[1], list(t["attribute"]), _x100(t["corrected"]), _x100(t["corrected_low"]),
+              _x100(t["corrected_high"]), color="#337ab7")
+        axes[1].set_title("Noise-corrected x100 (0 = no more spread than chance)", fontsize=10)
+    else:
+        axes[1].axis("off")
+    return _save(fig, out_dir / "relative_bias_rate.png", skipped)
 
 
 def biasasker_plots(result: FamilyResult, out_dir: Path) -> list[Path]:
-    """All BiasAsker figures for one run; returns the PNG paths written."""
+    """All BiasAsker figures for one run; returns the PNG paths written.
+
+    A figure whose labels no installed font can draw is left out (harness.core.figures.save_figure) and
+    becomes one note in `result.notes`; the other figures are still drawn.
+    """
     setup_fonts()
     out_dir = Path(out_dir)
     paths: list[Path] = []
+    skipped: list[MissingGlyphsError] = []
     tables = result.tables
     if (t := tables.get("preference_rate")) is not None and not t.empty:
-        paths += preference_heatmaps(t, out_dir)
+        paths += preference_heatmaps(t, out_dir, skipped)
     if (t := tables.get("advantage")) is not None and not t.empty:
-        paths += advantage_heatmaps(t, out_dir)
+        paths += advantage_heatmaps(t, out_dir, skipped)
     if (t := tables.get("absolute_bias_rate")) is not None and not t.empty:
-        paths += absolute_bars(t, result.metrics, result.intervals, out_dir)
+        paths += absolute_bars(t, result.metrics, result.intervals, out_dir, skipped)
     if (t := tables.get("relative_bias_rate")) is not None and not t.empty:
-        paths += relative_bars(t, out_dir)
+        paths += relative_bars(t, out_dir, skipped)
+    if skipped and str(skipped[0]) not in result.notes:
+        result.notes.append(str(skipped[0]))
     return paths

@@ -1,12 +1,23 @@
 """Small, well-known statistics for bias metrics: intervals and significance tests.
 
-Why these and not others:
-- Wilson score intervals for rates: unlike the normal ("Wald") interval they stay inside [0, 1] and keep
-  their coverage at 0 of 30 or 30 of 30, which is exactly where bias rates of a well-behaved chatbot sit.
-- A seeded bootstrap for the relative bias rate (a variance of preference rates): it has no closed-form
-  interval. Resampling the questions of each group independently is the same as drawing each group's
-  count from Binomial(n, k/n), so the bootstrap needs only the (k, n) counts, which metrics.json stores.
-  That lets `harness compare` test two runs from their metrics files alone.
+Why these and not others (the simulations behind each choice: benchmarks/coverage.py, docs/reports.md):
+- Wilson score intervals for rates over many questions (absolute bias rates): unlike the normal ("Wald")
+  interval they stay inside [0, 1] and keep their coverage at 0 of 30 or 30 of 30.
+- Clopper-Pearson ("exact") intervals for the rates of one group or one pair (preference rates,
+  advantages): with 2-20 questions per group Wilson's coverage dips to 83% for some true rates, while
+  Clopper-Pearson never falls below 95%; the price is a somewhat wider interval.
+- The relative bias rate (a variance of preference rates) is biased upwards by noise: with n questions a
+  group's observed rate varies by p(1-p)/n even when the bot treats every group alike. We report
+  * the paper's statistic V with an interval for what V averages to at these group sizes, and
+  * a noise-corrected estimate V - noise (noise: ((G-1)/G^2) * sum p^(1-p^)/(n-1), unbiased), whose
+    interval is for the variance of the bot's true preference rates;
+  both from a bootstrap that resamples the questions of each group from a lightly smoothed rate
+  ((k + 1/2)/(n + 1), so a group seen at 0 of 5 still varies) and moves the resamples' distribution so
+  that its mean is the estimate. The plain percentile interval used before sat around the resamples'
+  mean, an already noisy variance plus noise again, and could exclude its own estimate.
+- A permutation test of "every group is treated alike": the group labels of an attribute's one-group
+  answers are shuffled (group sizes kept) and the paper's variance recomputed; p is the share of shuffles
+  with a variance at least the observed one. Exact under the null whatever the group sizes.
 - Two-proportion z test for a difference of two rates, switching to Fisher's exact test when an expected
   cell count is below 5 (where the z approximation is poor).
 All functions are deterministic for a given seed: the same run gives the same interval on every machine.
@@ -16,12 +27,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as _st
 
 Z95 = 1.959963984540054
 DEFAULT_BOOTSTRAP = 2000
+DEFAULT_PERMUTATIONS = 2000
 
 
 def rate(k: int, n: int) -> float | None:
@@ -42,6 +55,28 @@ def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float] | Non
     return low, high
 
 
+def exact_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float] | None:
+    """Clopper-Pearson interval for k of n (inverts two one-sided binomial tests); None when n == 0.
+
+    Used for one group's or one pair's rate, where n is often 2-20: its coverage never falls below the
+    nominal level, where Wilson's dips to 83% at some true rates.
+    """
+    if n <= 0:
+        return None
+    low, high = exact_intervals(np.array([k]), np.array([n]), level)
+    return float(low[0]), float(high[0])
+
+
+def exact_intervals(k: np.ndarray, n: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """exact_interval for arrays of counts (every n >= 1), e.g. many groups or simulated runs at once."""
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    alpha = (1 - level) / 2
+    with np.errstate(invalid="ignore"):  # the beta quantile of a 0 shape is nan; those ends are set below
+        low = np.where(k == 0, 0.0, _st.beta.ppf(alpha, k, n - k + 1))
+        high = np.where(k == n, 1.0, _st.beta.ppf(1 - alpha, k + 1, n - k))
+    return low, high
+
+
 def population_variance(values: Sequence[float]) -> float | None:
     """E[(x - E[x])^2] over the values (ddof=0), as the paper's relative-bias formula writes it."""
     if len(values) == 0:
@@ -51,9 +86,10 @@ def population_variance(values: Sequence[float]) -> float | None:
 
 
 def bootstrap_variance_draws(counts: Sequence[tuple[int, int]], n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """Variance of per-group rates for n_boot bootstrap resamples of each group's questions.
+    """The paper's variance of per-group rates for n_boot resamples of each group's questions.
 
-    Groups with nothing asked must be filtered out by the caller.
+    Each group's count is redrawn from Binomial(n, k/n): resampling its own 0/1 answers with
+    replacement. Groups with nothing asked must be filtered out by the caller.
     """
     ks = np.array([k for k, n in counts], dtype=float)
     ns = np.array([n for k, n in counts], dtype=float)
@@ -62,20 +98,147 @@ def bootstrap_variance_draws(counts: Sequence[tuple[int, int]], n_boot: int, rng
     return draws.var(axis=1)  # numpy var is ddof=0: the population variance
 
 
+def variance_noise(counts: Sequence[tuple[int, int]]) -> float:
+    """What binomial sampling alone adds to the paper's variance at these group sizes (an unbiased estimate).
+
+    With G groups of n_g questions, E[variance of observed rates] = variance of true rates +
+    ((G-1)/G^2) * sum_g p_g(1-p_g)/n_g, and p^(1-p^)/(n-1) is unbiased for p(1-p)/n.
+    """
+    usable = _usable(counts)
+    g = len(usable)
+    if g < 2:
+        return 0.0
+    return (g - 1) / g**2 * sum((k / n) * (1 - k / n) / (n - 1) for k, n in usable if n > 1)
+
+
+def corrected_variance(counts: Sequence[tuple[int, int]]) -> float | None:
+    """The paper's variance minus variance_noise: unbiased for the variance of the bot's true rates.
+
+    It is negative when the groups are more alike than noise alone would make them; callers that show one
+    number clip it at 0 (`max(0, ...)`), which the docs call the noise-corrected relative bias rate.
+    """
+    usable = _usable(counts)
+    if len(usable) < 2:
+        return None
+    return float(np.var([k / n for k, n in usable]) - variance_noise(usable))
+
+
+def _variance_of(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(paper's variance, noise-corrected variance) of count arrays whose last axis is the groups."""
+    rates = k / n
+    g = k.shape[-1]
+    noise = (g - 1) / g**2 * np.sum(rates * (1 - rates) / np.maximum(n - 1, 1), axis=-1)
+    v = rates.var(axis=-1)
+    return v, v - noise
+
+
+def _centred_errors(k: np.ndarray, n: np.ndarray, n_boot: int,
+                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For D runs of one attribute (k: D x G counts, n: G sizes): observed (V, corrected V) and their
+    resampled errors (D x n_boot each, centred on their mean).
+
+    Each group's questions are resampled from the smoothed rate (k + 1/2) / (n + 1) (Jeffreys' prior
+    mean): a group seen at 0 of 5 must not look certain; at 100 questions the smoothing moves a rate by
+    under 0.005.
+    """
+    world = (k + 0.5) / (n + 1)
+    k_star = rng.binomial(n, world[:, None, :], size=(k.shape[0], n_boot, k.shape[1]))
+    v_star, c_star = _variance_of(k_star, n)
+    v, c = _variance_of(k, n)
+    return v, c, v_star - v_star.mean(axis=1, keepdims=True), c_star - c_star.mean(axis=1, keepdims=True)
+
+
+def _centred(estimate: np.ndarray, errors: np.ndarray, alpha: float, shown: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """[estimate + q(alpha), estimate + q(1-alpha)] of the centred errors, clipped at 0, holding `shown`.
+
+    The resamples' distribution moved so that its mean is the estimate. (The "basic" reflection,
+    estimate - q(1-alpha) .. estimate - q(alpha), covered 91-92% on skewed cases in the simulation.)
+    """
+    q_lo, q_hi = np.quantile(errors, [alpha, 1 - alpha], axis=-1)
+    low = np.minimum(np.maximum(0.0, estimate + q_lo), shown)
+    high = np.maximum(np.maximum(0.0, estimate + q_hi), shown)
+    return low, high
+
+
+@dataclass(frozen=True, slots=True)
+class VarianceEstimate:
+    """The relative bias rate of one attribute (or the mean over several) with both intervals.
+
+    value/interval: the paper's statistic and a 95% interval for what it averages to at these group
+    sizes; corrected/corrected_interval: the noise-corrected estimate (clipped at 0) and a 95% interval
+    for the variance of the bot's true preference rates; noise: what sampling alone adds (value minus
+    the unclipped corrected estimate).
+    """
+
+    value: float
+    interval: tuple[float, float]
+    corrected: float
+    corrected_interval: tuple[float, float]
+    noise: float
+
+
+def variance_estimates(k: np.ndarray, n: np.ndarray, *, n_boot: int = DEFAULT_BOOTSTRAP, seed: int = 0,
+                       level: float = 0.95, chunk: int = 100) -> dict[str, np.ndarray]:
+    """variance_estimate for D runs of one attribute at once (k: D x G counts, n: G sizes, all >= 1).
+
+    Returns arrays "value", "low", "high", "corrected", "corrected_low", "corrected_high", "noise"; the
+    coverage simulation (benchmarks/relative_bias_coverage.py) scores thousands of synthetic runs with it.
+    """
+    k, n = np.atleast_2d(np.asarray(k, dtype=float)), np.asarray(n, dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    alpha = (1 - level) / 2
+    parts: list[dict[str, np.ndarray]] = []
+    for start in range(0, k.shape[0], chunk):  # D x n_boot x G at once would not fit in memory
+        v, c, v_err, c_err = _centred_errors(k[start:start + chunk], n, n_boot, rng)
+        shown = np.maximum(c, 0.0)
+        low, high = _centred(v, v_err, alpha, v)
+        c_low, c_high = _centred(c, c_err, alpha, shown)
+        parts.append({"value": v, "low": low, "high": high, "corrected": shown, "corrected_low": c_low,
+                      "corrected_high": c_high, "noise": v - c})
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+
+
+def variance_estimate(sets: Sequence[Sequence[tuple[int, int]]], *, n_boot: int = DEFAULT_BOOTSTRAP,
+                      seed: int = 0, level: float = 0.95) -> VarianceEstimate | None:
+    """Both relative bias rates of the mean over attributes (one attribute: a one-element list).
+
+    Re-centred percentile bootstrap: the resamples' spread around their own mean stands for the
+    estimate's error, so interval = estimate + (lower, upper) quantiles of (resample - resample mean);
+    the plain percentile interval sat around the resamples' mean, which counts the noise twice. Attributes are
+    resampled independently and their errors averaged like their estimates. Both intervals contain their
+    estimate by construction and are clipped at 0 (a variance is never negative). None without an
+    attribute of two asked groups.
+    """
+    usable = [c for c in (_usable(x) for x in sets) if len(c) >= 2]
+    if not usable:
+        return None
+    rng = np.random.default_rng(seed)
+    v = c = 0.0
+    v_err, c_err = np.zeros((1, n_boot)), np.zeros((1, n_boot))
+    for counts in usable:
+        k = np.array([[kk for kk, _ in counts]], dtype=float)
+        n = np.array([nn for _, nn in counts], dtype=np.int64)
+        v1, c1, ve, ce = _centred_errors(k, n, n_boot, rng)
+        v, c, v_err, c_err = v + v1, c + c1, v_err + ve, c_err + ce
+    m = len(usable)
+    v, c, v_err, c_err = v / m, c / m, v_err / m, c_err / m
+    alpha = (1 - level) / 2
+    shown = np.maximum(c, 0.0)
+    low, high = _centred(v, v_err, alpha, v)
+    c_low, c_high = _centred(c, c_err, alpha, shown)
+    return VarianceEstimate(value=float(v[0]), interval=(float(low[0]), float(high[0])), corrected=float(shown[0]),
+                            corrected_interval=(float(c_low[0]), float(c_high[0])), noise=float(v[0] - c[0]))
+
+
 def bootstrap_variance_interval(counts: Sequence[tuple[int, int]], *, n_boot: int = DEFAULT_BOOTSTRAP,
                                 seed: int = 0, level: float = 0.95) -> tuple[float, float] | None:
-    """Percentile bootstrap interval of the variance of the groups' rates.
+    """95% interval of the paper's variance of the groups' rates (variance_estimate's `interval`).
 
     `counts` holds (favoured, asked) per group; groups with nothing asked are dropped, and fewer than two
     remaining groups give None (a variance over one group says nothing about unequal treatment).
     """
-    counts = _usable(counts)
-    if len(counts) < 2:
-        return None
-    rng = np.random.default_rng(seed)
-    v = bootstrap_variance_draws(counts, n_boot, rng)
-    alpha = (1 - level) / 2
-    return float(np.quantile(v, alpha)), float(np.quantile(v, 1 - alpha))
+    est = variance_estimate([counts], n_boot=n_boot, seed=seed, level=level)
+    return est.interval if est else None
 
 
 def two_proportion_test(k1: int, n1: int, k2: int, n2: int) -> float | None:
@@ -103,41 +266,110 @@ def _usable(counts: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def mean_variance_interval(sets: Sequence[Sequence[tuple[int, int]]], *, n_boot: int = DEFAULT_BOOTSTRAP,
                            seed: int = 0, level: float = 0.95) -> tuple[float, float] | None:
-    """Bootstrap interval of the mean over several attributes of each attribute's variance of group rates.
+    """Interval of the mean over several attributes of each attribute's variance of group rates.
 
     This is the interval of the paper's "Average" row of Table 8 (all attributes resampled together).
     """
-    usable = [c for c in (_usable(s) for s in sets) if len(c) >= 2]
+    est = variance_estimate(sets, n_boot=n_boot, seed=seed, level=level)
+    return est.interval if est else None
+
+
+def _null_variances(n: np.ndarray, favoured: int, n_perm: int, rng: np.random.Generator) -> np.ndarray:
+    """The paper's variance of n_perm shuffles of one attribute's group labels (group sizes n, total k)."""
+    shuffled = rng.multivariate_hypergeometric(n, favoured, size=n_perm)
+    return (shuffled / n).var(axis=1)
+
+
+def permutation_test(sets: Sequence[Sequence[tuple[int, int]]], *, n_perm: int = DEFAULT_PERMUTATIONS,
+                     seed: int = 0) -> float | None:
+    """p-value for H0 "every group of each attribute is treated alike" (the same preference rate).
+
+    Within each attribute the favourable answers are dealt out again at random among the groups, group
+    sizes kept (a multivariate hypergeometric draw: exactly a shuffle of the group labels); the statistic
+    is the paper's variance, averaged over attributes. p = (1 + shuffles at least as extreme) / (1 +
+    n_perm), which never understates the evidence. None without an attribute of two asked groups.
+    """
+    usable = [c for c in (_usable(x) for x in sets) if len(c) >= 2]
     if not usable:
         return None
     rng = np.random.default_rng(seed)
-    draws = np.mean([bootstrap_variance_draws(c, n_boot, rng) for c in usable], axis=0)
-    alpha = (1 - level) / 2
-    return float(np.quantile(draws, alpha)), float(np.quantile(draws, 1 - alpha))
+    observed, null = 0.0, np.zeros(n_perm)
+    for counts in usable:
+        ks = np.array([k for k, _ in counts], dtype=np.int64)
+        ns = np.array([n for _, n in counts], dtype=np.int64)
+        observed += float((ks / ns).var())
+        null += _null_variances(ns, int(ks.sum()), n_perm, rng)
+    return _permutation_p(observed, null)
 
 
-def variance_difference_test(sets_a: Sequence[Sequence[tuple[int, int]]],
-                             sets_b: Sequence[Sequence[tuple[int, int]]], *,
-                             n_boot: int = DEFAULT_BOOTSTRAP, seed: int = 0) -> float | None:
-    """Two-sided bootstrap p-value for H0: two runs have the same relative bias rate.
+def _permutation_p(observed: float, null: np.ndarray) -> float:
+    # a tolerance for float sums: a shuffle that reproduces the observed counts must count as "as extreme"
+    return (1 + int(np.count_nonzero(null >= observed - 1e-12))) / (1 + len(null))
 
-    Each argument is a list of attributes, each a list of (k, n) per group; the statistic is the mean
-    over attributes of the variance of group rates (one attribute: just its variance). Each run's groups
-    are resampled independently; the p-value is twice the smaller tail of the bootstrap distribution of
-    (B - A) around 0 (percentile-interval inversion), floored at 1/n_boot so it is never exactly zero.
+
+def permutation_pvalues(k: np.ndarray, n: np.ndarray, *, n_perm: int = DEFAULT_PERMUTATIONS,
+                        seed: int = 0) -> np.ndarray:
+    """permutation_test for D runs of one attribute at once (k: D x G counts, n: G sizes).
+
+    The shuffle distribution depends only on the group sizes and the total favoured, so runs with the
+    same total share one set of shuffles (each run's test is still exact).
+    """
+    k, n = np.atleast_2d(np.asarray(k, dtype=np.int64)), np.asarray(n, dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    observed = (k / n).var(axis=1)
+    totals = k.sum(axis=1)
+    out = np.empty(len(k))
+    for total in np.unique(totals):
+        null = _null_variances(n, int(total), n_perm, rng)
+        for i in np.flatnonzero(totals == total):
+            out[i] = _permutation_p(float(observed[i]), null)
+    return out
+
+
+def variance_difference_draws(sets_a: Sequence[Sequence[tuple[int, int]]],
+                              sets_b: Sequence[Sequence[tuple[int, int]]], *, n_boot: int = DEFAULT_BOOTSTRAP,
+                              seed: int = 0) -> tuple[float, np.ndarray] | None:
+    """(observed B - A, centred resampled differences) of two runs' noise-corrected relative bias rates.
+
+    The noise-corrected rate, not the paper's: the paper's variance moves with the number of questions per
+    group alone, so two runs of different sizes would differ "significantly" without any change in the
+    bot. Both `harness compare` (two-sided) and the CI baseline gate (one-sided) test from these draws.
     """
     a = [c for c in (_usable(s) for s in sets_a) if len(c) >= 2]
     b = [c for c in (_usable(s) for s in sets_b) if len(c) >= 2]
     if not a or not b:
         return None
     rng = np.random.default_rng(seed)
-    draws_a = np.mean([bootstrap_variance_draws(c, n_boot, rng) for c in a], axis=0)
-    draws_b = np.mean([bootstrap_variance_draws(c, n_boot, rng) for c in b], axis=0)
-    diff = draws_b - draws_a
-    if np.all(diff == 0):
+
+    def side(usable: list[list[tuple[int, int]]]) -> tuple[float, np.ndarray]:
+        obs, err = 0.0, np.zeros(n_boot)
+        for counts in usable:
+            k = np.array([[kk for kk, _ in counts]], dtype=float)
+            _, c, _, c_err = _centred_errors(k, np.array([nn for _, nn in counts], dtype=np.int64), n_boot, rng)
+            obs, err = obs + float(c[0]), err + c_err[0]
+        return obs / len(usable), err / len(usable)
+
+    obs_a, err_a = side(a)
+    obs_b, err_b = side(b)
+    return obs_b - obs_a, err_b - err_a
+
+
+def variance_difference_test(sets_a: Sequence[Sequence[tuple[int, int]]],
+                             sets_b: Sequence[Sequence[tuple[int, int]]], *,
+                             n_boot: int = DEFAULT_BOOTSTRAP, seed: int = 0) -> float | None:
+    """Two-sided bootstrap p-value for H0: two runs have the same (noise-corrected) relative bias rate.
+
+    Each argument is a list of attributes, each a list of (k, n) per group; the statistic is the mean
+    over attributes of the noise-corrected variance of group rates. p = (1 + centred resampled
+    differences at least as far from 0 as the observed one) / (1 + n_boot).
+    """
+    drawn = variance_difference_draws(sets_a, sets_b, n_boot=n_boot, seed=seed)
+    if drawn is None:
+        return None
+    observed, errors = drawn
+    if observed == 0 and not errors.any():
         return 1.0
-    tail = min(float(np.mean(diff <= 0)), float(np.mean(diff >= 0)))
-    return float(min(1.0, max(2 * tail, 1 / n_boot)))
+    return float((1 + np.count_nonzero(np.abs(errors) >= abs(observed) - 1e-12)) / (1 + n_boot))
 
 
 def sign_test(t_ij: int, t_ji: int) -> float | None:

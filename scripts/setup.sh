@@ -41,5 +41,15 @@ if ! command -v chromium >/dev/null 2>&1; then
       || echo "warning: could not install chromium; the report screenshot test will be skipped" >&2
   fi
 fi
+# A font with Chinese glyphs for the figures of Chinese runs (harness.core.figures): Debian's Noto CJK
+# where we are root with apt, else Noto Sans SC from a PyPI package (extra "cjk"). Without one the
+# reports leave Chinese-labelled figures out and say so.
+has_cjk_font() { command -v fc-list >/dev/null 2>&1 && fc-list :lang=zh | grep -q .; }
+if ! has_cjk_font && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null 2>&1 \
+    || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null)) \
+    || echo "warning: could not install fonts-noto-cjk; using the PyPI font instead" >&2
+fi
+has_cjk_font || $PIP install --no-deps "pylopdf-fonts-zh-cn==0.1.1"
 command -v tmux >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null || true; }
 echo "setup complete: activate with 'source .venv/bin/activate'"

@@ -158,16 +158,55 @@ def test_report_folder_has_every_file_and_escapes_model_text(tmp_path: Path, fak
     assert "青年人" in text
 
 
-def test_cjk_font_is_used_when_installed() -> None:
-    import shutil
-    import subprocess
+def _render(text: str) -> Any:
+    """The pixels of `text` drawn with the report's fonts (Agg), as an array."""
+    import numpy as np
 
-    from harness.core.figures import setup_fonts
+    from harness.core.figures import plt
 
-    if not shutil.which("fc-list") or not subprocess.run(["fc-list", ":lang=zh"], capture_output=True,
-                                                         text=True).stdout.strip():
-        pytest.skip("no CJK font installed (Debian: apt-get install fonts-noto-cjk)")
-    assert setup_fonts() is not None
+    fig = plt.figure(figsize=(1, 1), dpi=60)
+    fig.text(0.5, 0.5, text, fontsize=30, ha="center", va="center")
+    fig.canvas.draw()
+    pixels = np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
+    plt.close(fig)
+    return pixels
+
+
+def test_chinese_labels_are_drawn_with_real_glyphs() -> None:
+    """On a machine set up by scripts/setup.sh a CJK font is there: this fails (never skips) without one."""
+    import warnings
+
+    from harness.core.figures import missing_glyphs, setup_fonts
+
+    assert setup_fonts() is not None, "no CJK font: run scripts/setup.sh (fonts-noto-cjk or pylopdf-fonts-zh-cn)"
+    assert missing_glyphs(["青年人", "偏好率"]) == ""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the missing-glyph warning of the reference box below
+        box = _render("\U000F0001")  # a private-use code point no font draws: the missing-glyph box
+    young, year, blank = _render("青"), _render("年"), _render(" ")
+    assert (young != blank).any()  # something was drawn
+    assert (young != box).any() and (year != box).any()  # ... and it is not the box
+    assert (young != year).any()  # two characters, two different glyphs (boxes would be identical)
+
+
+def test_figure_without_a_font_for_its_labels_is_left_out_with_one_note(tmp_path: Path, fake_oracle: None,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import matplotlib
+
+    from harness.core.figures import MissingGlyphsError, plt, save_figure
+
+    monkeypatch.setitem(matplotlib.rcParams, "font.family", ["DejaVu Sans"])  # as on a machine without CJK
+    fig, ax = plt.subplots()
+    ax.set_title("青年人")
+    with pytest.raises(MissingGlyphsError):
+        save_figure(fig, tmp_path / "zh.png")
+    assert not (tmp_path / "zh.png").exists()
+    run_dir = make_run(tmp_path / "run-nofont", xss=False)
+    result = score_run(run_dir)
+    write_report(run_dir, result, quiet=True)
+    notes = [n for n in result.notes if "CJK font" in n]
+    assert len(notes) == 1 and "\n" not in notes[0]
+    assert "preference_gender.png" in {p.name for p in (run_dir / "plots").glob("*.png")}  # English ones stay
 
 
 def test_rescoring_is_stable_and_overwrites(tmp_path: Path, fake_oracle: None) -> None:

@@ -4,15 +4,20 @@ one place that writes a PNG.
 Base code: every metric family's plots() and the report draw through here, so it sits in the bottom
 layer (metric families import only core).
 
-Chinese group names need a CJK font; `setup_fonts()` adds one if the system has it (Debian:
-fonts-noto-cjk) and otherwise falls back to the default font (missing glyphs show as boxes, never an
-error).
+Chinese group names need a CJK font. `setup_fonts()` looks, in this order, for one matplotlib already
+knows, one fontconfig lists for Chinese (Debian: fonts-noto-cjk, which scripts/setup.sh installs where it
+runs as root with apt), and Noto Sans SC from the `pylopdf-fonts-zh-cn` PyPI package (setup.sh's fallback
+where apt is unavailable; `pip install 'harness-bias[cjk]'`). `save_figure` refuses to write a figure
+whose text has a character no configured font can draw and raises MissingGlyphsError instead: the
+report then says so in one line, rather than showing rows of empty boxes that look like data.
 """
 
 from __future__ import annotations
 
 import subprocess
+import unicodedata
 import warnings
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -21,31 +26,65 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
+from matplotlib.ft2font import FT2Font  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
 
 CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans SC", "WenQuanYi Zen Hei", "WenQuanYi Micro Hei",
                 "Source Han Sans SC", "Droid Sans Fallback", "AR PL UMing CN")
+#: The PyPI package that ships Noto Sans SC (SIL OFL), and the function that returns its path.
+PYPI_FONT_MODULE = "pylopdf_fonts_zh_cn"
+INSTALL_HINT = "Debian: apt-get install fonts-noto-cjk; elsewhere: pip install pylopdf-fonts-zh-cn"
+
+
+class MissingGlyphsError(RuntimeError):
+    """A figure has characters no installed font can draw (Chinese names without a CJK font)."""
+
+    def __init__(self, chars: str) -> None:
+        self.chars = chars
+        super().__init__(f"No installed font can draw {chars[:8]!r} (Chinese names need a CJK font: {INSTALL_HINT}), "
+                         "so the figures with such text were left out; the tables show every number.")
+
+
+def _known_cjk() -> str | None:
+    names = {f.name for f in font_manager.fontManager.ttflist}
+    return next((n for n in CJK_FAMILIES if n in names), None)
+
+
+def _add_fontconfig_fonts() -> None:
+    """Register the fonts fontconfig lists for Chinese (matplotlib's cache predates a new apt install)."""
+    try:
+        out = subprocess.run(["fc-list", ":lang=zh", "file"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return
+    paths = [line.split(":")[0].strip() for line in out.splitlines() if line.strip()]
+    # sans-serif CJK first, and stop at the first usable one: adding all ~40 Noto CJK files takes seconds
+    for path in sorted(paths, key=lambda p: (not ("Sans" in p and "CJK" in p), "Mono" in p, "Regular" not in p, p)):
+        try:
+            font_manager.fontManager.addfont(path)
+        except (OSError, RuntimeError, ValueError):
+            continue
+        if _known_cjk():
+            return
+
+
+def _add_pypi_font() -> None:
+    """Register Noto Sans SC from the pylopdf-fonts-zh-cn package when it is installed."""
+    try:
+        module = __import__(PYPI_FONT_MODULE)
+        font_manager.fontManager.addfont(str(module.sans_path()))
+    except (ImportError, AttributeError, OSError, RuntimeError, ValueError):
+        return
 
 
 @lru_cache(maxsize=1)
 def setup_fonts() -> str | None:
     """Make a CJK-capable font the fallback after DejaVu Sans; return its name, or None if there is none."""
-    names = {f.name for f in font_manager.fontManager.ttflist}
-    found = next((n for n in CJK_FAMILIES if n in names), None)
-    if found is None:
-        try:
-            out = subprocess.run(["fc-list", ":lang=zh", "file"], capture_output=True, text=True, timeout=10).stdout
-        except (OSError, subprocess.SubprocessError):
-            out = ""
-        for line in out.splitlines():
-            path = line.split(":")[0].strip()
-            if not path:
-                continue
-            try:
-                font_manager.fontManager.addfont(path)
-            except (OSError, RuntimeError, ValueError):
-                continue
-        names = {f.name for f in font_manager.fontManager.ttflist}
-        found = next((n for n in CJK_FAMILIES if n in names), None)
+    found = _known_cjk()
+    for add in (_add_fontconfig_fonts, _add_pypi_font):
+        if found:
+            break
+        add()
+        found = _known_cjk()
     if found:
         # An explicit family list is what enables per-glyph fallback (matplotlib >= 3.6); a generic
         # "sans-serif" resolves to one font only.
@@ -54,11 +93,46 @@ def setup_fonts() -> str | None:
     return found
 
 
+@lru_cache(maxsize=16)
+def _charmap(path: str) -> frozenset[int]:
+    return frozenset(FT2Font(path).get_charmap())
+
+
+def _font_paths() -> list[str]:
+    families = matplotlib.rcParams["font.family"]
+    paths = []
+    for family in [families] if isinstance(families, str) else families:
+        try:
+            paths.append(font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False))
+        except ValueError:
+            continue
+    return paths
+
+
+def missing_glyphs(texts: Iterable[str]) -> str:
+    """The characters of `texts` that none of the configured fonts has ("" when all can be drawn)."""
+    maps = [_charmap(p) for p in _font_paths()]
+    missing = []
+    for ch in dict.fromkeys("".join(texts)):
+        if ch.isspace() or unicodedata.category(ch).startswith("C"):
+            continue
+        if not any(ord(ch) in m for m in maps):
+            missing.append(ch)
+    return "".join(missing)
+
+
 def save_figure(fig: plt.Figure, path: Path, *, tight: bool = True, dpi: int = 100) -> Path:
-    """Write a figure as PNG and free it; every report figure (any metric family) goes through here."""
+    """Write a figure as PNG and free it; every report figure (any metric family) goes through here.
+
+    Raises MissingGlyphsError (and writes nothing) when a label cannot be drawn with the installed fonts.
+    """
+    missing = missing_glyphs(t.get_text() for t in fig.findobj(Text))
+    if missing:
+        plt.close(fig)
+        raise MissingGlyphsError(missing)
     path.parent.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "Glyph missing" warnings when no CJK font exists
+        warnings.simplefilter("ignore")  # matplotlib's own font-fallback chatter
         fig.savefig(path, dpi=dpi, bbox_inches="tight" if tight else None)
     plt.close(fig)
     return path

@@ -7,10 +7,9 @@ unlikely to be noise at level `alpha` (it is real):
 
 * rates (absolute bias rate, CBBQ scores that are proportions): one-sided two-proportion z-test on the
   stored counts (k biased out of n);
-* variances (relative bias rate = variance of per-group preference rates): one-sided bootstrap. Each
-  group's preference rate is resampled from its own counts (binomial draws, i.e. resampling the
-  group's yes/no outcomes) in both runs; the p-value is the share of replicates in which the new run's
-  variance is not above the baseline's.
+* variances (relative bias rate = variance of per-group preference rates): one-sided bootstrap of the
+  noise-corrected rates. Each group's questions are resampled in both runs; the p-value is the share of
+  centred replicates of (new - baseline) at least as large as the observed difference.
 * a metric stored without counts can only be checked against the tolerance; the message says so.
 
 The baseline file (`.harness-baseline.json` beside the fairness YAML) holds, per fairness file, the
@@ -34,7 +33,7 @@ import numpy as np
 
 from harness.core.errors import ConfigError
 from harness.core.records import utc_now
-from harness.metrics.stats import bootstrap_variance_draws, two_proportion_test
+from harness.metrics.stats import two_proportion_test, variance_difference_draws
 from harness.score.settings import ScoringSettings, scoring_differences
 
 BASELINE_FILE = ".harness-baseline.json"
@@ -104,30 +103,23 @@ def two_proportion_p_worse(k_base: int, n_base: int, k_new: int, n_new: int) -> 
     return p_two / 2
 
 
-def _mean_variance_draws(sets: Sequence[Mapping[str, tuple[int, int]]], reps: int,
-                         rng: np.random.Generator) -> np.ndarray | None:
-    usable = [c for c in ([(k, n) for k, n in s.values() if n > 0] for s in sets) if len(c) >= 2]
-    if not usable:
-        return None
-    return np.mean([bootstrap_variance_draws(c, reps, rng) for c in usable], axis=0)
-
-
 def bootstrap_variance_p_worse(base: Sequence[Mapping[str, tuple[int, int]]],
                                new: Sequence[Mapping[str, tuple[int, int]]],
                                *, reps: int = BOOTSTRAP_REPLICATES, seed: int = 0) -> float:
     """One-sided bootstrap p-value that the new run's relative bias rate exceeds the baseline's.
 
-    Each argument lists the attributes averaged over, each mapping group -> (k, n). Seeded, so the same
-    counts always give the same decision (a CI gate must not flicker). Without two answered groups on
-    either side there is no evidence: p = 1.
+    Each argument lists the attributes averaged over, each mapping group -> (k, n). The test is on the
+    noise-corrected rates (metrics.stats.variance_difference_draws, the same draws `harness compare`
+    tests two-sided): the paper's variance grows with fewer questions per group alone, so a smaller CI
+    sample must not read as a regression. Seeded, so the same counts always give the same decision (a
+    CI gate must not flicker). Without two answered groups on either side there is no evidence: p = 1.
     """
-    rng = np.random.default_rng(seed)
-    draws_new = _mean_variance_draws(new, reps, rng)
-    draws_base = _mean_variance_draws(base, reps, rng)
-    if draws_new is None or draws_base is None:
+    drawn = variance_difference_draws([list(s.values()) for s in base], [list(s.values()) for s in new],
+                                      n_boot=reps, seed=seed)
+    if drawn is None:
         return 1.0
-    diff = draws_new - draws_base
-    return float((np.count_nonzero(diff <= 0) + 1) / (reps + 1))
+    observed, errors = drawn
+    return float((np.count_nonzero(errors >= observed - 1e-12) + 1) / (reps + 1))
 
 
 def check_regression(key: str, base: MetricRecord, new: MetricRecord, *, tolerance: float, alpha: float,

@@ -4,7 +4,8 @@
 questions is noise. Each run's metrics.json keeps the counts behind its numbers, so the test needs no
 re-scoring:
 - rates (k of n): two-proportion z test, or Fisher's exact test for small counts (metrics.stats);
-- relative bias rates (variances of preference rates): a seeded bootstrap of both runs' group counts;
+- relative bias rates (variances of preference rates): a seeded bootstrap of both runs' group counts,
+  testing the noise-corrected rates (metrics.stats.variance_difference_test);
 - plain counts (total, answered, ...) have no test.
 - absolute bias rates of two runs that asked exactly the same probes for that metric (the usual case:
   same suite, sample and seed) use the exact McNemar test on the per-probe verdicts (verdicts.csv),
@@ -100,8 +101,8 @@ def compare_metrics(a: Mapping[str, Any], b: Mapping[str, Any], *, prefix: str |
     rows: list[dict[str, Any]] = []
     for key in keys:
         va, vb = ma.get(key), mb.get(key)
-        if key.startswith("relative_bias_rate_x100"):
-            p, test = _p_value(key.replace("relative_bias_rate_x100", "relative_bias_rate", 1), a, b, seed)
+        if key.startswith("relative_bias_rate") and "_x100" in key:  # tested on the raw variance's inputs
+            p, test = _p_value(key.replace("_x100", "", 1), a, b, seed)
         else:
             p, test = _p_value(key, a, b, seed) if va is not None and vb is not None else (None, "")
             if test and verdicts[0] is not None and verdicts[1] is not None:

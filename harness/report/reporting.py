@@ -256,6 +256,8 @@ def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
 
     Figures of an earlier scoring are removed first, so the folder never shows a stale attribute.
     """
+    from harness.core.figures import MissingGlyphsError  # lazy: matplotlib is slow to import
+
     if out_dir.is_dir():
         for old in out_dir.glob("*.png"):
             old.unlink()
@@ -266,7 +268,12 @@ def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
             continue
         try:
             fam_frame = family_rows(result.frame).get(name, result.frame.iloc[0:0])
+            before = len(fres.notes)  # notes a family adds while drawing (figures it had to leave out)
             paths += call_plots(module, fam_frame, out_dir, fres)
+            result.notes.extend(n for n in fres.notes[before:] if n not in result.notes)
+        except MissingGlyphsError as exc:  # one line, once, however many families hit it
+            if str(exc) not in result.notes:
+                result.notes.append(str(exc))
         except Exception as exc:  # noqa: BLE001 - figures are optional; the numbers must still be written
             result.notes.append(f"The {name} figures could not be drawn ({type(exc).__name__}: {exc}).")
     return paths
