@@ -44,6 +44,7 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "http": "harness.adapters.http_json:HttpJsonAdapter",
     "hf": "harness.adapters.hf_local:HFLocalAdapter",
     "llamacpp": "harness.adapters.llamacpp_local:LlamaCppAdapter",
+    "pipeline": "harness.adapters.pipeline:PipelineAdapter",
 }
 
 #: Keys of a [targets.NAME] table that configure the harness rather than the adapter.

@@ -98,11 +98,15 @@ def _cell(fs: Fairscores, name: str) -> str:
     return f"{value:.3f} [{lo_hi[0]:.3f}, {lo_hi[1]:.3f}]" if lo_hi else f"{value:.3f}"
 
 
+def _int(value: Any) -> str:
+    return "?" if value is None else f"{int(value):,}"
+
+
 def attribution_table(results: dict[str, Fairscores], info: dict[str, dict[str, Any]]) -> pd.DataFrame:
     rows = []
     for axis in sorted(results, key=lambda a: (AXES_ORDER.index(a) if a in AXES_ORDER else 9, a)):
         fs, found = results[axis], info.get(axis, {})
-        rows.append({"axis": axis, "perturbable dialogues": f"{found.get('perturbable')} of {found.get('scanned')}",
+        rows.append({"axis": axis, "perturbable dialogues": f"{_int(found.get('perturbable'))} of {_int(found.get('scanned'))}",
                      "dialogues used": fs.dialogues, "turn pairs": fs.pairs,
                      "left out (original BLEU 0)": f"{fs.zero_bleu} ({fs.zero_bleu_helped} helped by the perturbation)",
                      "fairscore (step 1)": _cell(fs, "step1"), "database": _cell(fs, "database"),
@@ -146,6 +150,12 @@ def compute(df: pd.DataFrame) -> FamilyResult:
             res.notes.append(f"tod {axis}: {fs.zero_bleu} of {fs.pairs} turn pairs had an original reply with BLEU 0 "
                              "(no helpfulness to lose), so they are left out of the fairscore; "
                              f"{fs.zero_bleu_helped} of them scored above 0 once perturbed.")
+    found_all = next((m["tod"]["found"] for m in df["meta"] if (m.get("tod") or {}).get("found")), {})
+    for axis, n in found_all.items():
+        res.metrics[f"{FAMILY}.{axis}.perturbable"] = float(n)
+        if not n:
+            res.notes.append(f"tod {axis}: no dialogue of the data has {'an' if axis[0] in 'aeiou' else 'a'} "
+                             f"{axis} word outside named entities, so nothing was measured on this axis.")
     for axis, found in info.items():
         if found["incomplete"]:
             res.notes.append(f"tod {axis}: {found['incomplete']} turns wait for an answer to the original or a "
@@ -162,8 +172,9 @@ def plots(df: pd.DataFrame, out_dir: Path, result: FamilyResult | None = None) -
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from harness.core.figures import save_figure
+    from harness.core.figures import save_figure, setup_fonts
 
+    setup_fonts()
     metrics = result.metrics if result is not None else compute(df).metrics
     intervals = result.intervals if result is not None else {}
     axes = [a for a in AXES_ORDER if metrics.get(f"{FAMILY}.{a}.fairscore") is not None]

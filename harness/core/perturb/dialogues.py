@@ -315,7 +315,8 @@ def perturb_file(source: DialogueFile, axis: str, *, draws: int = DEFAULT_DRAWS,
 
 def no_words_message(where: str, axis: str, lang: str, n: int, protect_entities: bool = True) -> str:
     kept = " outside named entities" if protect_entities else ""
-    return (f"No dialogue of {where} has a {axis} word of the {lang} word lists{kept} (checked {n:,}); "
+    article = "an" if axis[:1] in "aeiou" else "a"
+    return (f"No dialogue of {where} has {article} {axis} word of the {lang} word lists{kept} (checked {n:,}); "
             f"nothing to perturb: try another --axis or your own --words list.")
 
 
