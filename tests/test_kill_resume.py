@@ -66,9 +66,11 @@ def test_kill9_mid_run_then_resume_loses_nothing_and_repeats_nothing(
         with transcript.open("ab") as fh:
             fh.write(b'{"probe": {"id": "torn-by-the-test", "suite": "biasa')
         asked_before = Counter(server.requests_by_prompt)
-        # The killed run still says "running" in its manifest; `harness runs` sees nobody holds it.
+        # The killed run still says "running" in its manifest; `harness runs` sees nobody holds it, and
+        # counts from the transcript, not from the last heartbeat's stale counts (issue 18).
         assert main(["runs"]) == 0
-        assert "stopped" in capsys.readouterr().out
+        listed = next(line for line in capsys.readouterr().out.splitlines() if run_dir.name in line)
+        assert "stopped" in listed and f" {len(before):,} " in f"{listed} ", listed
 
         second = subprocess.run(cmd, cwd=run_env, capture_output=True, text=True, timeout=600)
         assert second.returncode == 0, second.stdout + second.stderr
@@ -88,7 +90,15 @@ def test_kill9_mid_run_then_resume_loses_nothing_and_repeats_nothing(
     assert all(asked_before[p] == 1 for p in asked_twice)
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["counts"]["answered"] == N
-    assert [s["status"] for s in manifest["sessions"]] == ["running", "complete"]
+    # the killed session is marked as such, with its last heartbeat as its end (it stayed "running")
+    assert [s["status"] for s in manifest["sessions"]] == ["killed", "complete"]
+    assert manifest["sessions"][0]["ended_at"]
+    # the torn line was named in the summary and its bytes kept (issue 18)
+    torn_at = len(before) + 1
+    assert f"line {torn_at}: torn by a kill" in second.stdout, second.stdout
+    assert "1 earlier session(s) of this run had died" in second.stdout
+    rejected = [json.loads(x) for x in (run_dir / "transcript.rejected.jsonl").read_text("utf-8").splitlines()]
+    assert [(r["line"], r["text"]) for r in rejected] == [(torn_at, '{"probe": {"id": "torn-by-the-test", "suite": "biasa')]
     assert [s["mode"] for s in manifest["sessions"]] == ["fresh", "resume"]
 
 

@@ -230,6 +230,7 @@ def run_command(
     rpm: Annotated[float | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target", help="At most this many requests per minute.", min=0.001)] = None,
     timeout: Annotated[float | None, typer.Option(metavar="SECONDS", rich_help_panel="How hard to push the target", help="Seconds to wait for one answer before retrying.", min=0.001)] = None,
     max_attempts: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target", help="Attempts per probe before it is recorded as an error.", min=1)] = None,
+    max_reply_chars: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target", help="Cut longer replies to N characters, marked as cut (default 65536; 0: no cap).", min=0)] = None,
     run_id: Annotated[str | None, typer.Option("--run-id", metavar="RUN", rich_help_panel="Run folder and resume", help="Name of the run folder (default: from suite, target and selection).")] = None,
     new: Annotated[bool, typer.Option("--new", metavar="", rich_help_panel="Run folder and resume", help="Start a fresh run even if this command ran before.")] = False,
     resume: Annotated[str | None, typer.Option(metavar="RUN", rich_help_panel="Run folder and resume", help="Continue run RUN (id or folder) with its stored selection.")] = None,
@@ -274,7 +275,7 @@ def run_command(
         answer_mode=answer_mode, argv=sys.argv,
         target_overrides={"timeout_s": timeout},  # the adapter's own HTTP timeout follows --timeout
         engine_overrides={"concurrency": concurrency, "rpm": rpm, "timeout_s": timeout,
-                          "max_attempts": max_attempts},
+                          "max_attempts": max_attempts, "max_reply_chars": max_reply_chars},
     )
     resume_cmd = f"harness run --resume {outcome.run_id}"
     hint = None
@@ -283,7 +284,8 @@ def run_command(
     elif outcome.run_counts.get("errors"):
         hint = resume_cmd + " --retry-errors"
     print_summary(console, run_id=outcome.run_id, run_dir=str(outcome.run_dir), status=outcome.status,
-                  stats=outcome.stats, run_counts=outcome.run_counts, resume_command=hint)
+                  stats=outcome.stats, run_counts=outcome.run_counts, resume_command=hint,
+                  damaged=outcome.damaged, killed_sessions=outcome.killed_sessions)
     if outcome.interrupted:
         _exit_interrupted(outcome)
     if outcome.abort_reason:
@@ -370,13 +372,21 @@ def runs_command(
     for column in ("ok", "err", "todo"):
         table.add_column(column, justify="right", no_wrap=True)
     table.add_column("started UTC", no_wrap=True)
+    from harness.run.execute import current_counts
+
+    damaged: list[str] = []
     for (run_dir, man), status in zip(shown, statuses, strict=True):
-        counts = man.get("counts") or {}
+        counts = current_counts(run_dir, man)  # from the transcript when the manifest's are stale
+        if counts.get("damaged"):
+            damaged.append(f"{run_dir.name}: {counts['damaged']} damaged transcript line(s), skipped and kept in "
+                           f"transcript.rejected.jsonl (`harness report {run_dir.name}` names them)")
         table.add_row(untrusted(run_dir.name), untrusted(status),  # the id names suite and target already
                       f"{counts.get('answered', 0):,}", f"{counts.get('errors', 0):,}",
                       f"{counts['pending']:,}" if counts.get("pending") is not None else "",
                       str(man.get("started_at") or "")[:16].replace("T", " "))
     console.print(table)
+    for line in damaged:
+        console.print(untrusted(line, "yellow"))
     if len(manifests) > limit:
         console.print(f"... and {len(manifests) - limit} older runs (--limit).")
 

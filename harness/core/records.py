@@ -124,6 +124,8 @@ class Reply:
 
     status == "error" means the harness could not get an answer (after retries); `text` is then empty
     and `error` says why. Such replies are kept apart from findings and re-asked by --retry-errors.
+    `cut_from` is the reply's length in characters when the run engine cut it to its size cap (1 MB of
+    filler must not become 59 MB of verdicts); `text` holds what was kept, which is what is scored.
     """
 
     probe_id: str
@@ -135,22 +137,27 @@ class Reply:
     attempts: int = 1
     usage: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     created_at: str = field(default_factory=utc_now)
+    cut_from: int | None = None
 
     @property
     def ok(self) -> bool:
         return self.status == STATUS_OK
 
     def to_dict(self) -> dict[str, Any]:
-        return {"probe_id": self.probe_id, "target": self.target, "text": self.text, "status": self.status,
-                "error": self.error, "latency_s": self.latency_s, "attempts": self.attempts,
-                "usage": dict(self.usage), "created_at": self.created_at}
+        d = {"probe_id": self.probe_id, "target": self.target, "text": self.text, "status": self.status,
+             "error": self.error, "latency_s": self.latency_s, "attempts": self.attempts,
+             "usage": dict(self.usage), "created_at": self.created_at}
+        if self.cut_from is not None:  # only on cut replies: every other transcript line stays as it was
+            d["cut_from"] = self.cut_from
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Reply:
         return cls(probe_id=d["probe_id"], target=d.get("target", ""), text=d.get("text") or "",
                    status=d.get("status", STATUS_OK), error=d.get("error"),
                    latency_s=float(d.get("latency_s") or 0.0), attempts=int(d.get("attempts") or 1),
-                   usage=dict(d.get("usage") or {}), created_at=d.get("created_at") or utc_now())
+                   usage=dict(d.get("usage") or {}), created_at=d.get("created_at") or utc_now(),
+                   cut_from=int(d["cut_from"]) if d.get("cut_from") is not None else None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,16 +10,15 @@ the run's counts whatever happened: complete, interrupted, failed or killed mid-
 from __future__ import annotations
 
 import inspect
-import json
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.adapters.base import Adapter
 from harness.core.errors import HarnessError, InfrastructureError
-from harness.core.records import STATUS_OK, Probe, Reply
+from harness.core.records import Probe, Reply
 from harness.run import manifest as mf
 from harness.run.engine import Engine, EngineSettings, RunAborted
 from harness.run.loglik import run_loglik
@@ -28,38 +27,25 @@ from harness.run.plan import ANSWER_GENERATE, ANSWER_LOGLIK, ANSWER_PERPLEXITY, 
 from harness.run.progress import RunProgress, SessionStats
 from harness.run.response_cache import ResponseCache
 from harness.run.session import StopState, closing, run_lock, run_loop, with_heartbeat, with_signals
-from harness.run.transcript import TRANSCRIPT_FILE, TranscriptWriter, read_entries
+from harness.run.transcript import (
+    TRANSCRIPT_FILE,
+    UNFINISHED,
+    DamagedLine,
+    TranscriptWriter,
+    keep_rejected,
+    read_entries,
+    repair,
+    settled_ids,
+)
 
 MODE_FRESH = "fresh"
 MODE_RESUME = "resume"
 MODE_RETRY_ERRORS = "retry-errors"
 
 
-def scan_transcript(path: Path) -> tuple[set[str], set[str]]:
-    """Probe ids settled as answered, and as errored, with transcript.latest_by_probe() semantics.
-
-    Reads only ids and statuses (not whole records), so resuming a run of millions of lines stays cheap.
-    """
-    ok: set[str] = set()
-    err: set[str] = set()
-    if not path.exists():
-        return ok, err
-    with path.open("rb") as fh:
-        for raw in fh:
-            if not raw.endswith(b"\n"):
-                break  # torn tail, repaired by TranscriptWriter before anything is appended
-            try:
-                obj = json.loads(raw)
-                pid = obj["probe"]["id"]
-                status = obj["reply"].get("status", STATUS_OK)
-            except (ValueError, KeyError, TypeError, AttributeError):
-                continue
-            if status == STATUS_OK:
-                ok.add(pid)
-                err.discard(pid)
-            elif pid not in ok:
-                err.add(pid)
-    return ok, err
+def scan_transcript(path: Path, damaged: list[DamagedLine] | None = None) -> tuple[set[str], set[str]]:
+    """Probe ids settled as answered, and as errored (transcript.settled_ids; damaged lines to `damaged`)."""
+    return settled_ids(path, damaged)
 
 
 def errored_probes(path: Path) -> list[Probe]:
@@ -81,6 +67,27 @@ def _run_counts(ok: set[str], err: set[str], selected: int | None) -> dict[str, 
     if selected is not None:
         counts["selected"] = selected
         counts["pending"] = max(0, selected - len(ok) - len(err))
+    return counts
+
+
+def current_counts(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+    """The run's counts as its transcript says now, for `harness runs`, plus "damaged" (unusable lines).
+
+    The manifest's counts are trusted only when the transcript is the size they were written for; a run
+    killed between two heartbeats (or resumed by a version that did not record the size) is counted from
+    its transcript: a killed run showed 362 answered against 710 on disk.
+    """
+    path = Path(run_dir) / TRANSCRIPT_FILE
+    size = path.stat().st_size if path.exists() else 0
+    stored = manifest.get("counts") or {}
+    if stored and manifest.get("transcript_bytes") == size:
+        return {**stored, "damaged": len(manifest.get("damaged_lines") or [])}
+    damaged: list[DamagedLine] = []
+    ok, err = settled_ids(path, damaged)
+    keep_rejected(path, damaged)  # so "kept in transcript.rejected.jsonl" is true whoever saw them first
+    selected = manifest.get("probes_selected")
+    counts = _run_counts(ok, err, selected if isinstance(selected, int) else None)
+    counts["damaged"] = sum(1 for d in damaged if d.reason != UNFINISHED)
     return counts
 
 
@@ -113,6 +120,11 @@ class RunOutcome:
     stats: SessionStats
     run_counts: dict[str, Any]
     abort_reason: str | None = None
+    #: Lines of transcript.jsonl no reader could use, described for the summary ("line 15: not JSON,
+    #: skipped; it is kept in transcript.rejected.jsonl"); a torn last line cut on opening is among them.
+    damaged: list[str] = field(default_factory=list)
+    #: Earlier sessions found still "running" (their process died) and marked killed on opening.
+    killed_sessions: int = 0
     #: A second Ctrl-C stopped the session at once; threads it abandoned (a local model mid-reply) may
     #: still be running, and the caller should exit without waiting for them (harness.cli.run does).
     stopped_at_once: bool = False
@@ -172,6 +184,8 @@ class _Opened:
     ok: set[str]
     err: set[str]
     mode: str
+    damaged: list[DamagedLine] = field(default_factory=list)
+    killed_sessions: int = 0
 
 
 def _begin(plan: RunPlan, argv: list[str] | None) -> _Opened:
@@ -186,7 +200,13 @@ def _begin(plan: RunPlan, argv: list[str] | None) -> _Opened:
     if manifest and manifest.get("fingerprint") and manifest["fingerprint"] != adapter.fingerprint():
         raise HarnessError(f"Target '{plan.target.name}' settings changed since run {plan.run_id} started "
                            "(model, endpoint or generation settings); use --new to start a fresh run.")
-    ok, err = scan_transcript(run_dir / TRANSCRIPT_FILE)
+    # Under the run lock: a torn last line is cut now (its bytes kept), every damaged line is named and
+    # copied to transcript.rejected.jsonl, and sessions that never ended are marked killed.
+    damaged: list[DamagedLine] = []
+    repair(run_dir / TRANSCRIPT_FILE, damaged)
+    ok, err = scan_transcript(run_dir / TRANSCRIPT_FILE, damaged)
+    keep_rejected(run_dir / TRANSCRIPT_FILE, damaged)
+    killed = mf.close_dead_sessions(manifest) if manifest else 0
     mode = MODE_RETRY_ERRORS if plan.retry_errors else (MODE_RESUME if ok or err else MODE_FRESH)
     command = mf.command_line(argv, plan.target.secrets)
     if not manifest:
@@ -197,9 +217,10 @@ def _begin(plan: RunPlan, argv: list[str] | None) -> _Opened:
             sample=plan.sample, seed=plan.seed, limit=plan.limit, overrides=plan.overrides,
             answer_mode=plan.answer_mode, selected=plan.estimate, command=command)
     manifest["engine"] = asdict(plan.settings)
+    manifest["damaged_lines"] = [{"line": d.line, "reason": d.reason} for d in damaged]
     session = mf.begin_session(manifest, command=command, mode=mode)
     mf.write_manifest(run_dir, manifest)
-    return _Opened(manifest, session, ok, err, mode)
+    return _Opened(manifest, session, ok, err, mode, damaged, killed)
 
 
 def _probe_stream(plan: RunPlan, probes: Iterable[Probe] | None) -> Iterable[Probe]:
@@ -237,6 +258,7 @@ def execute(plan: RunPlan, *, probes: Iterable[Probe] | None = None, use_cache: 
             answered = ok | engine_obj.settled_ok
             manifest["counts"] = _run_counts(answered, (err | engine_obj.settled_error) - answered,
                                              manifest.get("probes_selected"))
+            manifest["transcript_bytes"] = writer.size()  # what `harness runs` checks the counts against
             mf.write_manifest(run_dir, manifest)
 
         try:
@@ -273,7 +295,8 @@ def execute(plan: RunPlan, *, probes: Iterable[Probe] | None = None, use_cache: 
             stats, run_counts, status = _close_session(plan, opened, engine_obj, counter, status=status,
                                                        abort_reason=abort_reason, started=started)
         return RunOutcome(run_id=plan.run_id, run_dir=run_dir, status=status, mode=opened.mode, stats=stats,
-                          run_counts=run_counts, abort_reason=abort_reason, stopped_at_once=stop.hard)
+                          run_counts=run_counts, abort_reason=abort_reason, stopped_at_once=stop.hard,
+                          damaged=[d.describe() for d in opened.damaged], killed_sessions=opened.killed_sessions)
 
 
 def _close_session(plan: RunPlan, opened: _Opened, engine_obj: Engine, counter: dict[str, int], *, status: str,
@@ -295,6 +318,8 @@ def _close_session(plan: RunPlan, opened: _Opened, engine_obj: Engine, counter: 
     if abort_reason:
         manifest["abort_reason"] = abort_reason
     mf.end_session(manifest, opened.session, status=status, session_counts=stats.as_dict(), run_counts=run_counts)
+    transcript = plan.run_dir / TRANSCRIPT_FILE
+    manifest["transcript_bytes"] = transcript.stat().st_size if transcript.exists() else 0
     mf.write_manifest(plan.run_dir, manifest)
     return stats, run_counts, status
 

@@ -36,6 +36,7 @@ STATUS_COMPLETE = "complete"
 STATUS_INTERRUPTED = "interrupted"
 STATUS_FAILED = "failed"  # stopped by the circuit breaker: the target kept failing
 STATUS_INCOMPLETE = "incomplete"  # the session finished but some selected probes were never asked
+STATUS_KILLED = "killed"  # a session whose process died (kill -9, a crash, power) without closing it
 
 # Libraries whose version can change a reply or its parsing; recorded without importing them.
 _VERSIONED = ("harness", "openai", "httpx", "tenacity", "transformers", "torch", "llama_cpp_python",
@@ -172,6 +173,7 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     path = run_dir / MANIFEST_FILE
     tmp = path.with_name(f".{MANIFEST_FILE}.{os.getpid()}.tmp")
+    manifest["updated_at"] = utc_now()  # the last heartbeat: when a killed session was last seen alive
     tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=2, default=str) + "\n", encoding="utf-8")
     os.replace(tmp, path)
     return path
@@ -217,6 +219,26 @@ def begin_session(manifest: dict[str, Any], *, command: str, mode: str) -> dict[
     manifest["ended_at"] = None
     manifest["versions"] = versions()
     return session
+
+
+def close_dead_sessions(manifest: dict[str, Any]) -> int:
+    """Mark sessions still "running" as killed; returns how many. Call it holding the run's lock.
+
+    Holding the lock proves no process is asking this run, so a session that never ended died (kill -9, a
+    crash, a power cut). Its ended_at is the manifest's last write (a heartbeat every few seconds while it
+    ran), marked as such; its counts are what that heartbeat recorded. Before this, such a session stayed
+    "running" with ended_at null even after a successful resume.
+    """
+    dead = 0
+    for session in manifest.get("sessions") or []:
+        if isinstance(session, dict) and session.get("status") == STATUS_RUNNING and not session.get("ended_at"):
+            session.update(status=STATUS_KILLED, ended_at=manifest.get("updated_at"),
+                           ended_at_is="last heartbeat: the process died without closing the session")
+            dead += 1
+    if dead and manifest.get("status") == STATUS_RUNNING:
+        manifest["status"] = STATUS_KILLED
+        manifest["ended_at"] = manifest.get("updated_at")
+    return dead
 
 
 def end_session(manifest: dict[str, Any], session: dict[str, Any], *, status: str,

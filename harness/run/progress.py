@@ -121,8 +121,13 @@ class SessionStats:
 
 
 def print_summary(console: Console, *, run_id: str, run_dir: str, status: str, stats: SessionStats,
-                  run_counts: dict[str, Any], resume_command: str | None = None, max_reasons: int = 8) -> None:
-    """The end-of-run summary: this session's numbers, the run's totals, errors by reason, next step."""
+                  run_counts: dict[str, Any], resume_command: str | None = None, max_reasons: int = 8,
+                  damaged: list[str] | None = None, killed_sessions: int = 0) -> None:
+    """The end-of-run summary: this session's numbers, the run's totals, errors by reason, next step.
+
+    `damaged` names the transcript lines no reader could use (transcript.DamagedLine.describe), all of
+    them: a skipped answer must never go unmentioned. `killed_sessions`: earlier sessions found dead.
+    """
     style = {"complete": "yellow" if run_counts.get("errors") else "green", "interrupted": "yellow"}.get(status, "red")
     # Names, reasons and paths are Text (harness.core.display): an error reason is a server's words.
     console.print(assemble((f"run {run_id}", "bold"), ": ", (status, style)), soft_wrap=True)
@@ -154,5 +159,12 @@ def print_summary(console: Console, *, run_id: str, run_dir: str, status: str, s
         if rest > 0:
             reasons.add_row("", f"... and {rest} other reasons (see transcript.jsonl)")
         console.print(reasons)
+    if killed_sessions:
+        console.print(untrusted(f"note: {killed_sessions} earlier session(s) of this run had died without closing "
+                                "(kill -9 or a crash); marked \"killed\" in manifest.json.", "yellow"))
+    if damaged:
+        console.print(untrusted(f"transcript.jsonl: {len(damaged)} damaged line(s)", "bold yellow"))
+        for line in damaged:
+            console.print(untrusted(f"  {line}", "yellow"), soft_wrap=True)
     if resume_command:
         console.print(assemble("resume with: ", (resume_command, "bold")), soft_wrap=True)

@@ -54,7 +54,7 @@ from harness.metrics import FAMILIES, FRAME_COLUMNS, FamilyResult, as_result, fa
 from harness.metrics.stats import wilson_interval
 from harness.oracles.fingerprint import rules_fingerprint
 from harness.run import manifest as mf
-from harness.run.transcript import TRANSCRIPT_FILE, latest_by_probe
+from harness.run.transcript import TRANSCRIPT_FILE, DamagedLine, keep_rejected, latest_by_probe
 from harness.score.review import agreement_note, apply_reviews
 
 METRICS_FILE = mf.METRICS_FILE
@@ -208,7 +208,8 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     if not transcript.exists():
         raise HarnessError(f"{run_dir} has no {TRANSCRIPT_FILE}; run `harness run` first or give another run.")
     manifest = mf.read_manifest(run_dir, complete=False)
-    latest = latest_by_probe(transcript)
+    damaged: list[DamagedLine] = []
+    latest = latest_by_probe(transcript, damaged)
     ok = [(e.probe, e.reply) for e in latest.values() if e.reply.status == STATUS_OK]
     failed = [e.reply for e in latest.values() if e.reply.status != STATUS_OK]
 
@@ -232,6 +233,7 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     _put_rate(result, "refusal_rate", labels.get(LABEL_REFUSE, 0), len(frame))
     _put_rate(result, "unknown_rate", labels.get(LABEL_UNKNOWN, 0), len(frame))
     result.error_reasons = dict(Counter(_reason(r) for r in failed).most_common())
+    result.notes.extend(_transcript_notes(transcript, damaged, [r for _p, r in ok]))
     if total and not answered:
         result.notes.append("No probe has an answer yet, so there is nothing to measure; the errors are listed below.")
     if len(scored) < answered:
@@ -304,9 +306,33 @@ def _put_agreement(result: RunResult, agreement: Any) -> None:
     result.notes.append(agreement_note(agreement, result.intervals.get("oracle_agreement")))
 
 
+#: Damaged lines named one by one in the notes; beyond this, a count (transcript.rejected.jsonl has all).
+MAX_DAMAGE_NOTES = 20
+
+
+def _transcript_notes(transcript: Path, damaged: list[DamagedLine], replies: list[Reply]) -> list[str]:
+    """Notes on what was not scored as written: damaged lines (each named, and kept in
+    transcript.rejected.jsonl, never lost) and replies cut to the run's size cap (scored on what was kept)."""
+    notes: list[str] = []
+    if damaged:
+        keep_rejected(transcript, damaged)
+        notes += [f"{transcript.name} {d.describe()}." for d in damaged[:MAX_DAMAGE_NOTES]]
+        if len(damaged) > MAX_DAMAGE_NOTES:
+            notes.append(f"... and {len(damaged) - MAX_DAMAGE_NOTES} more damaged lines of {transcript.name}, "
+                         "all skipped and kept in transcript.rejected.jsonl.")
+    cut = [r for r in replies if r.cut_from]
+    if cut:
+        kept = max(len(r.text) for r in cut)
+        notes.append(f"{len(cut)} replies were longer than the run's reply-size cap and were cut to their first "
+                     f"{kept:,} characters (the longest had {max(r.cut_from or 0 for r in cut):,}); they were scored "
+                     "on what was kept, and each is marked with cut_from in transcript.jsonl.")
+    return notes
+
+
 def _reason(reply: Reply) -> str:
-    """A short grouping key for an error: the first line of its reason."""
-    text = (reply.error or reply.status or "error").strip()
+    """A short grouping key for an error: the first line of its reason (key-shaped text masked, for
+    transcripts written before every reason was: harness.core.redaction)."""
+    text = mf.redact(reply.error or reply.status or "error").strip()
     return (text.splitlines() or ["error"])[0][:120]
 
 
