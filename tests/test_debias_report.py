@@ -1,0 +1,51 @@
+"""The cost measures (BLEU-4 with Chinese tokens, Dist-n) by hand, and the model-selection grids."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.core.errors import ConfigError
+from harness.whitebox.debias.evaluate import bleu4, distinct, zh_tokens
+from harness.whitebox.debias.select import better, grid_points
+from harness.whitebox.debias.train import TrainSettings
+
+
+def test_chinese_tokens_and_distinct_n() -> None:
+    assert zh_tokens("今天很好, ok") == ["今", "天", "很", "好", ",", "ok"]
+    # 8 unigrams, 4 distinct; 6 bigrams (今天 天很 很好, twice), 3 distinct
+    assert distinct(["今天很好", "今天很好"], 1) == pytest.approx(0.5)
+    assert distinct(["今天很好", "今天很好"], 2) == pytest.approx(0.5)
+    assert distinct(["好"], 2) is None
+
+
+def test_bleu4_scores_chinese_characters() -> None:
+    """Upstream's BLEU script dropped every non-ASCII character: Chinese replies scored as empty strings.
+    With sacrebleu's zh tokeniser an identical reply is 100 and one sharing no character 0; with the
+    default 13a tokeniser an unspaced Chinese sentence is a single token, so a one-character change is 0."""
+    import sacrebleu
+
+    ref = "我今天很高兴见到你们大家"
+    assert bleu4([ref], [ref]) == pytest.approx(100.0)
+    assert bleu4(["明日去北京吧"], [ref]) == pytest.approx(0.0)
+    near = "我今天很高兴见到你们各位"
+    assert bleu4([near], [ref]) > 50
+    assert sacrebleu.corpus_bleu([near], [[ref]], tokenize="13a").score == pytest.approx(0.0)
+
+
+def test_grids() -> None:
+    base = TrainSettings()
+    assert len(grid_points("paper", "lmd", base)) == 27
+    assert len(grid_points("upstream", "hd", base)) == 54
+    assert len(grid_points("paper", "ctda", base)) == 9  # no bias weight to vary
+    assert [p.debias_hyp for p in grid_points("small", "lmd", base)] == [10.0, 50.0]
+    one = grid_points("paper", "add", base, {"batch_size": [8], "grad_accum": [1], "debias_hyp": [10]})
+    assert [(p.batch_size, p.grad_accum, p.debias_hyp, p.lm_hyp) for p in one] == [(8, 1, 10.0, 1.0)]
+    with pytest.raises(ConfigError):
+        grid_points("huge", "lmd", base)
+    with pytest.raises(ConfigError):
+        grid_points("small", "lmd", base, {"batch_size": [0.5]})
+
+
+def test_selection_keeps_the_highest_validation_p() -> None:
+    assert better(0.4, 0.3) and not better(0.2, 0.3)
+    assert better(0.01, None) and not better(None, 0.01) and not better(None, None)
