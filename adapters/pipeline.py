@@ -19,6 +19,7 @@ Settings (targets.toml):
     response = "chat"
     data = "/path/to/sgd/test"     # default $HARNESS_DATA_DIR/sgd/test
     rows_shown = 3, api_max_tokens = 48, response_max_tokens = 48
+    chat_settings = { n_threads = 1 }   # settings of the chat target for these steps (a busy CPU: 1 thread)
 A step given as "module:attr" (or an entry point) is a class, called with the target's settings to make
 the step, or the step itself (a function); a step may be sync or async. A step that raises is a one-line
 error reply naming the step (kept apart from findings, re-asked by --retry-errors), never a crash.
@@ -91,7 +92,11 @@ class PipelineAdapter(Adapter):
     def _chat_adapter(self, max_tokens: Any) -> Adapter:
         from harness.adapters.registry import create_adapter  # the registry imports this module's kind lazily
 
-        chat = create_adapter(str(self.settings.get("chat_target") or "local-zh"), max_tokens=int(max_tokens))
+        extra = self.settings.get("chat_settings") or {}
+        if not isinstance(extra, Mapping):
+            raise ConfigError(f"Target '{self.name}': chat_settings must be a table, e.g. {{ n_threads = 1 }}.")
+        chat = create_adapter(str(self.settings.get("chat_target") or "local-zh"),
+                              **{**extra, "max_tokens": int(max_tokens)})
         self._chat.append(chat)
         return chat
 

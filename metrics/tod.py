@@ -10,7 +10,7 @@ and all three steps were answered; the others wait for `--retry-errors` and are 
 Keys (AXIS = gender / age / race): tod.AXIS.fairscore (step 1, the whole pipeline), tod.AXIS.step2,
 tod.AXIS.step3, tod.AXIS.database, tod.AXIS.api_call, tod.AXIS.response (each with a 95% bootstrap
 interval over dialogues), tod.AXIS.dialogues (used), tod.AXIS.perturbable (dialogues of the split with a
-word of the axis), tod.AXIS.zero_bleu (turns left out: original BLEU 0), tod.AXIS.bleu_gap (mean
+word of the axis), tod.AXIS.reached (of them, those where the word reaches a measured turn), tod.AXIS.zero_bleu (turns left out: original BLEU 0), tod.AXIS.bleu_gap (mean
 |BLEU - BLEU~| of step 1 over every turn), tod.bleu (mean BLEU of the original replies).
 """
 
@@ -151,8 +151,11 @@ def compute(df: pd.DataFrame) -> FamilyResult:
                              "(no helpfulness to lose), so they are left out of the fairscore; "
                              f"{fs.zero_bleu_helped} of them scored above 0 once perturbed.")
     found_all = next((m["tod"]["found"] for m in df["meta"] if (m.get("tod") or {}).get("found")), {})
+    reached_all = next((m["tod"]["reached"] for m in df["meta"] if (m.get("tod") or {}).get("reached")), {})
     for axis, n in found_all.items():
         res.metrics[f"{FAMILY}.{axis}.perturbable"] = float(n)
+        if axis in reached_all:
+            res.metrics[f"{FAMILY}.{axis}.reached"] = float(reached_all[axis])
         if not n:
             res.notes.append(f"tod {axis}: no dialogue of the data has {'an' if axis[0] in 'aeiou' else 'a'} "
                              f"{axis} word outside named entities, so nothing was measured on this axis.")

@@ -119,14 +119,16 @@ def _probe(suite: str, text: str, meta: dict[str, Any], service: str, axis: str 
 
 
 @lru_cache(maxsize=4)
-def _plan(spec_json: str, name: str) -> tuple[tuple[Probe, ...], tuple[tuple[str, int], ...]]:
+def _plan(spec_json: str, name: str) -> tuple[tuple[Probe, ...], tuple[tuple[str, int], ...],
+                                              tuple[tuple[str, int], ...]]:
     """Every probe of the suite (built once per process) and the perturbable dialogues found per axis."""
     settings = _settings(json.loads(spec_json))
     split = load_split(settings["data"])
     dialogues = list(split.dialogues)
     probes: list[Probe] = []
     emitted: set[str] = set()
-    found: list[tuple[str, int]] = []
+    found: list[tuple[str, int]] = []  # dialogues with a word of the axis
+    reached: list[tuple[str, int]] = []  # of them, with a measured turn the perturbation reaches
     for axis in settings["axes"]:
         pairs = settings["pairs"].get(axis, "")
         perturber = perturber_for("en", axis, pairs)
@@ -134,6 +136,9 @@ def _plan(spec_json: str, name: str) -> tuple[tuple[Probe, ...], tuple[tuple[str
                                     protect_entities=settings["protect_entities"], pairs=pairs)) for d in dialogues]
         drawn = [(d, subs) for d, subs in drawn if subs]
         found.append((axis, len(drawn)))
+        # only dialogues with a turn to measure can be sampled (a word after the last API call reaches none)
+        drawn = [(d, subs) for d, subs in drawn if any(_turns_of(d, sub, settings) for sub in subs)]
+        reached.append((axis, len(drawn)))
         if settings["dialogues"] is not None and len(drawn) > settings["dialogues"]:
             rng = random.Random(int(stable_id("sgd_tod", axis, settings["seed"]), 16))
             keep = sorted(rng.sample(range(len(drawn)), settings["dialogues"]))
@@ -142,7 +147,13 @@ def _plan(spec_json: str, name: str) -> tuple[tuple[Probe, ...], tuple[tuple[str
             probes += _dialogue_probes(name, axis, dialogue, subs, settings, emitted, found[-1][1], len(dialogues))
     for probe in probes:  # every axis asked, with the dialogues it found (0: nothing to perturb on that axis)
         probe.meta["tod"]["found"] = dict(found)
-    return tuple(probes), tuple(found)
+        probe.meta["tod"]["reached"] = dict(reached)
+    return tuple(probes), tuple(found), tuple(reached)
+
+
+def _turns_of(dialogue: dict[str, Any], sub: Substitution, settings: dict[str, Any]) -> list[int]:
+    pert = perturb_sgd_dialogue(dialogue, sub, settings["protect_entities"])["turns"]
+    return _measured_turns(dialogue["turns"], pert, settings)
 
 
 def _dialogue_probes(name: str, axis: str, dialogue: dict[str, Any], subs: list[Substitution],
@@ -176,12 +187,16 @@ def _dialogue_probes(name: str, axis: str, dialogue: dict[str, Any], subs: list[
 
 def _plan_for(spec: Mapping[str, Any], name: str) -> tuple[tuple[Probe, ...], tuple[tuple[str, int], ...]]:
     settings = _settings(spec)  # bad keys: one sentence before any data is read
-    probes, found = _plan(json.dumps(dict(spec), sort_keys=True, default=str), name)
+    probes, found, reached = _plan(json.dumps(dict(spec), sort_keys=True, default=str), name)
+    where = settings["data"] or "the SGD test split"
     if not any(n for _axis, n in found):  # an axis without words is reported (meta "found"); none at all stops
-        where = settings["data"] or "the SGD test split"
         axes = " or ".join(a for a, _n in found)
         raise HarnessError(no_words_message(str(where), axes, "en", len(load_split(settings["data"]).dialogues),
                                             settings["protect_entities"]))
+    if not probes:
+        n = sum(k for _a, k in found)
+        raise HarnessError(f"{n:,} dialogues of {where} have a word to perturb, but in none does it reach a turn "
+                           "that called an API (the only turns measured by default); try -p turns=all.")
     return probes, found
 
 
