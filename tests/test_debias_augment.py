@@ -102,3 +102,17 @@ def test_real_training_sets() -> None:
     ctda = augment.Swapper(spec.GENDER.target_pairs)
     agree = sum(ctda.swap(a).text == b for a, b in zip(one, two, strict=True))
     assert agree >= 100
+
+
+def test_the_pairs_are_read_from_the_right_column() -> None:
+    """Upstream's evaluation reads the column `comments_processed`, which the shipped CSVs do not have
+    (they have `replaced_sentence`): it fails on its own data. The pairs here are read from the text files,
+    and they are the CSVs' `replaced_sentence` column line for line."""
+    import pandas as pd
+
+    from harness.core.datasets import require_file
+
+    for group, index in (("female", 0), ("male", 1)):
+        csv = pd.read_csv(require_file("chbias", f"data/gender/gender_{group}_test.csv"), keep_default_na=False)
+        assert "comments_processed" not in csv.columns
+        assert csv["replaced_sentence"].str.strip().tolist() == chbias_pairs(spec.GENDER, "test")[index]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -162,7 +162,7 @@ def run(req: DebiasRequest, progress: Progress | None = None) -> dict[str, Any]:
     result = {
         "method": method, "category": spec.name, "model": located.label, "model_source": located.source,
         "gguf_file": located.gguf_file, "output_model": str(model_dir), "grid": req.grid,
-        "settings": {k: v for k, v in replace(req.settings).__dict__.items()},
+        "settings": asdict(req.settings),
         "training_sentences": len(sentences), "augmentation": augmentation,
         "heldout_source": heldout_source, "replies_source": dialogue_source,
         "runs": runs, "selected": best_index, "before": before, "after": after,
