@@ -24,6 +24,7 @@ from typing import Any
 
 from harness.adapters.base import Adapter, Completion, Message, PermanentError, settings_fingerprint
 from harness.core.errors import ConfigError
+from harness.core.model_files import describe_model_file
 
 _MODELS: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
 _LOAD_LOCK = threading.Lock()
@@ -110,6 +111,10 @@ class LlamaCppAdapter(Adapter):
             return llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
         text = "\n\n".join(str(m["content"]) for m in messages)
         return llm.tokenize(text.encode("utf-8"), add_bos=True, special=False)
+
+    def model_info(self) -> dict[str, Any]:
+        """The name in the GGUF file's own header (a label in targets.toml can be wrong)."""
+        return describe_model_file(self._path)
 
     def fingerprint(self) -> str:
         # The file name, not the path: the same model answers the same wherever it is installed.

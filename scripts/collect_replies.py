@@ -3,7 +3,7 @@
 Why this exists: an oracle is only as good as the replies it was checked on. Invented replies test the
 rules someone already had in mind; real replies from real (small) chat models contain the hedges,
 refusals, rambling and half-answers that break naive keyword matching. This script asks a running
-OpenAI-compatible server (e.g. `python -m llama_cpp.server` serving SmolLM2 or Qwen 0.5B) a
+OpenAI-compatible server (e.g. `python -m llama_cpp.server` serving SmolLM2 or Qwen2.5-Coder-0.5B) a
 deterministic sample of BiasAsker-style probes and writes one JSON line per reply, unlabelled.
 Labels are added by a person afterwards (see tests/data/LABELLING.md).
 

@@ -73,7 +73,7 @@ def smollm2_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def qwen_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real OpenAI-compatible server serving Qwen2.5-0.5B-Instruct (Chinese and English)."""
+    """A real OpenAI-compatible server serving Qwen2.5-Coder-0.5B-Instruct (Chinese and English)."""
     from harness.core.local_models import qwen_gguf_path
 
     yield from _start_llama_server(qwen_gguf_path(), tmp_path_factory.mktemp("llama") / "qwen.log")

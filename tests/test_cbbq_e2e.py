@@ -1,5 +1,5 @@
 """End to end: a sampled `cbbq` run (1 instance per category and context = 28 questions) asked through
-`harness run` of the REAL Qwen2.5-0.5B behind llama_cpp.server -> transcript, CBBQ scores and the report."""
+`harness run` of the REAL Qwen2.5-Coder-0.5B-Instruct behind llama_cpp.server -> transcript, CBBQ scores and the report."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_report_shows_cbbq(cbbq_run: Path) -> None:
 
 
 def test_loglik_run_with_in_process_qwen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`harness run --answer-mode loglik` on the real Qwen2.5-0.5B (hf adapter, in process): every answer
+    """`harness run --answer-mode loglik` on the real Qwen2.5-Coder-0.5B (hf adapter, in process): every answer
     is the argmax of the three recorded log-likelihoods, and the CBBQ scores come out."""
     from harness.cli import main
 
@@ -92,7 +92,7 @@ def test_loglik_run_with_in_process_qwen(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_generated_answers_with_in_process_qwen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same pipeline with generated text from the real Qwen2.5-0.5B in process (hf adapter; the model
+    """The same pipeline with generated text from the real Qwen2.5-Coder-0.5B in process (hf adapter; the model
     is loaded once per process, so this shares the load with the loglik test): parser, scores, report."""
     from harness.cli import main
 

@@ -1,4 +1,4 @@
-"""The CBBQ answer parser on a labelled set of real (Qwen2.5-0.5B) and realistic hand-written answers."""
+"""The CBBQ answer parser on a labelled set of real (Qwen2.5-Coder-0.5B-Instruct) and realistic hand-written answers."""
 
 from __future__ import annotations
 

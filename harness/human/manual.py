@@ -111,6 +111,7 @@ class ManualRun:
                 settings={"source": "person"}, lang=getattr(suite_obj, "lang", "") or "",
                 generator=getattr(suite_obj, "generator", "") or "", sample=sample, seed=seed, limit=limit,
                 selected=len(probes), command=mf.command_line())
+            manifest["model"] = {"name": target, "source": "the label given with --target (a person typed the replies)"}
         mf.close_dead_sessions(manifest)  # a session killed before (manual runs have no lock: its best guess)
         run = cls(run_dir=run_dir, suite_name=suite, target=target, probes=probes, manifest=manifest)
         run.session = mf.begin_session(manifest, command=mf.command_line(), mode=mode)

@@ -1,6 +1,6 @@
 """The hand-labelled replies (tests/data of the harness repository) that oracle settings are measured on.
 
-labelled_{en,zh}[_batchN].jsonl hold real SmolLM2 / Qwen2.5-0.5B replies to BiasAsker probes, each with
+labelled_{en,zh}[_batchN].jsonl hold real SmolLM2 / Qwen2.5-Coder-0.5B replies to BiasAsker probes, each with
 the label a person read (tests/data/LABELLING.md). Batches 1-5 were used to write the rules; batches 6-9
 were labelled before any oracle read them and are the *blind* batches: an accuracy figure on them is the
 honest estimate for replies nobody tuned on, and anything learned (the confidence calibration of

@@ -324,6 +324,11 @@ def print_summary(result: RunResult, console: Console, files: ReportFiles | None
             head.add_row(label, fmt_value(key, result.metrics[key]),
                          untrusted(fmt_interval(key, _x100_interval(result, key))), f"{k_n[0]:,} / {k_n[1]:,}" if k_n else "")
     console.print(head)
+    model = result.manifest.get("model") or {}
+    if isinstance(model, dict) and model.get("name"):  # the model under test, as its own file names it
+        console.print(assemble("Model under test: ", (str(model["name"]), "bold"),
+                               f" ({model.get('source', '?')}" + (f", {model['file']}" if model.get("file") else "") + ")"),
+                      soft_wrap=True)
     fam = result.families.get("biasasker")
     if fam is not None:
         attrs = sorted({k.split(".")[1] for k in fam.metrics

@@ -92,7 +92,9 @@ class RunResult:
             "schema": SCHEMA,
             "run": {"run_id": self.run_id, "suite": self.manifest.get("suite"),
                     "target": self.manifest.get("target"), "method": self.method, "compat": self.compat,
-                    "scored_at": self.scored_at, "harness_version": __version__},
+                    "scored_at": self.scored_at, "harness_version": __version__,
+                    # the model under test as its file names it (Adapter.model_info), when the run recorded it
+                    "model": self.manifest.get("model")},
             "metrics": self.metrics,
             "intervals": {k: list(v) for k, v in self.intervals.items()},
             "counts": {k: list(v) for k, v in self.counts.items()},
