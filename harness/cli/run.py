@@ -19,7 +19,7 @@ import typer
 import yaml
 from rich.console import Console
 
-from harness.core.display import untrusted
+from harness.core.display import assemble, untrusted
 from harness.core.errors import EXIT_INFRA, HarnessError
 from harness.run import manifest as mf
 from harness.run.execute import RunOutcome, run_suite
@@ -160,7 +160,7 @@ def _dry_run(console: Console, *, suite: str | None, target: str | None, resume:
     if answer_mode in (ANSWER_LOGLIK, ANSWER_PERPLEXITY):
         out_per = 0  # the options (loglik) or the two sentences (perplexity) are scored, nothing is generated
     out_tokens = to_ask * out_per
-    console.print(f"suite [bold]{suite_obj.name}[/] -> target [bold]{target}[/] (run {run_id})", highlight=False)
+    console.print(assemble("suite ", (suite_obj.name, "bold"), " -> target ", (str(target), "bold"), f" (run {run_id})"))
     console.print(f"probes selected: {total:,}; already answered: {len(ok):,}; errors: {len(err):,}; "
                   f"to ask now: {to_ask:,}")
     console.print(f"estimated tokens: {in_tokens:,} in + up to {out_tokens:,} out "
