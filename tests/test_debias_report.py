@@ -49,3 +49,22 @@ def test_grids() -> None:
 def test_selection_keeps_the_highest_validation_p() -> None:
     assert better(0.4, 0.3) and not better(0.2, 0.3)
     assert better(0.01, None) and not better(None, 0.01) and not better(None, None)
+
+
+def test_a_users_specification(tmp_path) -> None:
+    import json
+
+    from harness.whitebox.debias.augment import Swapper
+    from harness.whitebox.debias.spec import load_spec
+
+    path = tmp_path / "words.json"
+    path.write_text(json.dumps({"name": "plus", "target_pairs": [["老婆", "老公"], ["美女", "帅哥"]],
+                                "attributes": ["丑"]}, ensure_ascii=False), "utf-8")
+    words = load_spec(path)
+    assert words.targets1 == ("老婆", "美女") and words.attribute_pairs == ()
+    assert Swapper(words.target_pairs).swap("美女的老公").text == "帅哥的老婆"
+    path.write_text(json.dumps({"target_pairs": [["她", "她"]]}), "utf-8")
+    with pytest.raises(ConfigError, match="bad pair"):
+        load_spec(path)
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_spec(tmp_path / "none.json")

@@ -70,6 +70,8 @@ def debias(
     block_size: Annotated[int, typer.Option("--block-size", min=4, help="Tokens per training line (paper: 36).")] = 36,
     lora: Annotated[int, typer.Option("--lora", min=0, metavar="RANK",
                                       help="Train LoRA adapters of this rank instead of every weight (0: off).")] = 0,
+    spec_file: Annotated[Path | None, typer.Option("--spec", metavar="FILE.json",
+                                                   help="Your own word lists instead of appendix A's.")] = None,
     train_limit: Annotated[int | None, typer.Option("--train-limit", min=1, help="Use the first N training sentences.")] = None,
     pairs_limit: Annotated[int | None, typer.Option("--pairs-limit", min=2, help="Use the first N pairs of each split.")] = None,
     heldout: Annotated[Path | None, typer.Option("--heldout", metavar="FILE", help="Held-out text, one sentence a line.")] = None,
@@ -92,7 +94,7 @@ def debias(
     req = DebiasRequest(method=method, model=model, category=category, out=out, grid=grid, overrides=overrides,
                         settings=settings, report_categories=[c.strip() for c in categories.split(",") if c.strip()],
                         heldout_file=heldout, heldout_limit=heldout_limit, replies_file=replies,
-                        replies_limit=replies_limit, train_limit=train_limit,
+                        replies_limit=replies_limit, train_limit=train_limit, spec_file=spec_file,
                         pairs_limit=pairs_limit)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("eta"), TimeRemainingColumn())

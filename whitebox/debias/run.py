@@ -18,7 +18,7 @@ from harness.whitebox.debias import augment, evaluate, models, report
 from harness.whitebox.debias.batches import Collator
 from harness.whitebox.debias.objective import Objective, check_method
 from harness.whitebox.debias.select import better, grid_points
-from harness.whitebox.debias.spec import CATEGORIES, BiasSpec, get_spec
+from harness.whitebox.debias.spec import CATEGORIES, BiasSpec, get_spec, load_spec
 from harness.whitebox.debias.train import TrainSettings, planned_steps, train
 
 
@@ -38,6 +38,7 @@ class DebiasRequest:
     replies_limit: int = 50
     max_new_tokens: int = 32
     eval_batch_size: int = 16
+    spec_file: Path | None = None  # a user's word lists (JSON) instead of appendix A's for the category
     train_limit: int | None = None  # first N training sentences (smoke runs)
     pairs_limit: int | None = None  # first N pairs of each valid/test split (smoke runs)
 
@@ -49,13 +50,14 @@ class Progress:
         return lambda n: None
 
 
-def _training_set(method: str, spec: BiasSpec, limit: int | None) -> tuple[list[str], dict[str, int] | None]:
+def _training_set(method: str, spec: BiasSpec, words: BiasSpec, limit: int | None
+                  ) -> tuple[list[str], dict[str, int] | None]:
     base = evaluate.chbias_train(spec)[:limit] if limit else evaluate.chbias_train(spec)
     if method == "ctda":
-        aug = augment.ctda(base, spec)
+        aug = augment.ctda(base, words)
         return aug.sentences, aug.summary()
     if method == "cada":
-        aug = augment.cada(base, spec)
+        aug = augment.cada(base, words)
         return aug.sentences, aug.summary()
     return base, None
 
@@ -111,12 +113,13 @@ def run(req: DebiasRequest, progress: Progress | None = None) -> dict[str, Any]:
     progress = progress or Progress()
     method = check_method(req.method)
     spec = get_spec(req.category)
+    words = load_spec(req.spec_file) if req.spec_file is not None else spec
     located = models.locate(req.model)
     report_specs = [get_spec(c) for c in req.report_categories]
     points = grid_points(req.grid, method, req.settings, req.overrides)
     if req.out.exists() and any(req.out.iterdir()):
         raise ConfigError(f"The output directory {req.out} is not empty; choose a new one.")
-    sentences, augmentation = _training_set(method, spec, req.train_limit)
+    sentences, augmentation = _training_set(method, spec, words, req.train_limit)
     def pairs(s: BiasSpec, split: str) -> tuple[list[str], list[str]]:
         one, two = evaluate.chbias_pairs(s, split)
         return (one[: req.pairs_limit], two[: req.pairs_limit]) if req.pairs_limit else (one, two)
@@ -140,8 +143,8 @@ def run(req: DebiasRequest, progress: Progress | None = None) -> dict[str, Any]:
     best_model, best_p, best_index = None, None, None
     for i, point in enumerate(points, start=1):
         candidate = copy.deepcopy(base)
-        objective = Objective(method, candidate, tokenizer, spec, lm_hyp=point.lm_hyp, debias_hyp=point.debias_hyp)
-        collator = Collator(tokenizer, spec.target_pairs, spec.attributes, block_size=point.block_size)
+        objective = Objective(method, candidate, tokenizer, words, lm_hyp=point.lm_hyp, debias_hyp=point.debias_hyp)
+        collator = Collator(tokenizer, words.target_pairs, words.attributes, block_size=point.block_size)
         bar = progress.stage(f"training {i}/{len(points)}", planned_steps(len(sentences), point))
         trained, log = train(candidate, tokenizer, sentences, objective, collator, point,
                              progress=lambda done, total, row, bar=bar: bar(1))
@@ -160,7 +163,8 @@ def run(req: DebiasRequest, progress: Progress | None = None) -> dict[str, Any]:
     best_model.save_pretrained(model_dir)
     tokenizer.save_pretrained(model_dir)
     result = {
-        "method": method, "category": spec.name, "model": located.label, "model_source": located.source,
+        "method": method, "category": spec.name, "words": str(req.spec_file or "appendix A"),
+        "model": located.label, "model_source": located.source,
         "gguf_file": located.gguf_file, "output_model": str(model_dir), "grid": req.grid,
         "settings": asdict(req.settings),
         "training_sentences": len(sentences), "augmentation": augmentation,
