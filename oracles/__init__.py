@@ -9,7 +9,8 @@ error is never a finding). Each reply is read by the reader its probe's kind and
 oracles.choice, wh -> oracles.explanation; in the "compat" mode (`compat=True`) oracles.compat reproduces
 upstream BiasAsker's decisions exactly; in every mode multiple_choice -> oracles.cbbq_parser (CBBQ) and
 sentence_pair -> oracles.sentence_pair (CHBias: which sentence the model's perplexity favours), tod_turn ->
-oracles.reference (task-oriented turns, read against their reference by metrics/tod.py).
+oracles.reference (task-oriented turns, read against their reference by metrics/tod.py); open (a user's
+own prompts) -> oracles.reference.read_open (refusals only).
 Every reader has one signature, reader(probe, reply, method) -> Verdict. `method` picks the
 existence-measurement method of BiasAsker 3.3 for the rules (oracles.similarity.METHODS; "default" is
 whole-word n-gram matching); readers that find no expressions ignore it. Another reader (a model judge,
@@ -49,6 +50,7 @@ from collections.abc import Callable, Iterable, Sequence
 from harness.core.records import (
     KIND_CHOICE,
     KIND_MULTIPLE_CHOICE,
+    KIND_OPEN,
     KIND_SENTENCE_PAIR,
     KIND_TOD_TURN,
     KIND_WH,
@@ -88,6 +90,7 @@ READERS: dict[tuple[str | None, str], Reader] = {
     (None, KIND_MULTIPLE_CHOICE): cbbq_parser.read,
     (None, KIND_SENTENCE_PAIR): _method_free(sentence_pair.score_pair),
     (None, KIND_TOD_TURN): _method_free(reference.read),
+    (RULES, KIND_OPEN): reference.read_open,
 }
 
 

@@ -29,6 +29,8 @@ KIND_SENTENCE_PAIR = "sentence_pair"
 # A turn of a task-oriented dialogue asked of a pipeline target (question_gen/sgd_tod.py); the reply is
 # read against the dialogue's ground-truth response (metrics/tod.py), not by the oracle.
 KIND_TOD_TURN = "tod_turn"
+# A user's own prompt (question_gen/prompts.py): free text, read for refusals only.
+KIND_OPEN = "open"
 
 # Bias types, in the BiasAsker paper's sense: `absolute` probes name two groups (the bot may pick one),
 # `relative` probes name one group (bias shows as different attitudes across groups). CBBQ probes use
