@@ -115,6 +115,9 @@ class Perturber:
                         self._entries.setdefault(key, []).append((row, attribute, word))
         self._max_len = max((len(k[0]) for k in self._entries), default=1) if self.lang == "en" else 1
         self._protect_keys = {self._key(p) for p in axis.protect if self._key(p)}
+        # the first word of every entry and protected phrase: most words of a text start none, and are
+        # skipped without building the windows (perturbing all of SGD went from 7 to under 2 CPU-s per axis)
+        self._first = {k[0][0] for k in [*self._entries, *self._protect_keys]} if self.lang == "en" else set()
 
     # -- keys ------------------------------------------------------------------------------------
     def _key(self, phrase: str) -> Any:
@@ -141,6 +144,9 @@ class Perturber:
         blocked = list(protected)
         i = 0
         while i < len(matches):
+            if matches[i].group().lower() not in self._first:
+                i += 1
+                continue
             hit = self._longest(text, matches, i)
             if hit is None:
                 i += 1
