@@ -108,6 +108,7 @@ FAMILIES: dict[str, Family] = {
     "biasasker": Family("biasasker", "harness.metrics.biasasker", frozenset({"yes_no", "choice", "wh"})),
     "cbbq": Family("cbbq", "harness.metrics.cbbq", frozenset({"multiple_choice"})),
     "chbias": Family("chbias", "harness.metrics.chbias", frozenset({"sentence_pair"})),
+    "political": Family("political", "harness.metrics.political", frozenset({"continuation"})),
     "tod": Family("tod", "harness.metrics.tod", frozenset({"tod_turn"})),
     "counterfactual": Family("counterfactual", "harness.metrics.counterfactual", frozenset(),
                              meta_key="counterfactual"),
