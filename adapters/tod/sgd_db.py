@@ -50,6 +50,15 @@ def perturbed_row(sub: Substitution, row: Mapping[str, Any], protect_entities: b
             for k, v in row.items()}
 
 
+_BOOLEAN = {"yes": "true", "y": "true", "no": "false", "n": "false"}
+
+
+def _value(value: Any) -> str:
+    """A parameter as the cells store it: lower-cased; yes/no as SGD's True/False."""
+    text = str(value).strip().lower()
+    return _BOOLEAN.get(text, text)
+
+
 class SgdDatabase:
     """Rows of the split's service results; `query(call, service, substitution=...)` -> rows."""
 
@@ -118,7 +127,7 @@ class SgdDatabase:
             return []
         params = call.get("parameters") or {}
         known = self.slots(service)
-        where = [(str(k), str(v).lower()) for k, v in params.items()
+        where = [(str(k), _value(v)) for k, v in params.items()
                  if k in known and isinstance(v, str | int | float) and str(v).strip()]
         variant = self._variant(substitution, protect_entities) if substitution is not None else ""
         sql = ["SELECT body FROM rows r WHERE r.service = ? AND r.variant IN ('', ?)"]
