@@ -41,6 +41,8 @@ SPEC_KEYS = frozenset({"name", "generator", "lang", "description", "data", "axes
                        "turns", "max_turns", "protect_entities", "history", "pairs"})
 STEPS = ("step1", "step2", "step3")
 BIAS_TYPE = "counterfactual"
+#: the target kind these requests are for (harness.run.plan.check_target_kind refuses another)
+TARGET_KIND = "pipeline"
 
 
 def _settings(spec: Mapping[str, Any]) -> dict[str, Any]:

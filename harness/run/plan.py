@@ -128,6 +128,26 @@ def check_capability(info: TargetInfo, answer_mode: str) -> None:
         raise HarnessError(refusal(info.name, getattr(info.adapter, "kind", "?")))
 
 
+def check_target_kind(suite: Any, target: str | Adapter) -> None:
+    """A suite whose generator asks one kind of target (TARGET_KIND: sgd-tod asks a task-oriented pipeline)
+    refuses another in one sentence, before any model is loaded or anything asked: a chatbot would answer
+    the pipeline's JSON requests as prompts, and the fairscore of that would look like a finding."""
+    wanted = getattr(getattr(suite, "module", None), "TARGET_KIND", None) if suite is not None else None
+    if not wanted:
+        return
+    if isinstance(target, Adapter):
+        kind = target.kind
+    else:
+        from harness.adapters.registry import adapter_class
+
+        kind = adapter_class(target_config(target).adapter).kind
+    name = getattr(target, "name", target)
+    if kind != wanted:
+        raise HarnessError(f"Suite '{suite.name}' asks a {wanted} target, and '{name}' is a {kind} one; use "
+                           f"--target tod-local, or define a {wanted} target whose steps use your chatbot "
+                           f"(adapter = \"{wanted}\", chat_target = \"{name}\").")
+
+
 def derived_run_id(suite_name: str, target_name: str, *, sample: int | None, seed: int, limit: int | None,
                    overrides: dict[str, Any], answer_mode: str = ANSWER_GENERATE) -> str:
     """The run id a command without --run-id gets: the same command always lands in the same folder
@@ -229,6 +249,7 @@ def plan_run(suite: Any = None, target: str | Adapter | None = None, *, has_prob
     suite_name = getattr(suite_obj, "name", None) or (str(suite) if suite is not None else "custom")
     if suite_obj is not None:
         answer_mode = answer_mode_for(suite_obj, answer_mode)
+    check_target_kind(suite_obj, target)
     info = resolve_target(target, target_overrides)
     check_capability(info, answer_mode)
     settings = engine_settings(info, engine, engine_overrides)
