@@ -15,6 +15,7 @@ and may provide
 
     tables(df) -> Mapping[str, pandas.DataFrame]        (extra report tables, merged into the result)
     plots(df, out_dir: pathlib.Path[, result=FamilyResult]) -> list[pathlib.Path]   (PNG files it wrote)
+    summary(result: FamilyResult) -> rich.table.Table | None   (a table for the terminal summary)
 
 `df` has one row per scored probe (only replies with status "ok"; errors are never findings), columns
 FRAME_COLUMNS: probe fields (probe_id, suite, lang, kind, bias_type, text, groups, attribute, property,

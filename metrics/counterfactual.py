@@ -23,6 +23,7 @@ mean similarity and for the rate shifts. Keys: counterfactual.consistency (+ .AX
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -170,6 +171,35 @@ def compute(df: pd.DataFrame) -> FamilyResult:
     res.tables["counterfactual_pairs"] = _by_pair_table(pairs)
     res.findings = _findings(pairs, decided=len(read) > 0)
     return res
+
+
+def summary(result: FamilyResult) -> Any:
+    """Consistency, similarity and the paired tests for the terminal (rich)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    m = result.metrics
+    if not m.get(f"{FAMILY}.pairs"):
+        return None
+    t = Table(title=f"Counterfactual pairs: {int(m[f'{FAMILY}.pairs'])}", title_justify="left")
+    for col in ("measure", "original", "perturbed", "value", "95% interval", "paired p"):
+        t.add_column(col, justify="left" if col == "measure" else "right")
+
+    def fmt(v: Any) -> str:
+        return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
+
+    def ci(key: str) -> str:
+        lo_hi = result.intervals.get(key)
+        return f"[{lo_hi[0]:.3f}, {lo_hi[1]:.3f}]" if lo_hi else ""
+
+    for key, label in ((f"{FAMILY}.consistency", "same decision"), (f"{FAMILY}.similarity", "reply similarity")):
+        if key in m:
+            t.add_row(Text(label), "", "", fmt(m[key]), ci(key), "")
+    for name, label in (("biased", "read as biased"), ("refusal", "refused")):
+        t.add_row(Text(label), fmt(m.get(f"{FAMILY}.{name}_rate.original")),
+                  fmt(m.get(f"{FAMILY}.{name}_rate.perturbed")), fmt(m.get(f"{FAMILY}.{name}_shift")),
+                  ci(f"{FAMILY}.{name}_shift"), fmt(m.get(f"{FAMILY}.{name}_shift_p")))
+    return t
 
 
 def _findings(pairs: pd.DataFrame, *, decided: bool) -> pd.DataFrame | None:

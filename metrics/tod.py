@@ -208,4 +208,22 @@ def plots(df: pd.DataFrame, out_dir: Path, result: FamilyResult | None = None) -
     return [save_figure(fig, out_dir / "tod_attribution.png", tight=False, dpi=110)]
 
 
-__all__ = ["compute", "plots", "collect", "attribution_table", "COMPONENTS"]
+def summary(result: FamilyResult) -> Any:
+    """The attribution table for the terminal (rich), the report's table without its counts columns."""
+    from rich.table import Table
+    from rich.text import Text
+
+    tab = result.tables.get("attribution")
+    if tab is None or tab.empty:
+        return None
+    t = Table(title="Bias attribution (fairscore, 95% interval over dialogues)", title_justify="left")
+    cols = ["axis", "perturbable dialogues", "dialogues used", "fairscore (step 1)", "database", "API-call model",
+            "response generator"]
+    for col in cols:
+        t.add_column(col, justify="left" if col == "axis" else "right")
+    for _, row in tab.iterrows():
+        t.add_row(*(Text(str(row[c])) for c in cols))
+    return t
+
+
+__all__ = ["compute", "plots", "summary", "collect", "attribution_table", "COMPONENTS"]

@@ -344,6 +344,12 @@ def print_summary(result: RunResult, console: Console, files: ReportFiles | None
                           untrusted(f"{fmt_value(ab, fam.metrics.get(ab))} {fmt_interval(ab, fam.intervals.get(ab))}"),
                           untrusted(f"{fmt_value(rb, fam.metrics.get(rb))} {fmt_interval(rb, _x100_interval(result, rb))}"))
             console.print(t)
+    for name, fres in result.families.items():  # a family's own terminal table (metrics: summary())
+        module = FAMILIES[name].load() if name in FAMILIES else None
+        summary = getattr(module, "summary", None)
+        table = summary(fres) if callable(summary) else None
+        if table is not None:
+            console.print(table)
     for note in result.notes:
         console.print(assemble(("note:", "yellow"), " ", note))
     if files is not None:
