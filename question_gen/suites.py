@@ -37,7 +37,7 @@ from harness.core.yaml_files import read_yaml_file
 
 GENERATORS = {"biasasker": "harness.question_gen.biasasker_suite", "cbbq": "harness.question_gen.cbbq",
               "chbias": "harness.question_gen.chbias", "sgd_tod": "harness.question_gen.sgd_tod",
-              "prompts": "harness.question_gen.prompts"}
+              "prompts": "harness.question_gen.prompts", "political": "harness.question_gen.political"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,7 @@ from typing import Any
 from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
 from harness.adapters.base import Adapter, Completion, PermanentError, TransientError
+from harness.adapters.generation import answer_probe, answer_probes, cache_text
 from harness.core.records import STATUS_ERROR, STATUS_OK, Probe, Reply
 from harness.run import manifest as mf
 from harness.run.progress import RunProgress, SessionStats
@@ -164,7 +165,7 @@ class Engine:
     def _from_cache(self, probe: Probe) -> Reply | None:
         if self.cache is None:
             return None
-        hit = self.cache.get(self._fingerprint, probe.text)
+        hit = self.cache.get(self._fingerprint, cache_text(probe))  # a continuation keys on its sampling and seed
         if hit is None:
             return None
         text, usage = hit
@@ -191,7 +192,7 @@ class Engine:
         attempts = 1
         started = time.monotonic()
         attempt_started = started
-        ask = lambda: self.adapter.ask(probe.text)  # noqa: E731
+        ask = lambda: answer_probe(self.adapter, probe)  # noqa: E731 - ask(text), or a continuation request
         first: Exception | None = None
         try:
             # The first attempt runs outside tenacity: its per-call machinery cost 0.13 ms of CPU per probe,
@@ -220,7 +221,7 @@ class Engine:
                          error=describe_error(exc, timeout_s=self.settings.timeout_s, secrets=self.secrets),
                          latency_s=round(time.monotonic() - started, 4), attempts=attempts)
         if self.cache is not None:
-            self.cache.put(self._fingerprint, probe.text, completion.text, completion.usage)
+            self.cache.put(self._fingerprint, cache_text(probe), completion.text, completion.usage)
         usage = dict(completion.usage)
         if attempts > 1:
             usage["waited_s"] = round(attempt_started - started, 3)
@@ -242,7 +243,6 @@ class Engine:
             else:
                 todo.append(probe)
         if todo:
-            prompts = [p.text for p in todo]
             started = time.monotonic()
             attempts = 0
             try:
@@ -250,8 +250,8 @@ class Engine:
                     with attempt:
                         attempts += 1
                         self._check_stopping()
-                        completions = await self._attempt(lambda: self.adapter.ask_batch(prompts),
-                                                          self.settings.timeout_s * len(prompts))
+                        completions = await self._attempt(lambda: answer_probes(self.adapter, todo),
+                                                          self.settings.timeout_s * len(todo))
                 if len(completions) != len(todo):
                     raise PermanentError(f"ask_batch returned {len(completions)} answers for {len(todo)}")
             except Exception:  # noqa: BLE001 - fall back to asking one by one
@@ -261,7 +261,7 @@ class Engine:
                 per_probe = (time.monotonic() - started) / len(todo)
                 for probe, completion in zip(todo, completions, strict=True):
                     if self.cache is not None:
-                        self.cache.put(self._fingerprint, probe.text, completion.text, completion.usage)
+                        self.cache.put(self._fingerprint, cache_text(probe), completion.text, completion.usage)
                     replies[probe.id] = Reply(
                         probe_id=probe.id, target=self.adapter.name, text=completion.text, status=STATUS_OK,
                         latency_s=round(per_probe, 4), attempts=attempts,
