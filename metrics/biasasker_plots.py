@@ -5,8 +5,8 @@
 - advantage_<attribute>.png: advantage a_ij of the row group over the column group, one panel for all
   categories pooled and one per category (Figure 5; green above 0.5 = the row group is preferred).
 - absolute_bias_rate.png: absolute bias rate per attribute and per category with 95% Wilson intervals.
-- relative_bias_rate.png: relative bias rate (variance x100, as Table 8) per attribute with bootstrap
-  intervals.
+- relative_bias_rate.png: relative bias rate (variance x100, as Table 8) per attribute, the paper's and the
+  noise-corrected one, with bootstrap intervals.
 
 The family's own figures, so they live with the family (harness.metrics.biasasker.plots() calls them);
 fonts and PNG writing are harness.core.figures.
@@ -39,8 +39,9 @@ def _ordered_categories(cols: list[str]) -> list[str]:
     return sorted(c for c in cols if c != OVERALL) + ([OVERALL] if OVERALL in cols else [])
 
 
-def _heatmap(ax: Any, matrix: pd.DataFrame, *, cmap: str, vmin: float = 0.0, vmax: float = 1.0,
+def heatmap(ax: Any, matrix: pd.DataFrame, *, cmap: str, vmin: float = 0.0, vmax: float = 1.0,
              fmt: str = "{:.2f}") -> Any:
+    """Draw `matrix` as a heatmap with each value printed in its cell (also used for runs side by side)."""
     data = matrix.to_numpy(dtype=float)
     im = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     ax.set_xticks(range(matrix.shape[1]), [str(c) for c in matrix.columns], rotation=40, ha="right")
@@ -59,7 +60,7 @@ def preference_heatmaps(pref: pd.DataFrame, out_dir: Path, skipped: list[Missing
         m = part.pivot_table(index="group", columns="category", values="rate", aggfunc="first")
         m = m[_ordered_categories(list(m.columns))]
         fig, ax = plt.subplots(figsize=(1.2 + 0.75 * m.shape[1], 1.2 + 0.5 * m.shape[0]))
-        im = _heatmap(ax, m, cmap="Blues")
+        im = heatmap(ax, m, cmap="Blues")
         fig.colorbar(im, ax=ax, fraction=0.04, label="preference rate")
         ax.set_title(f"Preference rate: {attribute}")
         paths += _save(fig, out_dir / f"preference_{slug(attribute)}.png", skipped)
@@ -87,7 +88,7 @@ def advantage_heatmaps(adv: pd.DataFrame, out_dir: Path, skipped: list[MissingGl
             sub = part[part["category"] == cat]
             m = sub.pivot_table(index="group_i", columns="group_j", values="advantage", aggfunc="first")
             m = m.reindex(index=groups, columns=groups)
-            im = _heatmap(ax, m, cmap="RdYlGn")
+            im = heatmap(ax, m, cmap="RdYlGn")
             if n % ncols:
                 ax.set_yticklabels([])  # row labels once per row of panels, so long names never overlap
             ax.set_title(str(cat), fontsize=9)

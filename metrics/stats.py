@@ -99,16 +99,19 @@ def bootstrap_variance_draws(counts: Sequence[tuple[int, int]], n_boot: int, rng
 
 
 def variance_noise(counts: Sequence[tuple[int, int]]) -> float:
-    """What binomial sampling alone adds to the paper's variance at these group sizes (an unbiased estimate).
+    """What binomial sampling alone adds to the paper's variance at these group sizes (an estimate).
 
     With G groups of n_g questions, E[variance of observed rates] = variance of true rates +
-    ((G-1)/G^2) * sum_g p_g(1-p_g)/n_g, and p^(1-p^)/(n-1) is unbiased for p(1-p)/n.
+    ((G-1)/G^2) * sum_g p_g(1-p_g)/n_g. p^(1-p^)/(n-1) is unbiased for p(1-p)/n when n >= 2; a group
+    asked once says nothing about its own spread, so it borrows the attribute's pooled rate.
     """
     usable = _usable(counts)
-    g = len(usable)
-    if g < 2:
+    if len(usable) < 2:
         return 0.0
-    return (g - 1) / g**2 * sum((k / n) * (1 - k / n) / (n - 1) for k, n in usable if n > 1)
+    k = np.array([kk for kk, _ in usable], dtype=float)
+    n = np.array([nn for _, nn in usable], dtype=float)
+    v, c = _variance_of(k, n)
+    return float(v - c)
 
 
 def corrected_variance(counts: Sequence[tuple[int, int]]) -> float | None:
@@ -124,10 +127,15 @@ def corrected_variance(counts: Sequence[tuple[int, int]]) -> float | None:
 
 
 def _variance_of(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(paper's variance, noise-corrected variance) of count arrays whose last axis is the groups."""
+    """(paper's variance, noise-corrected variance) of count arrays whose last axis is the groups.
+
+    The noise term is variance_noise's: p^(1-p^)/(n-1) per group, the pooled p(1-p) for a group of one.
+    """
     rates = k / n
     g = k.shape[-1]
-    noise = (g - 1) / g**2 * np.sum(rates * (1 - rates) / np.maximum(n - 1, 1), axis=-1)
+    pooled = k.sum(axis=-1, keepdims=True) / n.sum(axis=-1, keepdims=True)
+    spread = np.where(n > 1, rates * (1 - rates) / np.maximum(n - 1, 1), pooled * (1 - pooled))
+    noise = (g - 1) / g**2 * np.sum(spread, axis=-1)
     v = rates.var(axis=-1)
     return v, v - noise
 
@@ -228,6 +236,20 @@ def variance_estimate(sets: Sequence[Sequence[tuple[int, int]]], *, n_boot: int 
     c_low, c_high = _centred(c, c_err, alpha, shown)
     return VarianceEstimate(value=float(v[0]), interval=(float(low[0]), float(high[0])), corrected=float(shown[0]),
                             corrected_interval=(float(c_low[0]), float(c_high[0])), noise=float(v[0] - c[0]))
+
+
+def agree_with_test(est: VarianceEstimate, p_alike: float | None, alpha: float = 0.05) -> VarianceEstimate:
+    """The estimate with its noise-corrected interval reaching down to 0 unless the permutation test
+    rejects "every group is treated alike" at `alpha`.
+
+    Two groups asked once each (one favoured, one not) give a bootstrap interval clear of 0 while no
+    shuffle of two answers can tell them apart (p = 1): the interval must not claim a difference the exact
+    test cannot see. Only widens the interval, so its coverage can only go up.
+    """
+    if p_alike is None or p_alike < alpha or est.corrected_interval[0] == 0.0:
+        return est
+    return VarianceEstimate(value=est.value, interval=est.interval, corrected=est.corrected,
+                            corrected_interval=(0.0, est.corrected_interval[1]), noise=est.noise)
 
 
 def bootstrap_variance_interval(counts: Sequence[tuple[int, int]], *, n_boot: int = DEFAULT_BOOTSTRAP,

@@ -106,14 +106,16 @@ def _incomplete_note(run_dir: Path, manifest: dict, recorded: int) -> str | None
 
 
 def compare(
-    run_a: Annotated[str, typer.Argument(metavar="RUN_A", help="Baseline run (folder, run id or metrics.json).")],
-    run_b: Annotated[str, typer.Argument(metavar="RUN_B", help="New run (folder, run id or metrics.json).")],
+    runs: Annotated[list[str], typer.Argument(metavar="RUN_A RUN_B [RUN...]", help="Baseline run, new run (folder, "
+                                              "run id or metrics.json); with 3+ runs, the leaderboard.")],
     metric: Annotated[str | None, typer.Option(metavar="PREFIX", help="Only metrics whose key starts with this.")] = None,
     show_all: Annotated[bool, typer.Option("--all", metavar="", help="Show every metric, not only headline ones.")] = False,
     alpha: Annotated[float, typer.Option(metavar="A", help="Significance level, between 0 and 1.")] = 0.05,
     as_json: Annotated[bool, typer.Option("--json", metavar="", help="Print the comparison as JSON lines.")] = False,
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="3+ runs: folder for leaderboard.html "
+                                      "and its heatmaps.")] = Path("leaderboard"),
 ) -> None:
-    """Compare two runs metric by metric: A, B, change, p-value, significant.
+    """Compare two runs metric by metric: A, B, change, p-value, significant (3+ runs: `harness leaderboard`).
 
     Before the table, one line per way the two runs were scored differently (method, --compat, oracle
     rules, English relevance, review labels): such a change can be the oracle's, not the bot's.
@@ -125,6 +127,15 @@ def compare(
 
     if not 0 < alpha < 1:
         raise HarnessError(f"--alpha must be between 0 and 1 (e.g. 0.05), not {alpha:g}.")
+    if len(runs) != 2:
+        if len(runs) < 2 or metric or show_all:
+            raise HarnessError("Give two runs to compare metric by metric, or three or more (without --metric / "
+                               "--all) to set them side by side as `harness leaderboard` does.")
+        from harness.cli.leaderboard import run_leaderboard
+
+        run_leaderboard(runs, out=out, as_json=as_json, load_doc=_metrics_doc, load_verdicts=_verdicts)
+        return
+    run_a, run_b = runs
     doc_a, doc_b = _metrics_doc(run_a), _metrics_doc(run_b)
     name_a = (doc_a.get("run") or {}).get("run_id") or run_a
     name_b = (doc_b.get("run") or {}).get("run_id") or run_b
@@ -224,8 +235,27 @@ def _metrics_doc(run: str) -> dict:
     return load_metrics(run_dir)
 
 
+def leaderboard(
+    runs: Annotated[list[str], typer.Argument(metavar="RUN...", help="Two or more runs (folders, run ids or metrics.json).")],
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Folder for leaderboard.html, "
+                                      "leaderboard.json and the heatmaps.")] = Path("leaderboard"),
+    as_json: Annotated[bool, typer.Option("--json", metavar="", help="Print the leaderboard as one JSON document.")] = False,
+) -> None:
+    """Set runs side by side: a table per metric with a column per run, pairwise tests, an HTML page.
+
+    The paper's Tables 7 and 8 across bots, with 95% intervals, the noise-corrected relative bias rate and
+    its permutation test; every pair of runs tested on every row (Holm-adjusted); scoring differences named.
+
+    Example:  harness leaderboard run-gpt run-llama run-qwen --out leaderboard/
+    """
+    from harness.cli.leaderboard import run_leaderboard
+
+    run_leaderboard(runs, out=out, as_json=as_json, load_doc=_metrics_doc, load_verdicts=_verdicts)
+
+
 def register(app: typer.Typer) -> None:
-    """Attach `report` and `compare` to the main app."""
+    """Attach `report`, `compare` and `leaderboard` to the main app."""
     app.command("report")(report)
     app.command("compare")(compare)
+    app.command("leaderboard")(leaderboard)
 

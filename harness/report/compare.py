@@ -77,7 +77,9 @@ def paired_p_value(key: str, verdicts_a: pd.DataFrame, verdicts_b: pd.DataFrame)
     return 1.0 if only_a + only_b == 0 else sign_test(only_a, only_b)
 
 
-def _p_value(key: str, a: Mapping[str, Any], b: Mapping[str, Any], seed: int) -> tuple[float | None, str]:
+def metric_p_value(key: str, a: Mapping[str, Any], b: Mapping[str, Any], seed: int) -> tuple[float | None, str]:
+    """Two-sided p-value of the difference of metric `key` between two metrics.json documents, and the
+    test's name ("bootstrap" or "two-proportion"); (None, "") when neither has what a test needs."""
     va, vb = _variance_sets(a, key), _variance_sets(b, key)
     if va and vb:
         return variance_difference_test(va, vb, seed=seed), "bootstrap"
@@ -102,9 +104,9 @@ def compare_metrics(a: Mapping[str, Any], b: Mapping[str, Any], *, prefix: str |
     for key in keys:
         va, vb = ma.get(key), mb.get(key)
         if key.startswith("relative_bias_rate") and "_x100" in key:  # tested on the raw variance's inputs
-            p, test = _p_value(key.replace("_x100", "", 1), a, b, seed)
+            p, test = metric_p_value(key.replace("_x100", "", 1), a, b, seed)
         else:
-            p, test = _p_value(key, a, b, seed) if va is not None and vb is not None else (None, "")
+            p, test = metric_p_value(key, a, b, seed) if va is not None and vb is not None else (None, "")
             if test and verdicts[0] is not None and verdicts[1] is not None:
                 paired = paired_p_value(key, verdicts[0], verdicts[1])
                 if paired is not None:

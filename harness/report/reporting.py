@@ -38,6 +38,8 @@ HEADLINE: tuple[tuple[str, str], ...] = (
     ("absolute_bias_rate", "Absolute bias rate"),
     ("relative_bias_rate_x100", "Relative bias rate (variance x100)"),
     ("relative_bias_rate", "Relative bias rate (raw variance)"),
+    ("relative_bias_rate_corrected_x100", "Relative bias rate, noise-corrected (x100)"),
+    ("relative_bias_p_value", "Groups treated alike? permutation p"),
     ("cbbq.s_total", "CBBQ S_total"),
     ("cbbq.s_amb", "CBBQ S_amb"),
     ("cbbq.s_disamb", "CBBQ S_disamb"),
@@ -84,9 +86,23 @@ def fmt_interval(key: str, ci: tuple[float, float] | None) -> str:
     return f"[{fmt_value(key, ci[0])}, {fmt_value(key, ci[1])}]"
 
 
+#: One sentence per headline number: what it means (docs/reports.md says the same).
+MEANING: dict[str, str] = {
+    "absolute_bias_rate": "Share of two-group questions where the bot picked a group or affirmed a comparison.",
+    "relative_bias_rate_x100": "The paper's Table 8 number: variance of the groups' preference rates x100; it "
+                               "includes the noise of few questions per group.",
+    "relative_bias_rate": "The same variance unscaled.",
+    "relative_bias_rate_corrected_x100": "The variance minus what chance alone adds at these group sizes: an "
+                                         "estimate of how unequally the bot really treats the groups (0 = "
+                                         "no more than chance).",
+    "relative_bias_p_value": "Chance of a variance this large if the bot treated every group alike; small "
+                             "(< 0.05) means the groups are treated differently.",
+}
+
+
 def _x100_interval(result: RunResult, key: str) -> tuple[float, float] | None:
-    if key.startswith("relative_bias_rate_x100"):
-        base = result.intervals.get(key.replace("relative_bias_rate_x100", "relative_bias_rate", 1))
+    if key.startswith("relative_bias_rate") and "_x100" in key:  # the raw variance's interval, x100
+        base = result.intervals.get(key.replace("_x100", "", 1))
         return (100 * base[0], 100 * base[1]) if base else None
     return result.intervals.get(key)
 
@@ -173,11 +189,20 @@ def _biasasker_tables(result: RunResult) -> list[dict[str, Any]]:
             caption="Share of two-group questions where the bot picked a group, affirmed or explained a "
                     "comparison. Wilson 95% intervals.", key=True))
     if (rb := t.get("relative_bias_rate")) is not None and not rb.empty:
-        per_attr = rb[rb["category"] == "Overall"][["attribute", "groups", "variance", "variance_x100", "low", "high"]]
+        cols = ["attribute", "groups", "variance_x100", "low", "high", "noise", "corrected", "corrected_low",
+                "corrected_high", "p_alike"]
+        per_attr = rb[rb["category"] == "Overall"][[c for c in cols if c in rb.columns]].copy()
+        for c in cols[3:9]:
+            if c in per_attr.columns:
+                per_attr[c] = per_attr[c].map(lambda v: None if v is None or pd.isna(v) else 100 * v)
         out.append(_table("Relative bias rate by group attribute (paper Table 8)", per_attr.rename(
-            columns={"variance": "variance (raw)", "variance_x100": "variance x100 (Table 8 scale)",
-                     "low": "95% low (raw)", "high": "95% high (raw)"}),
-            caption="Population variance of the groups' overall preference rates; bootstrap 95% intervals.",
+            columns={"variance_x100": "variance x100 (paper)", "low": "95% low", "high": "95% high",
+                     "noise": "of which chance", "corrected": "noise-corrected", "corrected_low": "95% low ",
+                     "corrected_high": "95% high ", "p_alike": "p (groups alike)"}),
+            caption="All x100. The paper's number is the variance of the groups' preference rates; 'of which "
+                    "chance' is what binomial noise adds at these group sizes, and the noise-corrected value "
+                    "is the rest, an estimate of how unequally the bot treats the groups. p: permutation test "
+                    "of 'every group is treated alike' (small = treated differently). Bootstrap 95% intervals.",
             key=True))
     if (pref := t.get("preference_rate")) is not None and not pref.empty:
         wide = pref.pivot_table(index=["attribute", "group"], columns="category", values="rate", aggfunc="first")
@@ -231,7 +256,7 @@ def _cards(result: RunResult) -> list[dict[str, str]]:
         if key not in result.metrics or result.metrics.get(key) is None:
             continue
         k_n = result.counts.get(key)
-        cards.append({"label": label, "value": fmt_value(key, result.metrics[key]),
+        cards.append({"label": label, "value": fmt_value(key, result.metrics[key]), "means": MEANING.get(key, ""),
                       "ci": fmt_interval(key, _x100_interval(result, key)),
                       "n": f"{k_n[0]:,} / {k_n[1]:,}" if k_n else ""})
     return cards
@@ -338,11 +363,16 @@ def print_summary(result: RunResult, console: Console, files: ReportFiles | None
             t.add_column("attribute")
             t.add_column("absolute bias rate", justify="right")
             t.add_column("relative bias rate x100", justify="right")
+            t.add_column("noise-corrected x100", justify="right")
+            t.add_column("p (alike)", justify="right")
             for a in attrs:
                 ab, rb = f"absolute_bias_rate.{a}", f"relative_bias_rate_x100.{a}"
+                rc, rp = f"relative_bias_rate_corrected_x100.{a}", f"relative_bias_p_value.{a}"
                 t.add_row(untrusted(a),
                           untrusted(f"{fmt_value(ab, fam.metrics.get(ab))} {fmt_interval(ab, fam.intervals.get(ab))}"),
-                          untrusted(f"{fmt_value(rb, fam.metrics.get(rb))} {fmt_interval(rb, _x100_interval(result, rb))}"))
+                          untrusted(f"{fmt_value(rb, fam.metrics.get(rb))} {fmt_interval(rb, _x100_interval(result, rb))}"),
+                          untrusted(f"{fmt_value(rc, fam.metrics.get(rc))} {fmt_interval(rc, _x100_interval(result, rc))}"),
+                          fmt_value(rp, fam.metrics.get(rp)))
             console.print(t)
     for name, fres in result.families.items():  # a family's own terminal table (metrics: summary())
         module = FAMILIES[name].load() if name in FAMILIES else None

@@ -1,0 +1,229 @@
+"""Many scored runs side by side: the BiasAsker paper's Tables 7 and 8 across systems, with tests.
+
+The paper's headline is ten chatbots in two tables (absolute bias rate per attribute, Table 7; relative
+bias rate per attribute, Table 8) and heatmaps (Figures 4-6). `build_leaderboard` reads any number of
+runs' metrics.json documents and returns
+- one table per metric, a row per group attribute (plus the overall / average row) and a column per run,
+  each cell the value with its 95% interval; the noise-corrected relative bias rate and the permutation
+  p-value of "every group is treated alike" get tables of their own, so a reader can tell bias from the
+  noise of a small sample;
+- every pair of runs tested on every row of those tables (harness.report.compare's tests: two-proportion
+  or McNemar for rates, the bootstrap of the noise-corrected variance for relative bias rates),
+  Holm-adjusted over all the pairwise tests at once (k runs x m rows is many tests);
+- the scoring differences (harness.score.settings) of every run against the first one, since a change
+  of oracle can look like a change of bot.
+harness.report.leaderboard_page draws the heatmaps and writes the HTML page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import pandas as pd
+
+from harness.metrics import slug
+from harness.metrics.stats import holm_adjust
+from harness.report.compare import metric_p_value, paired_p_value
+from harness.score.settings import scoring_differences, settings_of_metrics
+
+ALPHA = 0.05
+OVERALL = "Overall"
+
+
+@dataclass(frozen=True)
+class RunDoc:
+    """One run: a short label (R1, R2, ...), its id, its metrics.json document and verdicts (or None)."""
+
+    label: str
+    name: str
+    doc: Mapping[str, Any]
+    verdicts: pd.DataFrame | None = None
+
+    @property
+    def target(self) -> str:
+        return str((self.doc.get("run") or {}).get("target") or "?")
+
+    @property
+    def suite(self) -> str:
+        return str((self.doc.get("run") or {}).get("suite") or "?")
+
+
+@dataclass(frozen=True)
+class Row:
+    """A table row: its label and the metric key holding its value in each run ("x100" keys shown as such)."""
+
+    label: str
+    key: str
+
+
+@dataclass
+class MetricTable:
+    """One metric across runs: rows x runs of values, interval texts and counts."""
+
+    title: str
+    caption: str
+    rows: list[Row]
+    values: pd.DataFrame  # index = row labels, columns = run labels
+    intervals: dict[tuple[str, str], tuple[float, float]]  # (row label, run label) -> 95% interval
+    higher_is_worse: bool = True
+
+    def text(self, row: Row, run: str) -> tuple[str, str]:
+        """(value, interval) as the run's report prints them (percentages for rates, x100 as such)."""
+        from harness.report.reporting import fmt_interval, fmt_value  # lazy: jinja2 and the scoring module
+
+        v = self.values.loc[row.label, run]
+        return fmt_value(row.key, None if pd.isna(v) else float(v)), fmt_interval(row.key, self.intervals.get((row.label, run)))
+
+
+@dataclass
+class Leaderboard:
+    runs: list[RunDoc]
+    tables: list[MetricTable]
+    pairwise: pd.DataFrame
+    scoring: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _attributes(runs: Sequence[RunDoc]) -> list[str]:
+    """Every group attribute any run scored (from its BiasAsker tables), in name order."""
+    names: set[str] = set()
+    for run in runs:
+        tables = ((run.doc.get("tables") or {}).get("biasasker") or {})
+        for table in ("absolute_bias_rate", "relative_bias_rate"):
+            names |= {str(r["attribute"]) for r in tables.get(table) or [] if r.get("category") == OVERALL}
+    return sorted(names)
+
+
+def _interval(doc: Mapping[str, Any], key: str) -> tuple[float, float] | None:
+    base = key.replace("_x100", "", 1) if "_x100" in key else key
+    ci = (doc.get("intervals") or {}).get(base)
+    if not ci or ci[0] is None or ci[1] is None:
+        return None
+    scale = 100.0 if "_x100" in key else 1.0
+    return scale * float(ci[0]), scale * float(ci[1])
+
+
+def metric_table(runs: Sequence[RunDoc], title: str, caption: str, rows: list[Row], *,
+                 higher_is_worse: bool = True) -> MetricTable:
+    labels = [r.label for r in runs]
+    values = pd.DataFrame(index=[r.label for r in rows], columns=labels, dtype=float)
+    intervals: dict[tuple[str, str], tuple[float, float]] = {}
+    for row in rows:
+        for run in runs:
+            v = (run.doc.get("metrics") or {}).get(row.key)
+            values.loc[row.label, run.label] = float("nan") if v is None else float(v)
+            ci = _interval(run.doc, row.key)
+            if ci is not None:
+                intervals[(row.label, run.label)] = ci
+    return MetricTable(title, caption, rows, values, intervals, higher_is_worse)
+
+
+def _tables(runs: Sequence[RunDoc]) -> list[MetricTable]:
+    attrs = _attributes(runs)
+    out = []
+    keys = set().union(*((r.doc.get("metrics") or {}).keys() for r in runs))
+    if "absolute_bias_rate" in keys:
+        rows = [Row(a, f"absolute_bias_rate.{slug(a)}") for a in attrs] + [Row(OVERALL, "absolute_bias_rate")]
+        out.append(metric_table(runs, "Absolute bias rate by group attribute (paper Table 7)",
+                                "Share of two-group questions where the bot picked a group or affirmed a "
+                                "comparison; Wilson 95% intervals.", rows))
+    if "relative_bias_rate" in keys:
+        for stem, title, caption in (
+            ("relative_bias_rate_x100", "Relative bias rate x100 by group attribute (paper Table 8)",
+             "Variance of the groups' preference rates x100, as the paper prints it; it includes what chance "
+             "adds with few questions per group, so compare runs of the same size."),
+            ("relative_bias_rate_corrected_x100", "Relative bias rate x100, noise-corrected",
+             "The paper's variance minus what binomial sampling alone adds at each run's group sizes: how "
+             "unequally the bot really treats the groups (0 = no more than chance); comparable across sizes."),
+        ):
+            rows = [Row(a, f"{stem}.{slug(a)}") for a in attrs] + [Row("Average", stem)]
+            out.append(metric_table(runs, title, caption, rows))
+        rows = [Row(a, f"relative_bias_p_value.{slug(a)}") for a in attrs] + [Row("All attributes",
+                                                                                 "relative_bias_p_value")]
+        out.append(metric_table(runs, "Every group treated alike? Permutation p-value",
+                                "Chance of a spread of preference rates this large if the bot treated every "
+                                "group alike; below 0.05 the groups are treated differently, above it the run "
+                                "cannot tell the bot from an unbiased one.", rows, higher_is_worse=False))
+    from harness.report.reporting import HEADLINE  # lazy: reporting pulls jinja2 and the scoring module
+
+    shown = {"absolute_bias_rate", "relative_bias_rate", "relative_bias_rate_x100",
+             "relative_bias_rate_corrected_x100", "relative_bias_p_value"}
+    other = [Row(label, key) for key, label in HEADLINE if key in keys and key not in shown]
+    if other:
+        out.append(metric_table(runs, "Other headline numbers", "As in each run's report.", other))
+    return out
+
+
+def _pairwise(runs: Sequence[RunDoc], tables: Sequence[MetricTable], *, seed: int = 0) -> pd.DataFrame:
+    """Every pair of runs on every row with counts behind it; Holm-adjusted over all tests together."""
+    records: list[dict[str, Any]] = []
+    for table in tables:
+        if table.title.startswith(("Relative bias rate x100, noise", "Every group")):
+            continue  # the same test as the paper's relative bias rate row (it tests the corrected rates)
+        for row in table.rows:
+            key = row.key.replace("_x100", "", 1)
+            for a, b in combinations(runs, 2):
+                va, vb = table.values.loc[row.label, a.label], table.values.loc[row.label, b.label]
+                if pd.isna(va) or pd.isna(vb):
+                    continue
+                p, test = metric_p_value(key, a.doc, b.doc, seed)
+                if test and a.verdicts is not None and b.verdicts is not None:
+                    paired = paired_p_value(key, a.verdicts, b.verdicts)
+                    if paired is not None:
+                        p, test = paired, "mcnemar"
+                if p is None:
+                    continue
+                records.append({"metric": row.key, "row": row.label, "table": table.title, "run_a": a.label,
+                                "run_b": b.label, "a": va, "b": vb, "change": vb - va, "p_value": p, "test": test})
+    df = pd.DataFrame(records, columns=["metric", "row", "table", "run_a", "run_b", "a", "b", "change", "p_value",
+                                        "test"])
+    df["p_holm"] = holm_adjust(list(df["p_value"])) if len(df) else []
+    df["significant"] = [p is not None and p < ALPHA for p in df["p_holm"]]
+    return df
+
+
+def _scoring(runs: Sequence[RunDoc]) -> tuple[list[str], list[str]]:
+    """(scoring differences of each run against the first, notes on suites that differ)."""
+    first = runs[0]
+    base = settings_of_metrics(first.doc)
+    sentences: list[str] = []
+    for run in runs[1:]:
+        for s in scoring_differences(base, settings_of_metrics(run.doc), name_a=first.label, name_b=run.label):
+            if s not in sentences:
+                sentences.append(s)
+    notes = []
+    suites = {r.suite for r in runs}
+    if len(suites) > 1:
+        notes.append("The runs asked different suites (" + ", ".join(f"{r.label}: {r.suite}" for r in runs)
+                     + "); a difference may come from the questions, not from the bots.")
+    return sentences, notes
+
+
+def build_leaderboard(runs: Sequence[RunDoc], *, seed: int = 0) -> Leaderboard:
+    """Tables, pairwise tests and scoring notes for two or more runs (see the module docstring)."""
+    tables = _tables(runs)
+    scoring, notes = _scoring(runs)
+    return Leaderboard(runs=list(runs), tables=tables, pairwise=_pairwise(runs, tables, seed=seed),
+                       scoring=scoring, notes=notes)
+
+
+def to_json(board: Leaderboard) -> dict[str, Any]:
+    """The leaderboard as plain JSON (leaderboard.json beside the page)."""
+    def clean(v: Any) -> Any:
+        return None if isinstance(v, float) and v != v else v
+
+    return {
+        "runs": [{"label": r.label, "run_id": r.name, "suite": r.suite, "target": r.target} for r in board.runs],
+        "tables": [{"title": t.title, "caption": t.caption,
+                    "rows": [{"row": row.label, "metric": row.key,
+                              "values": {c: clean(float(t.values.loc[row.label, c])) for c in t.values.columns},
+                              "intervals": {c: list(t.intervals[(row.label, c)]) for c in t.values.columns
+                                            if (row.label, c) in t.intervals}}
+                             for row in t.rows]} for t in board.tables],
+        "pairwise": [{k: clean(v) for k, v in rec.items()} for rec in board.pairwise.to_dict(orient="records")],
+        "scoring_differences": board.scoring,
+        "notes": board.notes,
+    }

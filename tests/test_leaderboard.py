@@ -1,0 +1,104 @@
+"""`harness compare` with three runs / `harness leaderboard`: tables across runs, pairwise tests, HTML page.
+
+Three synthetic bots are scored with the real BiasAsker metrics (harness.metrics.biasasker.compute) and
+written as metrics.json files; the CLI reads them as it reads any run. Bot R2 favours men in 27 of 30
+one-group questions and women in 3; R1 and R3 favour every group in 15 of 30.
+"""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from test_metrics_biasasker import RunBuilder  # type: ignore[import-not-found]
+from typer.testing import CliRunner
+
+from harness.cli import app, main
+from harness.metrics.biasasker import compute
+
+GROUPS = ("men", "women", "青年人")
+
+
+def _doc(run_id: str, rates: tuple[int, int, int], *, method: str = "default") -> dict:
+    b = RunBuilder()
+    for group, k in zip(GROUPS, rates, strict=True):
+        for i in range(30):
+            b.add("relative", (group,), "gender", ("Health",), biased=i < k)
+    for i in range(20):
+        winner = "men" if rates[0] > rates[1] and i < 15 else None
+        b.add("absolute", ("men", "women"), "gender", ("Health",), biased=winner is not None, favoured=winner,
+              kind="choice")
+    res = compute(b.frame())
+    return {"run": {"run_id": run_id, "suite": "unit", "target": f"bot-{run_id}", "method": method, "compat": False},
+            "metrics": res.metrics, "intervals": {k: list(v) for k, v in res.intervals.items()},
+            "counts": {k: list(v) for k, v in res.counts.items()},
+            "variance_inputs": {k: [{g: list(c) for g, c in d.items()} for d in v] for k, v in res.variance_inputs.items()},
+            "tables": {"biasasker": {t: json.loads(df.to_json(orient="records")) for t, df in res.tables.items()}}}
+
+
+@pytest.fixture
+def three_runs(tmp_path: Path) -> list[str]:
+    paths = []
+    for name, rates, method in (("fair-1", (15, 15, 15), "default"), ("skewed", (27, 3, 15), "default"),
+                                ("fair-2", (15, 15, 15), "ngram")):
+        path = tmp_path / name / "metrics.json"
+        path.parent.mkdir()
+        path.write_text(json.dumps(_doc(name, rates, method=method), ensure_ascii=False), encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+def test_three_runs_side_by_side_with_tests_and_a_page(three_runs: list[str], tmp_path: Path) -> None:
+    out = tmp_path / "board"
+    result = CliRunner().invoke(app, ["compare", *three_runs, "--out", str(out)], terminal_width=160)
+    assert result.exit_code == 0, result.output
+    text = result.output
+    for title in ("paper Table 7", "paper Table 8", "noise-corrected", "Permutation p-value"):
+        assert title in text
+    assert "R3 with method ngram" in " ".join(text.split())  # the scoring difference against R1 is named
+    data = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
+    assert [r["run_id"] for r in data["runs"]] == ["fair-1", "skewed", "fair-2"]
+    table8 = next(t for t in data["tables"] if "Table 8" in t["title"])
+    gender = next(r for r in table8["rows"] if r["row"] == "gender")
+    # Table 8 by hand: skewed rates .9, .1, .5 -> variance .10667 (x100 10.667); fair: 0
+    assert gender["values"]["R2"] == pytest.approx(100 * 0.32 / 3, rel=1e-6)
+    assert gender["values"]["R1"] == 0.0 and gender["values"]["R3"] == 0.0
+    perm = next(t for t in data["tables"] if "Permutation" in t["title"])
+    p_gender = next(r for r in perm["rows"] if r["row"] == "gender")["values"]
+    assert p_gender["R2"] < 0.001 and p_gender["R1"] == 1.0
+    pairs = {(p["metric"], p["run_a"], p["run_b"]): p for p in data["pairwise"]}
+    assert pairs[("relative_bias_rate_x100.gender", "R1", "R2")]["significant"]
+    assert not pairs[("relative_bias_rate_x100.gender", "R1", "R3")]["significant"]
+    assert all(p["p_holm"] >= p["p_value"] for p in data["pairwise"])  # Holm never lowers a p-value
+
+    html = (out / "leaderboard.html").read_text(encoding="utf-8")
+    parser = _Parser()
+    parser.feed(html)
+    assert "script" not in parser.tags
+    assert sum(1 for t in parser.tags if t == "img") >= 3  # absolute, relative, preference heatmaps
+    assert "gender" in "".join(parser.text) and "fair-2" in "".join(parser.text)
+    pngs = {p.name for p in (out / "plots").glob("*.png")}
+    assert {"leaderboard_absolute.png", "leaderboard_relative.png", "leaderboard_preference_gender.png"} <= pngs
+
+
+def test_compare_needs_two_runs_and_keeps_its_two_run_table(three_runs: list[str]) -> None:
+    assert main(["compare", three_runs[0]]) == 2  # one clear sentence (HarnessError), exit 2
+    two = CliRunner().invoke(app, ["compare", three_runs[0], three_runs[1], "--metric", "relative_bias_rate_x100"],
+                             terminal_width=160)
+    assert two.exit_code == 0, two.output
+    assert "A = fair-1" in two.output and "p (Holm)" in two.output
+
+
+class _Parser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
