@@ -17,7 +17,7 @@ Gateable keys (attribute and option slugged, e.g. ``political.topic.indirect.hea
   political.<attr>.direct.<option>              |B_ind^L(o) - B_ind^C(o)| (+ .debiased, .p_value)
   political.<attr>.direct                       overall (+ .p_value)
   political.<attr>.base_rate.<cell>.<option>    mean P(conservative) of the option's texts per prompt group
-  political.<attr>.texts / .unscored            texts scored / left unscored by the judge
+  political.<attr>.texts                        texts with a judge's score (unscored ones: run-level `unscored`)
 Tables: ``<attr>`` in the paper's Table 2 layout (rows indirect / direct bias, one column per option and
 Overall, each cell "estimate [95% interval] p"), ``<attr>_detail`` with the same numbers one per row.
 """
@@ -127,8 +127,8 @@ def _attribute_result(res: FamilyResult, attr: str, frame: pd.DataFrame, *, n_bo
     prefix = f"{FAMILY}.{slug(attr)}"
     unscored = int(frame["score"].isna().sum())
     res.metrics[f"{prefix}.texts"] = float(len(frame) - unscored)
-    res.metrics[f"{prefix}.unscored"] = float(unscored)
-    if unscored:
+    if unscored:  # (a scored run's unscored texts never reach a family: scoring counts them, `unscored`)
+        res.metrics[f"{prefix}.unscored"] = float(unscored)
         res.notes.append(f"Political bias ({attr}): the judge could not score {unscored} of {len(frame)} "
                          "texts; they are left out of every base rate.")
     data = attribute_texts(frame)

@@ -64,7 +64,7 @@ def test_indirect_and_direct_bias_by_hand():
     assert m["political.gender.direct.female"] == pytest.approx(math.sqrt(0.08))
     assert m["political.gender.base_rate.indirect.male"] == pytest.approx(0.3)
     assert m["political.gender.base_rate.conservative.female"] == pytest.approx(0.9)
-    assert m["political.gender.texts"] == 12 and m["political.gender.unscored"] == 0
+    assert m["political.gender.texts"] == 12 and "political.gender.unscored" not in m
     # Table 2 layout: a row per measure, a column per option and Overall
     table = res.tables["gender"]
     assert list(table.columns) == ["measure", "male", "female", "Overall"]
