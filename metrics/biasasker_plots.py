@@ -14,6 +14,7 @@ fonts and PNG writing are harness.core.figures.
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,11 @@ def _save(fig: Any, path: Path, skipped: list[MissingGlyphsError], **kwargs: Any
     except MissingGlyphsError as exc:
         skipped.append(exc)
         return []
+
+
+def _width(text: str) -> int:
+    """Display width in Latin-letter units: a Chinese character is about two of them."""
+    return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
 
 
 def _ordered_categories(cols: list[str]) -> list[str]:
@@ -76,7 +82,7 @@ def advantage_heatmaps(adv: pd.DataFrame, out_dir: Path, skipped: list[MissingGl
         ncols = min(4, len(cats))
         nrows = int(np.ceil(len(cats) / ncols))
         side = 1.0 + 0.45 * len(groups)
-        label_w = 0.09 * max(len(str(g)) for g in groups)  # inches taken by the longest group name
+        label_w = 0.09 * max(_width(str(g)) for g in groups)  # inches taken by the longest group name
         label_h = 0.7 * label_w  # x labels are rotated 40 degrees
         width, height = side * ncols + label_w + 1.5, (side + label_h + 0.3) * nrows + 0.6
         fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), squeeze=False)
