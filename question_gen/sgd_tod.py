@@ -24,17 +24,22 @@ request carries, default 8), pairs (per axis, the (source, target) pairs: {race:
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import random
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+import harness.core.perturb as perturb_pkg
 from harness.core.errors import ConfigError, HarnessError
+from harness.core.paths import cache_dir
 from harness.core.perturb.algorithm import DEFAULT_DRAWS, Substitution, perturber_for
 from harness.core.perturb.dialogues import SHAPE_SGD, dialogue_draws, no_words_message, perturb_sgd_dialogue
 from harness.core.perturb.lexicon import AXES
-from harness.core.perturb.sgd import load_split, service_calls
+from harness.core.perturb.sgd import load_split, service_calls, split_dir
 from harness.core.records import KIND_TOD_TURN, Probe, stable_id
 
 SPEC_KEYS = frozenset({"name", "generator", "lang", "description", "data", "axes", "draws", "seed", "dialogues",
@@ -213,7 +218,29 @@ def generate_at(spec: Mapping[str, Any], name: str, positions: list[int]) -> Ite
 
 
 def count(spec: Mapping[str, Any]) -> int:
-    return len(_plan_for(spec, str(spec.get("name", "sgd-tod")))[0])
+    """How many probes the suite holds. Finding them perturbs the whole split (about 10 CPU-s), so the
+    number is kept on disk, keyed by the spec, the split's files and this code, for `harness suites`."""
+    key = _count_key(spec)
+    path = cache_dir() / "tod" / f"count-{key}.json"
+    try:
+        return int(json.loads(path.read_text("utf-8"))["count"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    n = len(_plan_for(spec, str(spec.get("name", "sgd-tod")))[0])
+    with contextlib.suppress(OSError):  # a read-only cache only costs the next listing the same time
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"count": n}), "utf-8")
+    return n
+
+
+def _count_key(spec: Mapping[str, Any]) -> str:
+    folder = split_dir(_settings(spec)["data"])
+    files = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.glob("*.json"))
+    code = [Path(__file__)] + sorted(Path(perturb_pkg.__file__).parent.glob("*.*"))
+    digest = hashlib.sha256(json.dumps([dict(spec), str(folder), files], sort_keys=True, default=str).encode())
+    for source in code:
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def perturbable(spec: Mapping[str, Any]) -> dict[str, int]:
