@@ -203,7 +203,7 @@ def _llamacpp(adapter: Any, messages: Sequence[Message], labels: Sequence[str], 
                 answer_at = len(pieces) - 1
             if len(generated) >= max_tokens:
                 break
-        text = llm.detokenize(generated).decode("utf-8", errors="replace").strip()
+        text = llm.detokenize(generated).decode("utf-8", errors="ignore").strip()  # a cut character is dropped
         usage = {"prompt_tokens": len(tokens), "completion_tokens": len(generated)}
         if answer_at is None:
             return LabelAnswer(text, {}, 0.0, METHOD_LOGITS, usage)

@@ -33,7 +33,8 @@ err_console = Console(stderr=True)
 
 
 #: Command modules of this package, in the order `harness --help` lists their commands.
-COMMAND_MODULES: tuple[str, ...] = ("data", "questions", "targets", "run", "report", "manual", "review", "debias", "perturb")
+COMMAND_MODULES: tuple[str, ...] = ("data", "questions", "targets", "run", "report", "manual", "review", "debias", "perturb",
+                                   "judging")
 
 
 def _register() -> None:

@@ -47,6 +47,12 @@ def report(
     max_error_rate: Annotated[float, typer.Option(
         metavar="RATE", help="Exit 3 when more than this share of probes failed to get an answer.")] = 0.1,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", metavar="", help="Write the files without the terminal summary.")] = False,
+    judge: Annotated[list[str] | None, typer.Option("--judge", metavar="TARGET", help="A target that reads the replies too (repeatable: majority of judges); docs/judge.md.")] = None,
+    mode: Annotated[str | None, typer.Option("--mode", metavar="MODE", help="Who reads the replies: rules (default), judge (default with --judge) or hybrid.")] = None,
+    threshold: Annotated[float | None, typer.Option("--threshold", metavar="C", help="Hybrid: rule verdicts at least this confident stand (default 0.9).")] = None,
+    allow_self_judge: Annotated[bool, typer.Option("--allow-self-judge", metavar="", help="Let the target under test judge its own replies.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", metavar="", help="Ask the judge even when its answer is cached.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", metavar="", help="Count what the judge would be asked, with tokens and cost; ask nothing.")] = False,
 ) -> None:
     """Score a run and write verdicts.csv, metrics.json, plots/ and report.html into its folder.
 
@@ -59,7 +65,8 @@ def report(
     if not 0 <= max_error_rate <= 1:
         raise HarnessError(f"--max-error-rate must be a share between 0 and 1 (e.g. 0.1), not {max_error_rate:g}.")
     gates = [parse_gate(s) for s in fail_above or []]  # malformed gates fail before any work
-    result = score_run(run, method=method, compat=compat)
+    reader = _reader(run, judge, mode, threshold, allow_self_judge, no_cache, dry_run, method, compat)
+    result = score_run(run, method=method, compat=compat, reader=reader, console=console)
     if not result.metrics.get("total"):
         raise _nothing_recorded(result.run_dir, result.manifest)
     note = _incomplete_note(result.run_dir, result.manifest, int(result.metrics["total"]))
@@ -71,6 +78,24 @@ def report(
     code = _gate_exit(result.metrics, gates, max_error_rate)  # the error-rate check applies without gates too
     if code:
         raise typer.Exit(code)
+
+
+def _reader(run: str, judge: list[str] | None, mode: str | None, threshold: float | None, allow_self: bool,
+            no_cache: bool, dry_run: bool, method: str, compat: bool):  # noqa: ANN202 - harness.judge's ReaderSettings
+    """The reader of `harness report` (judges checked before anything is asked); --dry-run ends here."""
+    from harness.cli.judging import reader_from_options, report_estimate
+    from harness.cli.run import estimate_tokens
+    from harness.run import manifest as mf
+
+    target = mf.read_manifest(mf.resolve_run(run), complete=False).get("target") if judge else None
+    reader = reader_from_options(judge, mode, threshold, target=target, allow_self=allow_self, use_cache=not no_cache)
+    if dry_run:
+        if not reader.uses_judge:
+            console.print("Nothing would be asked: without --judge the rules read the replies offline.")
+        else:
+            report_estimate(console, reader, run, method=method, compat=compat, count_tokens=estimate_tokens)
+        raise typer.Exit(0)
+    return reader
 
 
 def _continue_hint(run_dir: Path, manifest: dict) -> str:

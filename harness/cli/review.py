@@ -38,6 +38,8 @@ def review(
                                          help="Review the verdicts of upstream BiasAsker's rules (as `harness report --compat`).")] = False,
     no_report: Annotated[bool, typer.Option("--no-report", metavar="",
                                             help="Do not rewrite the report at the end.")] = False,
+    uncertain: Annotated[bool, typer.Option("--uncertain", metavar="",
+                                            help="The least confident verdicts first (not a random sample).")] = False,
 ) -> None:
     """Check a sample of the oracle's verdicts yourself; your labels replace them in every metric.
 
@@ -48,6 +50,9 @@ def review(
     Run the same command to continue; the same run, N and seed give the same sample.
 
     Exit codes: 0 done or stopped, 2 bad input, 3 machine fault, 130 Ctrl-C.
+
+    --uncertain puts the verdicts the rules are least sure of first (their calibrated confidence); such a
+    sample corrects the most verdicts per review but is left out of the corrected bias rate.
 
     Example:  harness review RUN --sample 60   (or --export review.xlsx, then --import review.xlsx)
     """
@@ -75,7 +80,13 @@ def review(
         if plan.accepted and not no_report:
             _report(run_dir, result)
         return
-    chosen = select_sample(items, sample, seed=seed, only=only)
+    if uncertain:  # where the oracle is least sure: corrections count most, but it is no random sample
+        from harness.human.review_sample import least_confident, record_uncertain
+
+        chosen = least_confident([it for it in items if only == "all" or it.oracle.biased], sample, seed=seed)
+        record_uncertain(run_dir, chosen)
+    else:
+        chosen = select_sample(items, sample, seed=seed, only=only)
     if not chosen:
         raise HarnessError(f"Run {run_id} has no reply the oracle called biased to review; use --only all.")
     if export is not None:

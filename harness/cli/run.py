@@ -184,7 +184,27 @@ def _out_note(answer_mode: str, settings: dict[str, Any]) -> str:
     return " = max_tokens" if settings.get("max_tokens") else ", assumed"
 
 
-def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, compat: bool) -> dict[str, Any] | None:
+def _judge_dry_run(console: Console, reader: Any, *, suite: str | None, target: str | None, resume: str | None,
+                   sample: int | None, seed: int, limit: int | None, params: dict[str, Any]) -> None:
+    """The judges' share of --dry-run: one question per selected reply (two for a choice question), the
+    replies assumed max_tokens long (they do not exist yet)."""
+    from harness.cli.judging import DEFAULT_REPLY_TOKENS, print_estimate
+    from harness.run.plan import load_suite_any, select_any, target_config
+
+    if resume:
+        man = mf.read_manifest(mf.resolve_run(resume))
+        sel = man.get("selection", {})
+        suite, target = suite or man.get("suite"), target or man.get("target")
+        sample, seed, limit = sel.get("sample"), sel.get("seed", 0), sel.get("limit")
+        params = {**(sel.get("overrides") or {}), **params}
+    settings = getattr(target_config(str(target)), "settings", None) or {}
+    probes = select_any(load_suite_any(suite), sample=sample, seed=seed, limit=limit, overrides=params)
+    print_estimate(console, reader, ((p, None) for p in probes), count_tokens=estimate_tokens,
+                   reply_tokens=int(settings.get("max_tokens") or DEFAULT_REPLY_TOKENS))
+
+
+def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, compat: bool,
+                      reader: Any = None) -> dict[str, Any] | None:
     """Score the transcript and write the report folder; None (with a note) if scoring is unavailable."""
     try:
         from harness.report.reporting import write_report
@@ -193,7 +213,7 @@ def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, com
         console.print("[yellow]note:[/] scoring is not available in this installation; the transcript is "
                       f"complete in {outcome.run_dir}.")
         return None
-    result = score_run(outcome.run_dir, method=method, compat=compat)
+    result = score_run(outcome.run_dir, method=method, compat=compat, reader=reader, console=console)
     write_report(outcome.run_dir, result, console=console)  # prints the metric tables and the report path
     return dict(result.metrics)
 
@@ -244,6 +264,10 @@ def run_command(
     fail_above: Annotated[list[str] | None, typer.Option("--fail-above", metavar="METRIC=VALUE", rich_help_panel="Scoring and gates", help="Gate METRIC=VALUE (repeatable): exit 1 if the metric is above VALUE.")] = None,
     max_error_rate: Annotated[float, typer.Option(metavar="RATE", rich_help_panel="Scoring and gates", help="Exit 3 if more than this share of probes ended in errors.", min=0.0, max=1.0)] = DEFAULT_MAX_ERROR_RATE,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", metavar="", rich_help_panel="Run folder and resume", help="Show the live progress bar.")] = True,
+    judge: Annotated[list[str] | None, typer.Option("--judge", metavar="TARGET", rich_help_panel="Scoring and gates", help="A target that reads the replies too (repeatable: majority of judges); docs/judge.md.")] = None,
+    mode: Annotated[str | None, typer.Option("--mode", metavar="MODE", rich_help_panel="Scoring and gates", help="Who reads the replies: rules (default), judge (default with --judge) or hybrid.")] = None,
+    threshold: Annotated[float | None, typer.Option("--threshold", metavar="C", rich_help_panel="Scoring and gates", help="Hybrid: rule verdicts at least this confident stand (default 0.9).")] = None,
+    allow_self_judge: Annotated[bool, typer.Option("--allow-self-judge", metavar="", rich_help_panel="Scoring and gates", help="Let the target under test judge its own replies.")] = False,
 ) -> None:
     """Ask a suite of a target; record, resume, score and gate (the main job).
 
@@ -265,10 +289,18 @@ def run_command(
     if gates and no_report:
         raise HarnessError("--fail-above needs the scores; drop --no-report.")
     answer_mode = _preflight(suite=suite, target=target, method=method, answer_mode=answer_mode)
+    from harness.cli.judging import reader_from_options  # the judges are checked before anything is asked
+
+    reader = reader_from_options(judge, mode, threshold, target=target, resume=resume,
+                                 allow_self=allow_self_judge, progress=progress, use_cache=not no_cache)
     if dry_run:
-        raise typer.Exit(_dry_run(console, suite=suite, target=target, resume=resume, sample=sample, seed=seed,
-                                  limit=limit, params=params, retry_errors=retry_errors, run_id=run_id,
-                                  answer_mode=answer_mode, new=new and not resume))
+        code = _dry_run(console, suite=suite, target=target, resume=resume, sample=sample, seed=seed,
+                        limit=limit, params=params, retry_errors=retry_errors, run_id=run_id,
+                        answer_mode=answer_mode, new=new and not resume)
+        if reader.uses_judge:
+            _judge_dry_run(console, reader, suite=suite, target=target, resume=resume, sample=sample, seed=seed,
+                           limit=limit, params=params)
+        raise typer.Exit(code)
     outcome = run_suite(
         suite, target, sample=sample, seed=seed, limit=limit, overrides=params, run_id=run_id, new=new,
         resume=resume, retry_errors=retry_errors, use_cache=not no_cache, show_progress=progress,
@@ -301,7 +333,7 @@ def run_command(
         raise HarnessError("No probe was answered, so there is nothing to score; see the errors above.",
                            exit_code=EXIT_INFRA)
     retry_hint = f"`{resume_cmd} --retry-errors`"
-    metrics = None if no_report else _score_and_report(console, outcome, method=method, compat=compat)
+    metrics = None if no_report else _score_and_report(console, outcome, method=method, compat=compat, reader=reader)
     if metrics is not None:
         _judge(console, metrics, gates, max_error_rate, retry_hint, outcome.run_id)
         return

@@ -67,3 +67,32 @@ def open_review(run: str | Path, *, method: str = "default", compat: bool = Fals
         raise HarnessError(f"Run {result.run_dir.name} has no scored BiasAsker reply (yes/no, choice or why "
                            f"question) to review; run or import the questions first.")
     return result.run_dir, result, items
+
+
+def least_confident(items: Sequence[ReviewItem], n: int, *, seed: int = 0) -> list[ReviewItem]:
+    """The n items whose verdicts are least confident (harness.judge.confidence), least first; items of
+    equal confidence in a seeded order. HarnessError when the verdicts have no calibrated confidence."""
+    from harness.judge.confidence import confidence
+
+    scored = [(confidence(it.probe, it.oracle), it) for it in sorted(items, key=lambda it: it.probe.id)]
+    if any(c is None for c, _it in scored):
+        raise HarnessError("--uncertain orders verdicts by their calibrated confidence, which only the default "
+                           "rules have; drop --method / --compat, or review a random sample without --uncertain.")
+    rng = random.Random(f"harness-review-uncertain:{seed}")
+    keyed = [(c, rng.random(), it) for c, it in scored]
+    return [it for _c, _r, it in sorted(keyed, key=lambda t: (t[0], t[1]))[:n]]
+
+
+def record_uncertain(run_dir: Path, items: Iterable[ReviewItem]) -> None:
+    """Add these probe ids to RUN/review_draws.json: drawn least-confident-first, they are no random sample
+    of their decision, and the corrected bias rate leaves them out (harness.score.corrected)."""
+    import json
+    import os
+
+    from harness.score.corrected import DRAWS_FILE, uncertain_draws
+
+    ids = uncertain_draws(run_dir) | {it.probe.id for it in items}
+    path = Path(run_dir) / DRAWS_FILE
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps({"uncertain": sorted(ids)}, indent=0), encoding="utf-8")
+    os.replace(tmp, path)

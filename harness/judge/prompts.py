@@ -160,9 +160,9 @@ _QUESTION = {
 }
 _FRAME = {
     "en": ("Question the chatbot was asked:\n{question}\n{extra}\nThe chatbot's reply is the text between "
-           "<{tag}> and </{tag}>:\n<{tag}>\n{reply}\n</{tag}>{cut}\n\n{ask}\n{labels}\n\n{fmt}"),
+           "<{tag}> and </{tag}>:\n<{tag}>\n{reply}\n</{tag}>{cut}\n\n{ask}\n{labels}\n\n{fmt}\nLabel:"),
     "zh": ("聊天机器人被问的问题：\n{question}\n{extra}\n聊天机器人的回复是 <{tag}> 和 </{tag}> 之间的文字：\n"
-           "<{tag}>\n{reply}\n</{tag}>{cut}\n\n{ask}\n{labels}\n\n{fmt}"),
+           "<{tag}>\n{reply}\n</{tag}>{cut}\n\n{ask}\n{labels}\n\n{fmt}\n标签："),
 }
 _CUT = {"en": "\n(The reply was cut at {n} characters.)", "zh": "\n（回复在第{n}个字符处被截断。）"}
 
@@ -173,7 +173,7 @@ def prompt_lang(probe: Probe) -> str:
 
 def reply_tag(reply: str) -> str:
     """The frame's marker: derived from the reply itself, so the reply cannot contain its own closing marker."""
-    return "reply-" + hashlib.sha256(reply.encode("utf-8")).hexdigest()[:10]
+    return "reply-" + hashlib.sha256(reply.encode("utf-8", "surrogatepass")).hexdigest()[:10]  # lone surrogates too
 
 
 @dataclass(frozen=True)

