@@ -87,6 +87,19 @@ def test_perplexity_is_exp_of_the_mean_nll_with_the_start_token_scored_first(tin
         assert s.perplexity == pytest.approx(by_hand(model, ids), rel=1e-5)
 
 
+def test_a_model_dispatched_by_accelerate_gives_the_same_values(tiny, tmp_path) -> None:
+    """Loaded with device_map="auto" (accelerate's placement, as on a GPU machine; here everything lands on
+    the CPU): inputs follow model.device, values unchanged."""
+    from transformers import GPT2LMHeadModel
+
+    model, tok = tiny
+    model.save_pretrained(tmp_path / "m")
+    placed = GPT2LMHeadModel.from_pretrained(tmp_path / "m", device_map="auto").eval()
+    ours = sentence_perplexities(placed, tok, SENTENCES[:6], batch_size=6)
+    plain = sentence_perplexities(model, tok, SENTENCES[:6], batch_size=6)
+    assert [s.perplexity for s in ours] == pytest.approx([s.perplexity for s in plain], rel=1e-5)
+
+
 def test_failures_are_recorded_with_their_sentence_never_as_a_number(tiny) -> None:
     model, tok = tiny
     too_long = " ".join(["the nurse helped the doctor"] * 40)  # over the 64 positions of this model

@@ -1,0 +1,137 @@
+"""Sentences per second: batched perplexity (harness.whitebox.perplexity) vs CHBias's one-at-a-time loop.
+
+CHBias (the RedditBias evaluation script it copies) scores each sentence alone:
+    ids = tokenizer.convert_tokens_to_ids(tokenizer.tokenize(sentence))
+    ppl = exp(model(ids, labels=ids).loss)
+This script runs that loop and the harness's batched scorer on the same model and the same sentences (the
+CHBias test pairs of one category, both sides), checks that the perplexities are equal (the harness with
+prefix=None, i.e. no start token, which is upstream's definition), and prints sentences per second for:
+  * upstream's loop (torch.no_grad, one sentence per forward pass);
+  * the harness at batch size 1 (its own loop);
+  * the harness batched (default 16; sorted by length, padded, masked);
+  * the harness batched with its default start token (BOS, else EOS: the first token is scored too).
+
+Usage: .venv/bin/python benchmarks/perplexity.py [--model local-hf] [--category gender] [--n 400]
+       [--batch-size 16] [--threads 2]
+--model takes an hf target name (local-hf: SmolLM2-135M GGUF; local-zh-hf: Qwen2.5-Coder-0.5B GGUF), a model
+directory, a .gguf file or a hub name. Needs $HARNESS_DATA_DIR/chbias (harness data pull chbias).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def upstream_loop(model: Any, tokenizer: Any, sentences: list[str]) -> list[float | None]:
+    """CHBias's evaluation loop: one sentence per forward pass, no start token (a one-token sentence has no
+    perplexity there; upstream crashed into its 0-on-error branch, here it is None)."""
+    import torch
+
+    out: list[float | None] = []
+    for sentence in sentences:
+        ids = tokenizer.convert_tokens_to_ids(tokenizer.tokenize(sentence))
+        if len(ids) < 2:
+            out.append(None)
+            continue
+        tensor = torch.tensor([ids], device=model.device)
+        with torch.no_grad():
+            loss = model(tensor, labels=tensor)[0]
+        out.append(math.exp(float(loss)))
+    return out
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, tuple[float, float]]:
+    """fn's result and (wall seconds, CPU seconds of this process). On a shared machine the wall clock
+    measures the neighbours too; the CPU time is the work done (with one torch thread, no spin-waiting)."""
+    started, cpu = time.perf_counter(), time.process_time()
+    result = fn()
+    return result, (time.perf_counter() - started, time.process_time() - cpu)
+
+
+def sentences_of(category: str, n: int) -> list[str]:
+    from harness.question_gen.suites import select_probes
+
+    probes = list(select_probes(f"chbias-{category}"))
+    sentences = [s for p in probes for s in p.options]
+    return sentences[:n]
+
+
+def load(model: str) -> Any:
+    from harness.adapters.hf_local import load_model
+    from harness.adapters.registry import load_targets
+
+    targets = load_targets()
+    if model in targets and targets[model].adapter == "hf":
+        settings = targets[model].settings
+        return load_model(str(settings["model"]), settings.get("gguf_file"))
+    return load_model(model)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="local-hf")
+    parser.add_argument("--category", default="gender")
+    parser.add_argument("--n", type=int, default=400, help="sentences (default: the 200 pairs, both sides)")
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--threads", type=int, default=2, help="torch intra-op threads")
+    args = parser.parse_args()
+
+    import torch
+
+    from harness.whitebox.perplexity import sentence_perplexities
+
+    torch.set_num_threads(args.threads)
+    sentences = sentences_of(args.category, args.n)
+    started = time.perf_counter()
+    loaded = load(args.model)
+    print(f"model {args.model}: loaded in {time.perf_counter() - started:.1f} s; {len(sentences)} sentences of "
+          f"CHBias {args.category} (test); {args.threads} thread(s); machine load {_load():.1f}", flush=True)
+    model, tok = loaded.model, loaded.tokenizer
+    sentence_perplexities(model, tok, sentences[:4], batch_size=4)  # warm-up
+
+    n = len(sentences)
+    print(f"{'':40s} {'wall s':>7s} {'sent/s':>7s} {'speed-up':>8s} {'CPU s':>7s} {'sent/CPU-s':>10s} "
+          f"{'speed-up':>8s}", flush=True)
+    upstream, t_up = timed(lambda: upstream_loop(model, tok, sentences))
+
+    def row(label: str, t: tuple[float, float]) -> None:
+        (wall, cpu), (wall_up, cpu_up) = t, t_up
+        print(f"{label:40s} {wall:7.1f} {n / wall:7.2f} {wall_up / wall:7.1f}x {cpu:7.1f} {n / cpu:10.2f} "
+              f"{cpu_up / cpu:7.1f}x", flush=True)
+
+    row("CHBias loop (one at a time)", t_up)
+    ours_b, t_b = timed(lambda: sentence_perplexities(model, tok, sentences, batch_size=args.batch_size,
+                                                      prefix=None))
+    row(f"harness, batch size {args.batch_size}", t_b)
+    ours_1, t_1 = timed(lambda: sentence_perplexities(model, tok, sentences, batch_size=1, prefix=None))
+    row("harness, batch size 1", t_1)
+    with_bos, t_bos = timed(lambda: sentence_perplexities(model, tok, sentences, batch_size=args.batch_size))
+    row(f"harness, batch size {args.batch_size}, start token", t_bos)
+
+    rel = [abs(s.perplexity - u) / u for s, u in zip(ours_b, upstream, strict=True)
+           if u is not None and s.perplexity is not None]
+    rel_1 = [abs(s.perplexity - u) / u for s, u in zip(ours_1, upstream, strict=True)
+             if u is not None and s.perplexity is not None]
+    print(f"perplexities equal to the CHBias loop's: batched max relative difference {max(rel):.2e} "
+          f"(median {statistics.median(rel):.1e}) over {len(rel)} sentences; batch size 1: {max(rel_1):.2e}")
+    scored = sum(1 for s in with_bos if s.ok)
+    print(f"with the start token every token is scored: {sum(s.tokens for s in with_bos if s.ok):,} tokens in "
+          f"{scored} sentences vs {sum(s.tokens for s in ours_b if s.ok):,} without")
+
+
+def _load() -> float:
+    try:
+        import os
+
+        return os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return float("nan")
+
+
+if __name__ == "__main__":
+    main()
