@@ -51,6 +51,8 @@ HEADLINE: tuple[tuple[str, str], ...] = (
     # CHBias: the paired perplexity t-test (negative t: the stereotyped sentences are more likely)
     ("chbias.t", "CHBias t (stereotyped vs counterpart perplexity)"),
     ("chbias.p", "CHBias p (two-sided)"),
+    ("chbias.log_t", "CHBias t on log perplexities (per token)"),
+    ("chbias.log_p", "CHBias p on log perplexities"),
     ("chbias.mean_diff", "CHBias mean perplexity difference"),
     ("chbias.stereotype_share", "CHBias pairs where the stereotype is more likely"),
     ("chbias.pairs_used", "CHBias pairs tested"),
