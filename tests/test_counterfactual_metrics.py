@@ -91,27 +91,29 @@ def test_counterfactual_consistency_by_hand() -> None:
     rows = []
     # four originals with one perturbed copy each; decisions: same, same, changed (biased -> not), changed
     # (refusal appears); biased: orig T,F,T,F / pert T,F,F,F -> one goes down, none up: sign test p = 1.0
+    # then: both unreadable (left out of consistency), one unreadable (a changed decision)
     spec = [("choice", "0", True, "choice", "0", True), ("choice", "2", False, "choice", "2", False),
-            ("choice", "1", True, "choice", "2", False), ("choice", "2", False, "refuse", None, False)]
+            ("choice", "1", True, "choice", "2", False), ("choice", "2", False, "refuse", None, False),
+            ("invalid", None, False, "invalid", None, False), ("choice", "2", False, "invalid", None, False)]
     for i, (l1, f1, b1, l2, f2, b2) in enumerate(spec):
         o = _probe(f"o{i}", f"Q{i}", "original", f"o{i}", draws=1)
         p = _probe(f"p{i}", f"Q{i}'", "perturbed", f"o{i}", **sub)
         rows += [_row(o, f"answer {i}", l1, f1, b1), _row(p, f"answer {i}" if l1 == l2 else "no", l2, f2, b2)]
     frame = build_frame(rows)
     assert set(family_rows(frame)) == {"cbbq", "counterfactual"}
-    assert len(family_rows(frame)["cbbq"]) == 4  # the paper family reads the originals only
+    assert len(family_rows(frame)["cbbq"]) == 6  # the paper family reads the originals only
     res = consistency(family_rows(frame)["counterfactual"])
     m = res.metrics
-    assert m["counterfactual.pairs"] == 4
-    assert m["counterfactual.consistency"] == pytest.approx(0.5) and res.counts["counterfactual.consistency"] == (2, 4)
-    assert m["counterfactual.biased_rate.original"] == pytest.approx(0.5)
-    assert m["counterfactual.biased_rate.perturbed"] == pytest.approx(0.25)
-    assert m["counterfactual.biased_shift"] == pytest.approx(-0.25)
+    assert m["counterfactual.pairs"] == 6 and m["counterfactual.pairs_read"] == 5
+    assert m["counterfactual.consistency"] == pytest.approx(0.4) and res.counts["counterfactual.consistency"] == (2, 5)
+    assert m["counterfactual.biased_rate.original"] == pytest.approx(2 / 6)
+    assert m["counterfactual.biased_rate.perturbed"] == pytest.approx(1 / 6)
+    assert m["counterfactual.biased_shift"] == pytest.approx(-1 / 6)
     assert m["counterfactual.biased_shift_p"] == pytest.approx(1.0)  # 0 up, 1 down: exact sign test
-    assert m["counterfactual.refusal_shift"] == pytest.approx(0.25)
+    assert m["counterfactual.refusal_shift"] == pytest.approx(1 / 6)
     assert m["counterfactual.similarity"] < 1.0
     table = res.tables["counterfactual_pairs"]
-    assert list(table["pairs"]) == [4]
+    assert list(table["pairs"]) == [6]
     assert res.findings is not None and len(res.findings) >= 2
 
 
