@@ -208,3 +208,15 @@ def test_compare_says_when_two_runs_were_read_differently() -> None:
     assert any("read by the rules and B by hybrid mode" in s for s in said), said
     assert scoring_differences(settings_of_metrics(judged), settings_of_metrics(judged)) == []
     assert settings_of_metrics({"metrics": {}}).reader is None  # no oracle section: unknown, never a difference
+
+
+def test_a_baseline_keeps_the_reader() -> None:
+    from harness.score.settings import ScoringSettings
+
+    stored = ScoringSettings(method="default", compat=False, reader="judge mode (judge q@01234567, prompt judge-v1)")
+    assert ScoringSettings.from_dict(stored.to_dict()) == stored
+    said = scoring_differences(stored, ScoringSettings(method="default", compat=False, reader="the rules"),
+                               name_a="the baseline", name_b="this run")
+    assert said == ["The baseline was read by judge mode (judge q@01234567, prompt judge-v1) and this run by the "
+                    "rules: a change can be the reader's, not the bot's; `harness report RUN` with the other's "
+                    "--mode / --judge reads them alike."]

@@ -66,10 +66,15 @@ def stratified_sample(items: Sequence[Labelled], n: int | None, seed: int) -> li
     for key in sorted(cells)[:rest]:
         left[key] += 1
     spare = 0
+    taken: dict[tuple[str, str], list[Labelled]] = {}
     for key in sorted(cells, key=lambda k: len(cells[k])):  # small cells first: what they lack goes on
         take = min(len(cells[key]), left[key] + spare)
         spare = left[key] + spare - take
-        chosen += cells[key][:take]
+        taken[key] = cells[key][:take]
+    # round robin over the cells: a judge that is stopped early has read a balanced part, and a smaller
+    # --sample with the same seed is a part of this one (each cell is a prefix of its seeded order)
+    for i in range(max(map(len, taken.values()), default=0)):
+        chosen += [members[i] for _key, members in sorted(taken.items()) if i < len(members)]
     return chosen
 
 

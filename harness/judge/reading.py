@@ -134,6 +134,8 @@ def read_replies(pairs: Sequence[tuple[Probe, Reply]], rule_verdicts: Mapping[st
     to_judge = [(p, r) for p, r in pairs if p.kind in JUDGED_KINDS and (
         settings.mode == MODE_JUDGE or p.id not in rule_verdicts
         or (conf.get(p.id) if conf.get(p.id) is not None else 0.0) < settings.threshold)]
+    if not to_judge:  # nothing of a kind this judge reads (a political suite has its own judge)
+        return Readings(dict(rule_verdicts), rows, {**judge_record(settings), "judged": 0})
     targets = list(judges) if judges is not None else [open_judge(name, reason=settings.reason)
                                                        for name in settings.judges]
     questions = questions_for(to_judge, reason=settings.reason)

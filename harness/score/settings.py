@@ -10,8 +10,8 @@ is recorded in metrics.json (see harness.score.scoring) and, for a stored CI bas
 (harness.gates.baseline). A run read by a judge (harness.judge: `--judge`, judge or hybrid mode) records its
 reader too: mode, threshold, prompt version and each judge's fingerprint, so a run read by the rules is
 never compared with one read by a model without saying so. `scoring_differences` turns two such records
-into plain sentences that `harness
-compare` and the pytest gates print; they warn, they never change an exit code.
+into plain sentences that `harness compare` and the pytest gates print; they warn, they never change an
+exit code.
 
 Missing fields (a metrics.json written before a field was recorded) are "unknown" and never reported as a
 difference, except the harness version: a run with a version against one without is reported, because
