@@ -92,7 +92,8 @@ def _html_tables(board: Leaderboard) -> list[dict[str, Any]]:
         for row in t.rows:
             vals = t.values.loc[row.label].dropna()
             # the paper bolds each row's maximum; here the most biased run of the row (lowest p for p-values)
-            worst = (vals.max() if t.higher_is_worse else vals.min()) if len(vals) > 1 else None
+            spread = len(vals) > 1 and vals.max() > vals.min()  # a tie everywhere has no "most biased" run
+            worst = (vals.max() if t.higher_is_worse else vals.min()) if spread else None
             rows.append({"label": row.label, "cells": [_cell(t, row, c, worst) for c in t.values.columns]})
         out.append({"title": t.title, "caption": t.caption, "rows": rows})
     return out
