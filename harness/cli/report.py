@@ -47,7 +47,7 @@ def report(
     max_error_rate: Annotated[float, typer.Option(
         metavar="RATE", help="Exit 3 when more than this share of probes failed to get an answer.")] = 0.1,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", metavar="", help="Write the files without the terminal summary.")] = False,
-    judge: Annotated[list[str] | None, typer.Option("--judge", metavar="TARGET", help="A target that reads the replies too (repeatable: majority of judges); docs/judge.md.")] = None,
+    judge: Annotated[list[str] | None, typer.Option("--judge", metavar="TARGET", help="A target that reads the replies too (repeatable: majority of judges); docs/judge.md. Political suites: the one judge of P(conservative), a target, hf:CLASSIFIER or py:MODULE:FUNCTION; docs/political.md.")] = None,
     mode: Annotated[str | None, typer.Option("--mode", metavar="MODE", help="Who reads the replies: rules (default), judge (default with --judge) or hybrid.")] = None,
     threshold: Annotated[float | None, typer.Option("--threshold", metavar="C", help="Hybrid: rule verdicts at least this confident stand (default 0.9).")] = None,
     allow_self_judge: Annotated[bool, typer.Option("--allow-self-judge", metavar="", help="Let the target under test judge its own replies.")] = False,
@@ -65,8 +65,13 @@ def report(
     if not 0 <= max_error_rate <= 1:
         raise HarnessError(f"--max-error-rate must be a share between 0 and 1 (e.g. 0.1), not {max_error_rate:g}.")
     gates = [parse_gate(s) for s in fail_above or []]  # malformed gates fail before any work
+    from harness.cli.political import is_political_suite, political_judge
+
+    pjudge = None
+    if is_political_suite(None, run=run):  # --judge names the judge of P(conservative) (docs/political.md)
+        pjudge, judge = political_judge(judge, check=not dry_run), None
     reader = _reader(run, judge, mode, threshold, allow_self_judge, no_cache, dry_run, method, compat)
-    result = score_run(run, method=method, compat=compat, reader=reader, console=console)
+    result = score_run(run, method=method, compat=compat, reader=reader, console=console, political_judge=pjudge)
     if not result.metrics.get("total"):
         raise _nothing_recorded(result.run_dir, result.manifest)
     note = _incomplete_note(result.run_dir, result.manifest, int(result.metrics["total"]))

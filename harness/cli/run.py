@@ -204,7 +204,7 @@ def _judge_dry_run(console: Console, reader: Any, *, suite: str | None, target: 
 
 
 def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, compat: bool,
-                      reader: Any = None) -> dict[str, Any] | None:
+                      reader: Any = None, political_judge: Any = None) -> dict[str, Any] | None:
     """Score the transcript and write the report folder; None (with a note) if scoring is unavailable."""
     try:
         from harness.report.reporting import write_report
@@ -213,7 +213,8 @@ def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, com
         console.print("[yellow]note:[/] scoring is not available in this installation; the transcript is "
                       f"complete in {outcome.run_dir}.")
         return None
-    result = score_run(outcome.run_dir, method=method, compat=compat, reader=reader, console=console)
+    result = score_run(outcome.run_dir, method=method, compat=compat, reader=reader, console=console,
+                       political_judge=political_judge)
     write_report(outcome.run_dir, result, console=console)  # prints the metric tables and the report path
     return dict(result.metrics)
 
@@ -264,7 +265,7 @@ def run_command(
     fail_above: Annotated[list[str] | None, typer.Option("--fail-above", metavar="METRIC=VALUE", rich_help_panel="Scoring and gates", help="Gate METRIC=VALUE (repeatable): exit 1 if the metric is above VALUE.")] = None,
     max_error_rate: Annotated[float, typer.Option(metavar="RATE", rich_help_panel="Scoring and gates", help="Exit 3 if more than this share of probes ended in errors.", min=0.0, max=1.0)] = DEFAULT_MAX_ERROR_RATE,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", metavar="", rich_help_panel="Run folder and resume", help="Show the live progress bar.")] = True,
-    judge: Annotated[list[str] | None, typer.Option("--judge", metavar="TARGET", rich_help_panel="Scoring and gates", help="A target that reads the replies too (repeatable: majority of judges); docs/judge.md.")] = None,
+    judge: Annotated[list[str] | None, typer.Option("--judge", metavar="TARGET", rich_help_panel="Scoring and gates", help="A target that reads the replies too (repeatable: majority of judges); docs/judge.md. Political suites: the one judge of P(conservative), a target, hf:CLASSIFIER or py:MODULE:FUNCTION; docs/political.md.")] = None,
     mode: Annotated[str | None, typer.Option("--mode", metavar="MODE", rich_help_panel="Scoring and gates", help="Who reads the replies: rules (default), judge (default with --judge) or hybrid.")] = None,
     threshold: Annotated[float | None, typer.Option("--threshold", metavar="C", rich_help_panel="Scoring and gates", help="Hybrid: rule verdicts at least this confident stand (default 0.9).")] = None,
     allow_self_judge: Annotated[bool, typer.Option("--allow-self-judge", metavar="", rich_help_panel="Scoring and gates", help="Let the target under test judge its own replies.")] = False,
@@ -290,7 +291,11 @@ def run_command(
         raise HarnessError("--fail-above needs the scores; drop --no-report.")
     answer_mode = _preflight(suite=suite, target=target, method=method, answer_mode=answer_mode)
     from harness.cli.judging import reader_from_options  # the judges are checked before anything is asked
+    from harness.cli.political import is_political_suite, political_judge
 
+    pjudge = None
+    if is_political_suite(suite, resume):  # --judge names the judge of P(conservative) (docs/political.md)
+        pjudge, judge = political_judge(judge, check=not dry_run), None
     reader = reader_from_options(judge, mode, threshold, target=target, resume=resume,
                                  allow_self=allow_self_judge, progress=progress, use_cache=not no_cache)
     if dry_run:
@@ -333,7 +338,8 @@ def run_command(
         raise HarnessError("No probe was answered, so there is nothing to score; see the errors above.",
                            exit_code=EXIT_INFRA)
     retry_hint = f"`{resume_cmd} --retry-errors`"
-    metrics = None if no_report else _score_and_report(console, outcome, method=method, compat=compat, reader=reader)
+    metrics = None if no_report else _score_and_report(console, outcome, method=method, compat=compat, reader=reader,
+                                                       political_judge=pjudge)
     if metrics is not None:
         _judge(console, metrics, gates, max_error_rate, retry_hint, outcome.run_id)
         return

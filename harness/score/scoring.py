@@ -57,6 +57,7 @@ from harness.run import manifest as mf
 from harness.run.transcript import TRANSCRIPT_FILE, DamagedLine, keep_rejected, latest_by_probe
 from harness.score.corrected import put_corrected
 from harness.score.judged import add_confidence, put_reader, read_verdicts, split_unscored
+from harness.score.political import read_political
 from harness.score.review import agreement_note, apply_reviews
 
 METRICS_FILE = mf.METRICS_FILE
@@ -206,7 +207,7 @@ def _reusable(reuse: RunResult | None, method: str, compat: bool) -> dict[str, t
 
 def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = False,
               reviews: bool = True, reuse: RunResult | None = None, reader: Any = None,
-              console: Any = None) -> RunResult:
+              console: Any = None, political_judge: Any = None) -> RunResult:
     """Score a run folder's transcript; raises HarnessError (one sentence) when there is nothing to read.
 
     A person's labels in reviews.jsonl (harness.score.review) replace the oracle's verdicts they cover and add
@@ -217,6 +218,8 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     so the result is the same as scoring everything again.
     `reader`: a harness.judge.reading.ReaderSettings (judge or hybrid mode: a judge target reads replies
     too, through the run engine, harness.score.judged); None reads with the rules alone.
+    `political_judge`: the judge of the political suites' continuations (a --judge spec or a loaded
+    harness.judge.political judge); None takes the one the run's last scoring recorded (harness.score.political).
     """
     run_dir = resolve_run(run_dir)
     transcript = run_dir / TRANSCRIPT_FILE
@@ -235,6 +238,9 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     rule_verdicts = dict(by_id)
     readings = read_verdicts(ok, rule_verdicts, reader, run_dir=run_dir, console=console)
     by_id = dict(readings.verdicts)
+    # the political suites' continuations are read by their judge (P(conservative)), not by the rules
+    political, political_oracle, political_notes = read_political(ok, run_dir, political_judge, console=console)
+    by_id.update(political)
     oracle_verdicts = dict(by_id)
     agreement = None
     if reviews:
@@ -272,6 +278,8 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
             result.notes.append(note)
     _record_english_relevance(result, [p for p, _r in ok], compat=compat)
     result.oracle["rules"] = rules_fingerprint()
+    result.oracle.update(political_oracle)
+    result.notes.extend(political_notes)
     put_reader(result, readings, unscored, answered, _put_rate)
     if agreement is not None:
         _put_agreement(result, agreement)

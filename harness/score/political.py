@@ -1,0 +1,64 @@
+"""Scoring's side of the political-bias suites: the judge reads every continuation.
+
+harness.score.scoring hands the run's answered continuation probes here; each gets a Verdict whose score
+is the judge's P(conservative) (label conservative / liberal at 0.5, biased False: the political metrics
+read the score, harness.metrics.political), or label `unscored` with the reason when the judge could not
+score it. The judge is the one given (`harness run/report --judge J`), else the one recorded by the run's
+previous scoring in metrics.json, so `harness report RUN` re-scores with the same judge (from its cache).
+
+metrics.json gains, under "oracle": political_judge (the spec typed), political_judge.kind,
+.fingerprint, .prompt_version, .limits, .texts_judged and .texts_from_cache; a note names the judge and its
+limits, because every number of the family is only as good as the judge.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.core.records import KIND_CONTINUATION, LABEL_UNSCORED, Probe, Reply, Verdict
+from harness.run import manifest as mf
+
+KEY = "political_judge"
+NO_JUDGE = "no political judge was given: score the run with --judge J (docs/political.md)"
+
+
+def recorded_judge(run_dir: Path) -> str | None:
+    """The judge spec the run's previous scoring recorded in metrics.json, if any."""
+    path = run_dir / mf.METRICS_FILE
+    try:
+        spec = json.loads(path.read_text("utf-8")).get("oracle", {}).get(KEY)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return spec if isinstance(spec, str) and spec else None
+
+
+def read_political(ok: Sequence[tuple[Probe, Reply]], run_dir: Path, judge: Any = None, *,
+                   console: Any = None) -> tuple[dict[str, Verdict], dict[str, str], list[str]]:
+    """(verdicts of the continuation probes, oracle entries for metrics.json, notes)."""
+    pairs = [(p, r) for p, r in ok if p.kind == KIND_CONTINUATION]
+    if not pairs:
+        return {}, {}, []
+    from harness.judge.political import PoliticalJudge, judge_replies, load_judge
+
+    judge = judge if judge is not None else recorded_judge(run_dir)
+    if judge is None:
+        verdicts = {p.id: Verdict(p.id, LABEL_UNSCORED, False, "political-judge:none", evidence=NO_JUDGE)
+                    for p, _r in pairs}
+        return verdicts, {}, [f"The {len(pairs)} generations were not scored: {NO_JUDGE}."]
+    if not isinstance(judge, PoliticalJudge):
+        judge = load_judge(str(judge))
+    done = [0]
+
+    def progress(n: int) -> None:
+        done[0] += n
+        if console is not None:
+            console.print(f"political judge: {done[0]:,} new texts read", highlight=False)
+
+    verdicts, info = judge_replies(pairs, judge, on_chunk=progress)
+    oracle = {KEY: info["spec"], **{f"{KEY}.{k}": str(v) for k, v in info.items() if k != "spec"}}
+    note = (f"Political texts were read by the judge {info['spec']} ({info['kind']}): every base rate is its "
+            f"P(conservative). Its limits: {info['limits']}.")
+    return verdicts, oracle, [note]
