@@ -45,6 +45,9 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "hf": "harness.adapters.hf_local:HFLocalAdapter",
     "llamacpp": "harness.adapters.llamacpp_local:LlamaCppAdapter",
     "pipeline": "harness.adapters.pipeline:PipelineAdapter",
+    # the reinforced-calibration decoder (white-box layer, above this one): named here as a string, like an
+    # entry point, and imported only when such a target is created
+    "hf-calibrated": "harness.whitebox.calibration.adapter:CalibratedHFAdapter",
 }
 
 #: Keys of a [targets.NAME] table that configure the harness rather than the adapter.
