@@ -8,6 +8,7 @@ anything else that does not exist is a one-sentence error, before any time is sp
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,20 @@ def load(located: Located, dtype: str = "float32") -> tuple[Any, Any]:
     except (OSError, ValueError) as exc:  # not a model, not on the hub, offline
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ConfigError(f"The model {located.label} could not be loaded ({first}).") from None
+    if located.gguf_file:
+        _drop_gguf_quantizer(model)
     if tokenizer.pad_token_id is None and tokenizer.eos_token_id is not None:
         tokenizer.pad_token = tokenizer.eos_token
     return model, tokenizer
+
+
+def _drop_gguf_quantizer(model) -> None:
+    """transformers dequantises a GGUF file to plain float tensors but leaves its GGUF "quantizer" on the
+    model, and save_pretrained refuses such a model ("not serializable"). The weights are ordinary
+    tensors, so the debiased model is saved as a plain safetensors checkpoint without that mark."""
+    model.hf_quantizer = None
+    if getattr(model, "is_quantized", False):
+        with contextlib.suppress(AttributeError):  # a read-only property in some versions (reads hf_quantizer)
+            model.is_quantized = False
+    if getattr(model.config, "quantization_config", None) is not None:
+        del model.config.quantization_config

@@ -160,8 +160,6 @@ def run(req: DebiasRequest, progress: Progress | None = None) -> dict[str, Any]:
         return {}
     after = measure(best_model, tokenizer, req, tests, heldout, dialogues, progress, "after")
     model_dir = req.out / "model"
-    best_model.save_pretrained(model_dir)
-    tokenizer.save_pretrained(model_dir)
     result = {
         "method": method, "category": spec.name, "words": str(req.spec_file or "appendix A"),
         "model": located.label, "model_source": located.source,
@@ -172,5 +170,7 @@ def run(req: DebiasRequest, progress: Progress | None = None) -> dict[str, Any]:
         "runs": runs, "selected": best_index, "before": before, "after": after,
         "seconds": round(time.monotonic() - started, 1),
     }
-    report.write(result, req.out)
+    report.write(result, req.out)  # first: a failure to save the model must not lose the measurements
+    best_model.save_pretrained(model_dir)
+    tokenizer.save_pretrained(model_dir)
     return result
