@@ -183,6 +183,21 @@ def test_a_model_path_that_does_not_exist(project: Path, capsys: pytest.CaptureF
     assert not (project / "transcripts" / "chbias-gender__ghost__s2-seed0").exists()
 
 
+def test_a_hub_name_that_cannot_be_fetched(project: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """An org/name that is no local folder is looked up on the hub; offline here (huggingface_hub reads
+    HF_HUB_OFFLINE when imported, so the flag is set on the loaded module: no minute of retries)."""
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    with (project / "targets.toml").open("a", encoding="utf-8") as fh:
+        fh.write('[targets.hub]\nadapter = "hf"\nmodel = "nonexistent-org/no-such-model"\n')
+    assert harness("run", "-s", "chbias-gender", "-t", "hub", "--sample", "2") == 2
+    message = last_error(capsys)
+    assert message.startswith("error: Cannot load the model 'nonexistent-org/no-such-model' (not a local "
+                              "directory, so it was looked up on the Hugging Face hub): ")
+
+
 def test_a_pairs_file_with_unequal_halves(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "t1.txt").write_text("She is a nurse.\nShe is emotional.\nShe cannot drive.\n", encoding="utf-8")
     (project / "t2.txt").write_text("He is a nurse.\nHe is emotional.\n", encoding="utf-8")
