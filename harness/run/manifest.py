@@ -174,7 +174,11 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> Path:
     path = run_dir / MANIFEST_FILE
     tmp = path.with_name(f".{MANIFEST_FILE}.{os.getpid()}.tmp")
     manifest["updated_at"] = utc_now()  # the last heartbeat: when a killed session was last seen alive
-    tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=2, default=str) + "\n", encoding="utf-8")
+    try:
+        data = json.dumps(manifest, ensure_ascii=False, indent=2, default=str).encode("utf-8")
+    except UnicodeEncodeError:  # an error reason quoting a lone surrogate: kept exactly, as a JSON escape
+        data = json.dumps(manifest, ensure_ascii=True, indent=2, default=str).encode("ascii")
+    tmp.write_bytes(data + b"\n")
     os.replace(tmp, path)
     return path
 

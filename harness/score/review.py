@@ -78,7 +78,9 @@ def is_label_for(probe: Probe, label: Any, favoured: Any) -> bool:
 
 
 def reply_sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    """The reply's fingerprint; "surrogatepass" so a reply holding a lone surrogate hashes too (any other
+    text hashes exactly as UTF-8, as before)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def label_keys(probe: Probe) -> str:
@@ -168,7 +170,11 @@ class ReviewWriter:
         self._fh = path.open("ab")
 
     def append(self, record: Mapping[str, Any]) -> None:
-        self._fh.write(json.dumps(dict(record), ensure_ascii=False).encode("utf-8") + b"\n")
+        try:
+            data = json.dumps(dict(record), ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:  # evidence quoting a lone surrogate: kept exactly, as a JSON escape
+            data = json.dumps(dict(record), ensure_ascii=True).encode("ascii")
+        self._fh.write(data + b"\n")
         self._fh.flush()
         os.fsync(self._fh.fileno())
 

@@ -28,6 +28,7 @@ different rules (an upgrade, a local edit) can be told apart even when the harne
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections import Counter
@@ -39,6 +40,7 @@ from typing import Any
 import pandas as pd
 
 from harness import __version__
+from harness.core.display import no_surrogates
 from harness.core.errors import HarnessError
 from harness.core.records import (
     KIND_WH,
@@ -145,6 +147,10 @@ def _oracle_score(pairs: list[tuple[Probe, Reply]], method: str, compat: bool) -
         from harness.oracles import score
     except ImportError as exc:
         raise HarnessError("The oracles package has no score() function; install a complete harness.") from exc
+    # A reply may hold a lone surrogate (a server's JSON can spell "\\ud800"); the transcript keeps it, but
+    # UTF-8 tokenizers (jieba, spaCy, the oracle's own byte counts) cannot take it: they read U+FFFD.
+    pairs = [(p, r if (text := no_surrogates(r.text)) is r.text else dataclasses.replace(r, text=text))
+             for p, r in pairs]
     return list(score(pairs, method=method, compat=compat))
 
 
