@@ -396,8 +396,7 @@ def runs_command(
             manifests.append((path.parent, {"status": "unreadable manifest"}))
     console = Console()
     if not manifests:
-        console.print(f"No runs in {root} yet; start one with `harness run --suite NAME --target NAME`.",
-                      highlight=False)
+        console.print(untrusted(f"No runs in {root} yet; start one with `harness run --suite NAME --target NAME`."))
         return
     manifests.sort(key=lambda item: str(item[1].get("started_at") or ""), reverse=True)
     console.print(untrusted(f"runs in {root}"), soft_wrap=True)

@@ -324,11 +324,11 @@ class ManualSession:
             return "complete"
         answered = sum(1 for p in self.run.probes if p.id in self.answers)
         if answered:
-            self.console.print(f"Continuing run {self.run.run_dir.name}: {answered} of {len(self.run.probes)} "
-                               f"answered so far.")
+            self.console.print(assemble(f"Continuing run {self.run.run_dir.name}: {answered} of "
+                                        f"{len(self.run.probes)} answered so far."))
         else:
-            self.console.print(f"New run {self.run.run_dir.name}: {len(self.run.probes)} questions. Type :help "
-                               f"for commands.")
+            self.console.print(assemble(f"New run {self.run.run_dir.name}: {len(self.run.probes)} questions. "
+                                        "Type :help for commands."))
         while current is not None:
             self._show(current)
             started = time.monotonic()
