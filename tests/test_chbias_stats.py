@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+
 from harness.metrics.paired_test import mean_interval, outlier_mask, paired_test, read_out
 
 # T1 (stereotyped) and T2 (counterpart) perplexities of four pairs; d = T1 - T2 = [-1, 1, -3, 1].
