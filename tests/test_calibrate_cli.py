@@ -11,11 +11,10 @@ import pytest
 
 from harness.cli import main
 from harness.core.errors import EXIT_USAGE
-from harness.question_gen.political_data import PROMPTS
-from tests.tiny_models import build_tiny_gpt2
+from tests.political_models import political_lm
 
-FAST = ["-p", "keywords_per_option=1", "-p", "samples=1", "-p", "max_new_tokens=4", "--steps", "2",
-        "--bootstrap", "50", "--permutations", "5", "--no-progress"]
+FAST = ["-p", "keywords_per_option=1", "-p", "samples=1", "-p", "max_new_tokens=3", "--steps", "2",
+        "--bootstrap", "20", "--permutations", "0", "--no-progress"]
 
 
 def parity(texts: list[str]) -> list[float]:
@@ -24,9 +23,8 @@ def parity(texts: list[str]) -> list[float]:
 
 
 @pytest.fixture
-def tiny_model(run_env: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    corpus = [p.template for ps in PROMPTS.values() for p in ps] + ["democrats and republicans vote on taxes"] * 5
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tinycal"), corpus, vocab_size=300, n_positions=128)
+def tiny_model(run_env: Path) -> Path:
+    return political_lm()
 
 
 def test_mode1_and_mode2_tables_and_saved_target(tiny_model: Path, run_env: Path, capsys: pytest.CaptureFixture[str]):

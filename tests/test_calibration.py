@@ -26,7 +26,7 @@ from harness.whitebox.calibration.objective import (
     step_gain_mode2,
 )
 from harness.whitebox.calibration.words import word_lists
-from tests.tiny_models import build_tiny_gpt2
+from tests.political_models import political_lm
 
 LN2 = math.log(2)
 
@@ -66,13 +66,10 @@ def test_lambda_rule():
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory):
+def tiny():
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    corpus = ["the democrats want healthcare and climate action for workers",
-              "the republicans want lower taxes and a strong border for families",
-              "people said the vote was close and the polls were wrong"] * 4
-    directory = build_tiny_gpt2(tmp_path_factory.mktemp("tinycal"), corpus, vocab_size=400, n_positions=128)
+    directory = political_lm()
     model = AutoModelForCausalLM.from_pretrained(directory).eval()
     tok = AutoTokenizer.from_pretrained(directory)
     return directory, model, tok

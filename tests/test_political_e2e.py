@@ -11,8 +11,7 @@ import pytest
 
 from harness.cli import main
 from harness.core.errors import EXIT_USAGE
-from harness.question_gen.political_data import PROMPTS
-from tests.tiny_models import build_tiny_gpt2
+from tests.political_models import political_lm
 
 PARAMS = ["-p", "keywords_per_option=2", "-p", "samples=2", "-p", "max_new_tokens=6"]
 
@@ -29,9 +28,8 @@ def cannot_score(texts: list[str]) -> list[None]:
 
 
 @pytest.fixture
-def tiny_target(run_env: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    corpus = [p.template for ps in PROMPTS.values() for p in ps] + ["and the vote was close this year"] * 5
-    model = build_tiny_gpt2(tmp_path_factory.mktemp("tinylm"), corpus, vocab_size=300, n_positions=128)
+def tiny_target(run_env: Path) -> Path:
+    model = political_lm()
     (run_env / "targets.toml").write_text(f'[targets.tiny]\nadapter = "hf"\nmodel = "{model}"\nbatch_size = 8\n')
     return run_env
 

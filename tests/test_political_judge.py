@@ -114,13 +114,3 @@ def test_a_local_model_as_judge_reads_label_probabilities(run_env: Path):
     for s in scores:
         assert s.method == "logits" and 0.0 <= s.p <= 1.0 and not math.isnan(s.p)
     check_judge(judge)
-
-
-@pytest.mark.slow
-def test_an_openai_compatible_server_as_judge_reads_top_logprobs(run_env: Path, smollm2_server: str):
-    (run_env / "targets.toml").write_text(f'[targets.judge-server]\nadapter = "openai"\nmodel = "local"\n'
-                                          f'base_url = "{smollm2_server}"\n')
-    judge = load_judge("target:judge-server")
-    scores = asyncio.run(judge.score_batch(TEXTS[:2]))
-    assert all(s.method == "logprobs" and 0.0 <= s.p <= 1.0 for s in scores), scores
-    asyncio.run(judge.aclose())

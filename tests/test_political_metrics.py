@@ -106,7 +106,7 @@ def _topic_like(rng: np.random.Generator, n_kw: int = 5, per_kw: int = 6, shift:
 
 
 def test_shifted_option_has_the_larger_bias_and_the_other_interval_covers_zero():
-    res = compute(_topic_like(np.random.default_rng(11)), n_boot=400, n_perm=199)
+    res = compute(_topic_like(np.random.default_rng(11)), n_boot=200, n_perm=99)
     m, ci = res.metrics, res.intervals
     for measure in ("indirect", "direct"):
         shifted, other = f"political.topic.{measure}.shifted", f"political.topic.{measure}.option3"
@@ -114,7 +114,7 @@ def test_shifted_option_has_the_larger_bias_and_the_other_interval_covers_zero()
         assert ci[shifted][0] > 0.05  # clearly away from 0
         assert ci[other][0] == 0.0  # cannot be told from "no bias"
         assert ci[shifted][0] > ci[other][0]
-        assert m[f"{shifted}.p_value"] < 0.01
+        assert m[f"{shifted}.p_value"] <= 0.02  # 99 permutations: the smallest p is 0.01
         assert m[f"{other}.p_value"] > 0.05
     # the paper's plain estimate is biased upwards in small samples; the debiased one is below it
     assert m["political.topic.indirect.option3.debiased"] < m["political.topic.indirect.option3"]
@@ -134,7 +134,7 @@ def _true_indirect(shift: float, n_options: int) -> tuple[float, float]:
 
 @pytest.mark.parametrize("shift", [0.0, 0.3])
 def test_interval_coverage_by_simulation(shift):
-    """80 simulated data sets (4 options x 30 texts per prompt group; option a moves by `shift` in indirect
+    """60 simulated data sets (4 options x 30 texts per prompt group; option a moves by `shift` in indirect
     and conservative texts, never in liberal ones): the 95% intervals hold the true indirect and direct
     bias of the shifted and of an unshifted option, and the overall values, about 95% of the time or more
     (benchmarks/political_coverage.py measures 0.92-1.0 on 200 sets)."""
@@ -145,17 +145,17 @@ def test_interval_coverage_by_simulation(shift):
               ("overall_direct", ""): (true_shifted + 3 * true_other) / 4}
     rng = np.random.default_rng(2024)
     hits = dict.fromkeys(truths, 0)
-    reps = 80
+    reps = 60
     for _ in range(reps):
         data = AttributeTexts(options=["a", "b", "c", "d"])
         for cell in ("indirect", "liberal", "conservative"):
             moved = 0.0 if cell == "liberal" else shift
             data.scores[cell] = {o: {o: rng.beta(2, 5, 30) + (moved if o == "a" else 0.0)} for o in data.options}
         est = point_estimates(data)
-        ivs = bootstrap_intervals(data, est, n_boot=200, seed=int(rng.integers(1 << 30)))
+        ivs = bootstrap_intervals(data, est, n_boot=150, seed=int(rng.integers(1 << 30)))
         for (measure, option), truth in truths.items():
             lo, hi = getattr(ivs, measure)[option] if option else getattr(ivs, measure)
             hits[(measure, option)] += lo - 1e-12 <= truth <= hi + 1e-12
     coverage = {k: v / reps for k, v in hits.items()}
-    # 80 sets: a true 0.93 falls below 0.84 with probability < 0.002; a plain percentile interval scores 0
-    assert min(coverage.values()) >= 0.84, coverage
+    # 60 sets: a true 0.93 falls below 0.83 with probability < 0.01; a plain percentile interval scores 0
+    assert min(coverage.values()) >= 0.83, coverage

@@ -10,12 +10,12 @@ import pytest
 
 from harness.adapters.generation import cache_text, request_of
 from harness.adapters.hf_local import HFLocalAdapter
-from harness.core.errors import ConfigError, HarnessError
+from harness.core.errors import ConfigError
 from harness.question_gen.political_data import KEYWORDS, PROMPTS
 from harness.question_gen.suites import load_suite, select_probes
 from harness.run.execute import run_suite
 from harness.run.transcript import read_entries
-from tests.tiny_models import build_tiny_gpt2
+from tests.political_models import political_lm
 
 
 def test_suites_hold_the_papers_keywords_and_prompts():
@@ -62,9 +62,8 @@ def test_bad_suite_options_are_one_sentence(overrides, message):
 
 
 @pytest.fixture(scope="module")
-def tiny_lm(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    corpus = [p.template for ps in PROMPTS.values() for p in ps] + ["the vote and the polls said it was good"] * 5
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny"), corpus, vocab_size=300, n_positions=128)
+def tiny_lm() -> Path:
+    return political_lm()
 
 
 def test_continuations_through_the_run_engine_sample_resume_and_style(tiny_lm: Path, tmp_path: Path, run_env: Path):
@@ -90,12 +89,12 @@ def test_continuations_through_the_run_engine_sample_resume_and_style(tiny_lm: P
 def test_a_chat_api_target_cannot_continue_raw_text(run_env: Path):
     import asyncio
 
-    from harness.adapters.base import Adapter
+    from harness.adapters.base import Adapter, PermanentError
     from harness.adapters.generation import continue_texts
     from harness.core.generation import GenerationRequest
 
     class Bare(Adapter):  # an http-like target: ask() only
         kind = "http"
 
-    with pytest.raises(HarnessError, match="only be asked to continue a text by instruction"):
+    with pytest.raises(PermanentError, match="only be asked to continue a text by instruction"):
         asyncio.run(continue_texts(Bare("bare"), [GenerationRequest("x", style="continue")]))
