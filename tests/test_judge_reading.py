@@ -220,3 +220,14 @@ def test_a_baseline_keeps_the_reader() -> None:
     assert said == ["The baseline was read by judge mode (judge q@01234567, prompt judge-v1) and this run by the "
                     "rules: a change can be the reader's, not the bot's; `harness report RUN` with the other's "
                     "--mode / --judge reads them alike."]
+
+
+def test_the_paired_test_leaves_unscored_replies_out(tmp_path) -> None:  # noqa: ANN001
+    from harness.report.compare import load_verdicts
+
+    (tmp_path / "verdicts.csv").write_text(
+        "probe_id,suite,lang,kind,bias_type,attribute,groups,property,categories,question,reply,label,biased\n"
+        "a,s,en,choice,absolute,gender,x | y,,,q,r,choice,True\n"
+        "b,s,en,choice,absolute,gender,x | y,,,q,r,unscored,False\n", encoding="utf-8")
+    df = load_verdicts(tmp_path)
+    assert list(df.index) == ["a"] and bool(df.loc["a", "biased"])

@@ -24,19 +24,27 @@ DEFAULT_REPLY_TOKENS = 256  # a reply's assumed length when the target sets no m
 
 def reader_from_options(judge: Sequence[str] | None, mode: str | None, threshold: float | None, *,
                         target: str | None, resume: str | None = None, allow_self: bool = False,
-                        progress: bool = True, use_cache: bool = True) -> Any:
+                        progress: bool = True, use_cache: bool = True, method: str = "default",
+                        compat: bool = False) -> Any:
     """ReaderSettings for these options, every judge checked (unknown target, missing key, the target
     under test) before anything is asked; HarnessError with one sentence otherwise."""
-    from harness.judge.reading import HYBRID_THRESHOLD, check_judges, reader_settings
+    from harness.judge.reading import HYBRID_THRESHOLD, MODE_HYBRID, check_judges, reader_settings
 
     settings = reader_settings(mode, judge, threshold=HYBRID_THRESHOLD if threshold is None else threshold,
                                show_progress=progress, use_cache=use_cache)
+    _hybrid_needs_the_default_rules(settings.mode == MODE_HYBRID, method, compat)
     if settings.uses_judge and not target and resume:
         from harness.run import manifest as mf
 
         target = mf.read_manifest(mf.resolve_run(resume)).get("target")
     check_judges(settings, target=target, allow_self=allow_self)
     return settings
+
+
+def _hybrid_needs_the_default_rules(hybrid: bool, method: str, compat: bool) -> None:
+    if hybrid and (compat or method != "default"):
+        raise HarnessError("--mode hybrid trusts the rules where their calibrated confidence is high, which only "
+                           "the default rules have; drop --method / --compat, or use --mode judge.")
 
 
 def print_estimate(console: Console, reader: Any, items: Iterable[tuple[Any, str | None]], *,
@@ -162,6 +170,7 @@ def oracle_eval(
     check_method(method)
     settings = reader_settings(mode, judge, threshold=HYBRID_THRESHOLD if threshold is None else threshold,
                                reason=not no_reason, use_cache=not no_cache, show_progress=progress)
+    _hybrid_needs_the_default_rules(settings.mode == "hybrid", method, compat)
     check_judges(settings)
     chosen = _batches(batches)
     items = stratified_sample(load_labelled(data, batches=chosen), sample, seed)

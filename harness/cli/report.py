@@ -92,8 +92,10 @@ def _reader(run: str, judge: list[str] | None, mode: str | None, threshold: floa
     from harness.cli.run import estimate_tokens
     from harness.run import manifest as mf
 
-    target = mf.read_manifest(mf.resolve_run(run), complete=False).get("target") if judge else None
-    reader = reader_from_options(judge, mode, threshold, target=target, allow_self=allow_self, use_cache=not no_cache)
+    run_dir = mf.resolve_run(run, require_manifest=False) if judge else None  # a bare transcript can be judged
+    target = mf.read_manifest(run_dir, complete=False).get("target") if run_dir else None
+    reader = reader_from_options(judge, mode, threshold, target=target, allow_self=allow_self, use_cache=not no_cache,
+                                 method=method, compat=compat)
     if dry_run:
         if not reader.uses_judge:
             console.print("Nothing would be asked: without --judge the rules read the replies offline.")

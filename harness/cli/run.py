@@ -297,7 +297,8 @@ def run_command(
     if is_political_suite(suite, resume):  # --judge names the judge of P(conservative) (docs/political.md)
         pjudge, judge = political_judge(judge, check=not dry_run), None
     reader = reader_from_options(judge, mode, threshold, target=target, resume=resume,
-                                 allow_self=allow_self_judge, progress=progress, use_cache=not no_cache)
+                                 allow_self=allow_self_judge, progress=progress, use_cache=not no_cache,
+                                 method=method, compat=compat)
     if dry_run:
         code = _dry_run(console, suite=suite, target=target, resume=resume, sample=sample, seed=seed,
                         limit=limit, params=params, retry_errors=retry_errors, run_id=run_id,

@@ -53,7 +53,6 @@ class JudgeAdapter(Adapter):
         super().__init__(inner.name, {"inner": inner.fingerprint(), "prompt": PROMPT_VERSION, "reason": reason})
         self.inner = inner
         self.max_tokens = MAX_TOKENS_REASON if reason else MAX_TOKENS_WORD
-        self.supports_batch = False
 
     async def ask(self, prompt: str, *, history: Sequence[Message] = ()) -> Completion:
         from harness.adapters.label_probs import label_probs

@@ -131,11 +131,13 @@ def read_replies(pairs: Sequence[tuple[Probe, Reply]], rule_verdicts: Mapping[st
                   "confidence": conf.get(pid), "decided_by": "rules"} for pid, v in rule_verdicts.items()}
     if not settings.uses_judge:
         return Readings(dict(rule_verdicts), rows, judge_record(settings))
+    # hybrid: a verdict without a calibrated confidence (another method, an invalid CBBQ answer) is unsure
     to_judge = [(p, r) for p, r in pairs if p.kind in JUDGED_KINDS and (
-        settings.mode == MODE_JUDGE or p.id not in rule_verdicts
-        or (conf.get(p.id) if conf.get(p.id) is not None else 0.0) < settings.threshold)]
-    if not to_judge:  # nothing of a kind this judge reads (a political suite has its own judge)
-        return Readings(dict(rule_verdicts), rows, {**judge_record(settings), "judged": 0})
+        settings.mode == MODE_JUDGE or (conf.get(p.id) or 0.0) < settings.threshold)]
+    judgeable = sum(p.kind in JUDGED_KINDS for p, _r in pairs)  # 0: a suite with its own judge (political)
+    if not to_judge:  # hybrid with every verdict confident, or nothing this judge reads
+        record = {**judge_record(settings), "judgeable": judgeable, **_pass_record([], ChoiceStats(), judged=0, kept=0)}
+        return Readings(dict(rule_verdicts), rows, record, _notes(settings, record) if judgeable else [])
     targets = list(judges) if judges is not None else [open_judge(name, reason=settings.reason)
                                                        for name in settings.judges]
     questions = questions_for(to_judge, reason=settings.reason)
@@ -160,9 +162,9 @@ def read_replies(pairs: Sequence[tuple[Probe, Reply]], rule_verdicts: Mapping[st
             continue
         verdicts[probe.id] = final
         row["decided_by"] = "judge"
-    record = judge_record(settings, targets)
+    record = {**judge_record(settings, targets), "judgeable": judgeable}
     record.update(_pass_record(passes, stats, judged=len(to_judge), kept=kept))
-    return Readings(verdicts, rows, record, _notes(settings, record, targets))
+    return Readings(verdicts, rows, record, _notes(settings, record))
 
 
 def _verdict_of(probe: Probe, questions: Sequence[Question], judge_pass: JudgePass, method: str,
@@ -184,8 +186,8 @@ def _pass_record(passes: Sequence[JudgePass], stats: ChoiceStats, *, judged: int
     }
 
 
-def _notes(settings: ReaderSettings, record: Mapping[str, Any], targets: Sequence[JudgeTarget]) -> list[str]:
-    names = " and ".join(f"'{t.name}'" for t in targets)
+def _notes(settings: ReaderSettings, record: Mapping[str, Any]) -> list[str]:
+    names = " and ".join(f"'{t}'" for t in settings.judges)
     if settings.mode == MODE_HYBRID:
         out = [f"Read in hybrid mode: the rules decided where their calibrated confidence was at least "
                f"{settings.threshold:g}, the judge {names} the other {record['judged']} replies"

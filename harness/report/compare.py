@@ -41,9 +41,12 @@ def load_verdicts(run_dir: Path) -> pd.DataFrame | None:
     path = Path(run_dir) / "verdicts.csv"
     if not path.exists():
         return None
-    df = pd.read_csv(path, usecols=["probe_id", "bias_type", "kind", "attribute", "categories", "biased"],
+    wanted = {"probe_id", "bias_type", "kind", "attribute", "categories", "biased", "label"}
+    df = pd.read_csv(path, usecols=lambda c: c in wanted,
                      dtype={"probe_id": str, "attribute": str, "categories": str, "kind": str, "bias_type": str},
                      keep_default_na=False)
+    if "label" in df.columns:  # a reply a judge could not read is in no rate (harness.score.judged), nor here
+        df = df[df["label"] != "unscored"].drop(columns="label")
     df["biased"] = df["biased"].astype(str).str.lower().isin(("true", "1"))
     return df.set_index("probe_id")
 

@@ -53,7 +53,7 @@ def put_reader(result: Any, readings: Readings, unscored: pd.DataFrame, answered
     """oracle.reader, the unscored count, rate and reasons, and the reader's notes (module docstring), on a
     harness.score.scoring.RunResult. `put_rate` is scoring's rate writer (k/n and the Wilson interval),
     passed in so that this module and scoring do not import each other."""
-    if readings.record.get("mode", MODE_RULES) == MODE_RULES or not readings.record.get("judged"):
+    if readings.record.get("mode", MODE_RULES) == MODE_RULES or not readings.record.get("judgeable"):
         return  # no record: a run without oracle.reader was read by the rules (harness.score.settings)
     result.oracle["reader"] = readings.record
     n = len(unscored)
