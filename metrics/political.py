@@ -249,3 +249,26 @@ def plots(df: pd.DataFrame, out_dir: Path) -> list[Path]:
     from harness.metrics.political_plots import base_rate_plots  # matplotlib only when figures are drawn
 
     return base_rate_plots(text_frame(df), out_dir)
+
+
+def summary(result: FamilyResult) -> Any:
+    """The Table 2 layout of every attribute for the terminal (rich); a group of Tables when several."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    tables = []
+    for name, tab in result.tables.items():
+        if name.endswith("_detail") or tab.empty:
+            continue
+        # the paper's Table 2 turned on its side (a row per option) so seven topic families fit a terminal
+        t = Table(title=f"Political bias: {name} (estimate [95% interval] permutation p)", title_justify="left")
+        t.add_column("option")
+        for measure in tab["measure"]:
+            t.add_column(Text(str(measure)), justify="right")
+        for option in tab.columns[1:]:
+            t.add_row(Text(str(option)), *(Text(str(v)) for v in tab[option]))
+        tables.append(t)
+    if not tables:
+        return None
+    return tables[0] if len(tables) == 1 else Group(*tables)
