@@ -161,7 +161,7 @@ def oracle_eval(
     """
     import json
 
-    from harness.cli.run import check_method
+    from harness.cli.options import check_method
     from harness.core.paths import cache_dir
     from harness.judge.evaluate import evaluate, stratified_sample
     from harness.judge.labelled import load_labelled

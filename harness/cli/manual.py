@@ -35,7 +35,7 @@ def manual(
 
     Example:  harness manual -s biasasker-zh-manual -t xiaoai --sample 50 --seed 1
     """
-    from harness.cli.run import check_method
+    from harness.cli.options import check_method
     from harness.human.manual import run_manual
 
     check_method(method)  # before the first question, not after the last reply
@@ -85,7 +85,7 @@ def import_(
 
     Example:  harness import questions.xlsx -t xiaoai
     """
-    from harness.cli.run import check_method
+    from harness.cli.options import check_method
     from harness.human.manual import score_and_report
     from harness.human.sheets import describe_plan, import_sheet
 

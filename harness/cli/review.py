@@ -56,7 +56,7 @@ def review(
 
     Example:  harness review RUN --sample 60   (or --export review.xlsx, then --import review.xlsx)
     """
-    from harness.cli.run import check_method
+    from harness.cli.options import check_method
     from harness.human.review_sample import open_review, select_sample
     from harness.human.review_sheet import check_export_path, export_sheet, import_sheet
     from harness.score.review import read_reviews

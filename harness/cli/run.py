@@ -19,6 +19,7 @@ import typer
 import yaml
 from rich.console import Console
 
+from harness.cli.options import check_method  # noqa: F401  (re-exported for callers of harness.cli.run)
 from harness.core.display import assemble, untrusted
 from harness.core.errors import EXIT_INFRA, HarnessError
 from harness.run import manifest as mf
@@ -67,14 +68,6 @@ def _parse_gates(specs: list[str] | None) -> list[Any]:
         raise HarnessError("--fail-above needs harness.gates.checks, which is not available in this "
                            "installation.") from exc
     return [parse_gate(spec) for spec in specs]
-
-
-def check_method(method: str) -> None:
-    """An unknown --method is a usage error now, not after every probe was asked (or every reply typed)."""
-    from harness.oracles.similarity import METHODS
-
-    if method not in ("default", *METHODS):
-        raise HarnessError(f"Unknown oracle method '{method}'; choose one of: default, {', '.join(METHODS)}.")
 
 
 def _exit_interrupted(outcome: RunOutcome) -> None:
