@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.score import scoring
 from harness.cli import main
 from harness.core.errors import HarnessError
 from harness.core.records import STATUS_ERROR, Probe, Reply
 from harness.run import manifest as mf
 from harness.run.transcript import TRANSCRIPT_FILE, TranscriptWriter
+from harness.score import scoring
 
 
 def _imported_run(folder: Path, *, answered: bool = True) -> Path:
