@@ -52,6 +52,6 @@ def base_rate_plots(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
             ax.grid(alpha=0.3)
         axes[0][0].set_ylabel("share of texts at or below")
         axes[0][-1].legend(fontsize=7, loc="lower right")
-        fig.suptitle(f"Base rates per option: {attr}", fontsize=11)
+        fig.suptitle(f"Base rates per option: {attr}", fontsize=11, y=1.03)
         paths.append(save_figure(fig, out_dir / f"political_base_rates_{slug(attr)}.png"))
     return paths
