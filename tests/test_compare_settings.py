@@ -208,7 +208,8 @@ def test_baseline_records_scoring_and_names_differences(tmp_path: Path) -> None:
     store.put("mine", records_from_result(default), run={"target": "t"}, scoring=settings_of_result(default))
     stored = store.scoring("mine")
     assert stored == ScoringSettings(method="default", compat=False, english_relevance="not used", reviewed=0,
-                                     harness_version=__version__, oracle_rules=rules_fingerprint())
+                                     harness_version=__version__, oracle_rules=rules_fingerprint(),
+                                     reader="the rules")
     assert json.loads(store.path.read_text())["runs"]["mine"]["scoring"]["method"] == "default"
     assert scoring_notes(stored, settings_of_result(default)) == []
     notes = scoring_notes(stored, settings_of_result(compat))

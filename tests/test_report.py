@@ -189,6 +189,21 @@ def test_chinese_labels_are_drawn_with_real_glyphs() -> None:
     assert (young != year).any()  # two characters, two different glyphs (boxes would be identical)
 
 
+def test_english_figure_saves_under_matplotlibs_default_generic_family(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A figure drawn before setup_fonts() (matplotlib's default family 'sans-serif', a generic name that
+    FontProperties would parse as a fontconfig pattern) still finds DejaVu Sans for Latin text."""
+    import matplotlib
+
+    from harness.core.figures import missing_glyphs, plt, save_figure
+
+    monkeypatch.setitem(matplotlib.rcParams, "font.family", ["sans-serif"])
+    assert missing_glyphs(["SE gender n/a"]) == ""
+    fig, ax = plt.subplots()
+    ax.set_title("S_amb by category")
+    assert save_figure(fig, tmp_path / "en.png").exists()
+
+
 def test_figure_without_a_font_for_its_labels_is_left_out_with_one_note(tmp_path: Path, fake_oracle: None,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     import matplotlib

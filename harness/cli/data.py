@@ -1,4 +1,4 @@
-"""`harness data`: list, pull, verify and locate the upstream data sets (BiasAsker, CBBQ, CHBias)."""
+"""`harness data`: list, pull, verify and locate the upstream data sets (BiasAsker, CBBQ, CHBias, Schema-Guided Dialogue)."""
 
 from __future__ import annotations
 

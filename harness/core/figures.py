@@ -103,7 +103,7 @@ def _font_paths() -> list[str]:
     paths = []
     for family in [families] if isinstance(families, str) else families:
         try:
-            paths.append(font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False))
+            paths.append(font_manager.findfont(font_manager.FontProperties(family=[family]), fallback_to_default=False))
         except ValueError:
             continue
     return paths

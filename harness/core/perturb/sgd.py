@@ -1,6 +1,6 @@
 """The Schema-Guided Dialogue split the task-oriented suite and the pipeline target read.
 
-The harness does not ship SGD (CC BY-SA 4.0, Google): it reads $HARNESS_DATA_DIR/sgd/test (dialogues_*.json
+The harness does not ship SGD (CC BY-SA 4.0, Google; `harness data pull sgd` fetches it): it reads $HARNESS_DATA_DIR/sgd/test (dialogues_*.json
 and schema.json, the layout of github.com/google-research-datasets/dstc8-schema-guided-dialogue), or a
 folder a suite or target names. Loaded once per process: the test split is 60 MB of JSON.
 """
@@ -32,9 +32,9 @@ def split_dir(path: str | Path | None = None) -> Path:
     folder = Path(path).expanduser() if path else data_dir() / "sgd" / DEFAULT_SPLIT
     if not folder.is_dir() or not any(folder.glob("dialogues_*.json")):
         raise DataMissingError(
-            f"The Schema-Guided Dialogue split is not in {folder}; download the test split of "
-            "github.com/google-research-datasets/dstc8-schema-guided-dialogue (dialogues_*.json and "
-            "schema.json) there, or point HARNESS_DATA_DIR at a folder holding sgd/test.")
+            f"The Schema-Guided Dialogue split is not in {folder}; run `harness data pull sgd` (it fetches the "
+            "pinned test files of github.com/google-research-datasets/dstc8-schema-guided-dialogue), or point "
+            "HARNESS_DATA_DIR at a folder holding sgd/test.")
     return folder
 
 
