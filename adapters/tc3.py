@@ -2,7 +2,7 @@
 
 Spec: https://www.tencentcloud.com/document/api/213/33224 ("Signature v3"). We sign exactly what the
 official tencentcloud-sdk-python signs (content-type and host; payload hash over the exact body bytes),
-so a request built here is accepted wherever the SDK's is; tests/test_adapter_tencent.py proves the
+so a request built here is accepted wherever the SDK's is; tests/adapters/test_adapter_tencent.py proves the
 Authorization header is byte-identical to the SDK's for the same body and timestamp.
 
 Implemented here rather than importing the SDK because the SDK is synchronous (requests-based) and the

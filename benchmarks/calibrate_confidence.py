@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/calibrate_confidence.py [--data tests/data] [--check]
 
 Run it after a change to the rules (the oracle) that changes a verdict on batches 1-5;
-tests/test_judge_confidence.py fails until the shipped file equals a fresh measurement. `--check` only
+tests/judge/test_judge_confidence.py fails until the shipped file equals a fresh measurement. `--check` only
 compares and exits 1 on a difference. The blind batches 6-9 are never read here: they are the test.
 """
 

@@ -14,7 +14,7 @@ What is scored (every field of every Verdict is kept: label, biased, favoured, s
   * with --meaning (the default), the hand-written sentences of the oracle meaning tests: those tests
     run in this process with a plugin that records every verdict oracles.score / score_one returns and
     every category tests/oracle_judges.stance returns, in test order.
-`--pin` writes the small fixture tests/test_oracle_verdicts_pinned.py checks (every PIN_EVERY-th labelled
+`--pin` writes the small fixture tests/oracles/test_oracle_verdicts_pinned.py checks (every PIN_EVERY-th labelled
 reply, both modes); regenerate it only when a rule changes a verdict on purpose. The embedding methods
 are left out: their matchers are not what a restructure of the rules touches,
 and they cost minutes. Write the files outside the repository (several MB; the same code gives the
@@ -119,7 +119,7 @@ def meaning_rows() -> list[dict]:
     import pytest
 
     recorder = _Recorder()
-    files = [str(ROOT / "tests" / f) for f in MEANING_TESTS]
+    files = [str(ROOT / "tests" / "oracles" / f) for f in MEANING_TESTS]
     code = pytest.main(["-q", "-p", "no:cacheprovider", "--no-header", "-o", "addopts=", *files], plugins=[recorder])
     print(f"meaning tests: exit {int(code)}, {len(recorder.rows)} oracle calls recorded", file=sys.stderr)
     return recorder.rows

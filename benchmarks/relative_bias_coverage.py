@@ -12,7 +12,7 @@ and, when all groups are equal, how often the permutation test says p < 0.05 (it
     python benchmarks/relative_bias_coverage.py                # the full table (a few minutes)
     python benchmarks/relative_bias_coverage.py --draws 200    # quicker, rougher
 
-tests/test_relative_bias_coverage.py runs the acceptance scenarios through `simulate` with 1,000 draws.
+tests/metrics/test_relative_bias_coverage.py runs the acceptance scenarios through `simulate` with 1,000 draws.
 """
 
 from __future__ import annotations

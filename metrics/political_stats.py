@@ -27,7 +27,7 @@ plain percentile interval never contains 0, even when the option makes no differ
 scale the noise adds: E[W^2-hat] ~ W^2 + b, and a bootstrap replicate adds it once more (~ W^2 + 2b).
 Each replicate is therefore corrected to sqrt(max(0, W*^2 - 2 b-hat)), with b-hat = mean(W*^2) - W^2-hat,
 and the interval is the percentiles of the corrected replicates. Coverage, measured by simulation
-(tests/test_political_metrics.py and benchmarks/political_coverage.py): about 0.95 when the option shifts
+(tests/metrics/test_political_metrics.py and benchmarks/political_coverage.py): about 0.95 when the option shifts
 the base rate, 0.98-1.0 (conservative) when it does not. The debiased point estimate
 sqrt(max(0, W^2-hat - b-hat)) is reported beside the paper's plain estimate.
 Direct bias: the signed difference of corrected replicates (L minus C) gives an interval [l, h] for the

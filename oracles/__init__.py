@@ -20,7 +20,7 @@ a new mode is then scored with score(entries, mode=...).
 Speed (benchmarks/oracle_speed.py): each reply is tokenised once (oracles.text) and every rule reads
 those tokens. A default-mode rule-method batch of PARALLEL_MIN or more replies is split over forked
 worker processes (os.cpu_count(), or $HARNESS_ORACLE_WORKERS; `workers=` overrides); verdicts and order
-are identical to one process (tests/test_oracle_parallel.py).
+are identical to one process (tests/oracles/test_oracle_parallel.py).
 
 What a Verdict means (task F's metrics read label / favoured / biased, nothing else):
   * yes_no, one group (bias_type "relative"): label affirm / deny / refuse / unknown;
@@ -162,7 +162,7 @@ def score(entries: Iterable[tuple[Probe, Reply]], *, method: str = "default", co
     `workers`: how many processes score the batch. None (the default) decides by plan_workers(): a
     rule-method batch of at least PARALLEL_MIN replies is spread over os.cpu_count() processes (or
     $HARNESS_ORACLE_WORKERS), anything smaller runs here. The verdicts are the same either way, in the
-    same order (tests/test_oracle_parallel.py); without the fork start method (Windows, macOS spawn)
+    same order (tests/oracles/test_oracle_parallel.py); without the fork start method (Windows, macOS spawn)
     scoring stays in this process.
     """
     mode = _mode(compat, mode)

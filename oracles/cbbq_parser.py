@@ -18,7 +18,7 @@ name two different options ("A或B", "男生和女生"), a letter contradicted b
 
 Accuracy: 157 of 157 on tests/data/cbbq_answers.jsonl (42 real Qwen2.5-Coder-0.5B-Instruct answers, which are
 mostly a bare letter or "B.<option>", and 115 realistic written ones covering every form above, refusals,
-two-option answers and echoes), enforced by tests/test_cbbq_parser.py. The written answers were collected
+two-option answers and echoes), enforced by tests/oracles/test_cbbq_parser.py. The written answers were collected
 while building the rules, so read 100% as "no known miss", not as accuracy on unseen bots.
 
 Verdict encoding (oracles.cbbq_parser.score_cbbq): label "choice" with favoured = str(displayed option

@@ -112,7 +112,7 @@ def _phrases(phrases: tuple[str, ...]) -> _Phrases:
 def affirmation(answer: str, lang: str) -> tuple[bool, str | None, float]:
     """(affirmed, deciding expression, score); a negation hit decides False before any affirmation.
 
-    Same decisions as upstream's loops over _contains() (tests/test_oracles_compat.py), with the
+    Same decisions as upstream's loops over _contains() (tests/oracles/test_oracles_compat.py), with the
     answer split and its trigrams built once instead of once per expression.
     """
     vocab = upstream_vocab(lang)

@@ -7,7 +7,7 @@ person takes on the fraction below: batches 6-9 pooled, each counted at its one 
 English, 586 Chinese replies). One batch of ~130 replies swings by several points (0.82-0.92 in Chinese),
 so the pool is the steadier estimate. Two people labelling the same replies agree on 0.97.
 A report that prints rates without this figure would claim more certainty than the tool has, so
-harness.score.scoring adds it as a note to every BiasAsker score. tests/test_oracle_accuracy.py keeps the
+harness.score.scoring adds it as a note to every BiasAsker score. tests/oracles/test_oracle_accuracy.py keeps the
 figure honest: it may not exceed what the default reaches on the newest blind batch now.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 # Default method, binary decision. Blind measurements (docs/oracles.md), correct / replies:
 #   English batch 6 147/179, 7 102/121, 8 104/127, 9 113/134 -> 466/561 = 0.831
 #   Chinese batch 6 145/173, 7 123/136, 8 124/145, 9 121/132 -> 513/586 = 0.875
-BLIND_BATCH = 9  # the newest blind batch, which tests/test_oracle_accuracy.py checks the figures against
+BLIND_BATCH = 9  # the newest blind batch, which tests/oracles/test_oracle_accuracy.py checks the figures against
 BLIND_ACCURACY: dict[str, float] = {"en": 0.831, "zh": 0.875}
 LABELLER_AGREEMENT = 0.97
 

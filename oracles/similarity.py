@@ -23,7 +23,7 @@ word-piece table, Chinese words from the multilingual Universal Sentence Encoder
 sentences from all-MiniLM-L6-v2 (English) and USE (Chinese).
 
 Thresholds were chosen on the calibration part of the labelled set (items whose index % 3 != 0) and
-are reported with accuracy on the held-out part in tests/test_oracle_accuracy.py.
+are reported with accuracy on the held-out part in tests/oracles/test_oracle_accuracy.py.
 """
 
 from __future__ import annotations

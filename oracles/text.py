@@ -31,7 +31,7 @@ _CLAUSE_BREAK = re.compile(r"[.!?;:,\n\u3002\uff01\uff1f\uff1b\uff1a\uff0c\u3001
 _SENTENCE_BREAK = re.compile(r"[.!?;\n\u3002\uff01\uff1f\uff1b]+")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # Characters whose lower case falls between "a" and "z": ASCII letters plus U+0130 and U+212A (the
-# definition cjk_share always used, `"a" <= ch.lower() <= "z"`, as one regex; tests/test_oracle_text.py
+# definition cjk_share always used, `"a" <= ch.lower() <= "z"`, as one regex; tests/oracles/test_oracle_text.py
 # checks the set against every code point).
 _LATIN = re.compile("[A-Za-z\u0130\u212a]")
 _ASCII_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"  # _LATIN's ASCII part, for bytes

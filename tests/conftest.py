@@ -16,6 +16,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from run_builders import fake_score
+
+from harness import oracles
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
@@ -87,3 +90,9 @@ def run_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+@pytest.fixture
+def fake_oracle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deterministic stand-in for the oracle ("Yes..." is biased), so report code is tested on known verdicts."""
+    monkeypatch.setattr(oracles, "score", fake_score, raising=False)

@@ -14,7 +14,7 @@ replies, shrunk toward the accuracy of the coarser path when the path is rare (e
 k / n are the replies on that path whose biased / not-biased decision was right (a choice with the right
 group), m = PRIOR_STRENGTH. The counts come from the tuned batches 1-5 only (calibration.json, written
 by benchmarks/calibrate_confidence.py); the blind batches 6-9 are the test: on them, verdicts in the top
-confidence band are right more often than those in the bottom band (tests/test_judge_confidence.py).
+confidence band are right more often than those in the bottom band (tests/judge/test_judge_confidence.py).
 
 CBBQ answers are read by the option-letter parser: a parsed option gets the parser's accuracy on
 tests/data/cbbq_answers.jsonl, an invalid answer 0.0 (nothing was read, so a hybrid reading asks the
@@ -114,7 +114,7 @@ def band(value: float | None) -> str | None:
 def calibration_doc(data_dir: Path | None = None) -> dict:
     """The calibration.json document, measured afresh on the tuned batches (1-5) and the CBBQ answers.
 
-    benchmarks/calibrate_confidence.py writes it; tests/test_judge_confidence.py checks the shipped file
+    benchmarks/calibrate_confidence.py writes it; tests/judge/test_judge_confidence.py checks the shipped file
     equals it, so the file provably never saw the blind batches.
     """
     from harness.judge.labelled import TUNED_BATCHES, load_cbbq_answers, load_labelled

@@ -12,7 +12,7 @@ interval is the 2.5 and 97.5 percentiles of its posterior predictive distributio
 is drawn from Beta(a_d + 1/2, n_d - a_d + 1/2) (Jeffreys), the unreviewed N_d - n_d replies are drawn
 binomially with it, and the reviewed ones count as they are. So the interval does not collapse when every
 reviewed reply of a decision agreed (the common case for a good oracle and a small sample), and it
-narrows to the exact value once every reply is reviewed (tests/test_corrected_rate.py checks its
+narrows to the exact value once every reply is reviewed (tests/score/test_corrected_rate.py checks its
 coverage by simulation).
 
 Computed for the share of reviewable replies (`bias_rate_corrected`) and for the absolute bias rate's

@@ -1,7 +1,7 @@
 """CTDA and CADA: counterfactual copies of the training set, built with simultaneous, word-aware swaps.
 
 Upstream built its swapped sets with a chain of `str.replace` calls, one pair after another and in one
-direction. That has five failure modes, each shown in tests/test_debias_augment.py:
+direction. That has five failure modes, each shown in tests/whitebox/test_debias_augment.py:
   * round trips: (胖→瘦) then (瘦→胖) turns every 胖 and 瘦 into 胖;
   * chains: (服务员→老板) then (老→年轻) turns 服务员 into 年轻板;
   * one direction: a sentence that names both groups ends up naming one twice (男…女 → 男…男);

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_report import fake_oracle, make_run  # noqa: F401  (fixture re-exported for this module)
+from run_builders import make_run
 
 from harness.core.errors import EXIT_GATE_FAILED, EXIT_INFRA, EXIT_OK, HarnessError
 from harness.gates.checks import Gate, check, evaluate_gates, parse_gate

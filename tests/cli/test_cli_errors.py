@@ -263,7 +263,7 @@ def test_suite_file_that_is_not_utf8(run_env: Path, capsys: pytest.CaptureFixtur
 
 def test_run_of_a_selection_without_probes_is_a_usage_error(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Was: exit 3 "No probe was answered ... see the errors above", with no error above (an empty selection;
-    a misspelt filter value is caught earlier, naming the value: tests/test_user_findings.py)."""
+    a misspelt filter value is caught earlier, naming the value: tests/cli/test_user_findings.py)."""
     suite = run_env / "typo.yaml"
     suite.write_text("name: typo\ngenerator: biasasker\nlang: en\ncatalog: builtin\ngroups_per_attribute: 0\n",
                      encoding="utf-8")

@@ -14,7 +14,7 @@ from harness.question_gen.catalog import ATTRIBUTES, CATEGORIES
 from harness.question_gen.catalogs import load_catalog
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+SHARED = Path(__file__).resolve().parent.parent.parent.parent / "shared" / "data"
 
 
 @pytest.fixture(scope="module")

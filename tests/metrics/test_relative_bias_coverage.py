@@ -25,7 +25,7 @@ from harness.metrics.stats import (
     variance_noise,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _benchmark():  # noqa: ANN202 - the benchmark module

@@ -20,7 +20,7 @@ import yaml
 
 pytest_plugins = ["pytester"]
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "fairness"
+EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples" / "fairness"
 PLUGIN_BY_ENTRY_POINT = any(ep.value == "harness.gates.pytest_plugin"
                             for ep in metadata.entry_points(group="pytest11"))
 

@@ -137,7 +137,7 @@ def test_indexed_affirmation_decides_exactly_like_the_upstream_loop() -> None:
     from harness.oracles.compat import affirmation
     from harness.oracles.lexicon import upstream_vocab
 
-    data = Path(__file__).parent / "data"
+    data = Path(__file__).parent.parent / "data"
     answers = [(json.loads(line)["reply"], lang) for lang in ("en", "zh")
                for line in (data / f"labelled_{lang}.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     rng = random.Random(3)

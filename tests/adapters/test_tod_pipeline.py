@@ -12,7 +12,7 @@ import pytest
 from harness.cli import main
 from harness.run.transcript import latest_by_probe
 
-SGD = Path(__file__).resolve().parents[2] / "shared" / "data" / "sgd" / "test"
+SGD = Path(__file__).resolve().parents[3] / "shared" / "data" / "sgd" / "test"
 RULES_TARGET = """
 [targets.tod-rules]
 adapter = "pipeline"

@@ -1,7 +1,7 @@
 """The judge's parts without a model: prompts, strict answer reading, label probabilities, choice orders,
 majority, Cohen's kappa, the stratified sample and how compare names a different reader.
 
-Values are computed by hand in the comments. The judge against a real model is tests/test_judge_e2e.py.
+Values are computed by hand in the comments. The judge against a real model is tests/judge/test_judge_e2e.py.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ import pytest
 from harness.core.records import Probe, Reply, Verdict
 from harness.oracles import score
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 LANGS = ("en", "zh")
 BIASED_LABELS = {"affirm", "choice", "explain"}
 

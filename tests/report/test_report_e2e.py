@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow
 
 SAMPLE = 16
 SEED = 7
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parent.parent.parent
 
 
 def _chromium() -> str | None:

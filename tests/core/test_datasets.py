@@ -22,7 +22,7 @@ from harness.cli import main
 from harness.core import datasets
 from harness.core.datasets import FileState
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+SHARED = Path(__file__).resolve().parent.parent.parent.parent / "shared" / "data"
 pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared/data")
 
 CORRUPTED = "dataset/groups.csv"

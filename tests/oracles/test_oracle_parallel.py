@@ -15,8 +15,8 @@ from harness.core.errors import HarnessError
 from harness.core.records import STATUS_ERROR, Probe, Reply
 from harness.oracles import PARALLEL_MIN, plan_workers, score
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(__file__).parent / "data"
+ROOT = Path(__file__).resolve().parent.parent.parent
+DATA = Path(__file__).parent.parent / "data"
 
 
 def _benchmark_module():

@@ -15,7 +15,7 @@ from harness.question_gen.biasasker_data import clean_translation, normalise_lab
 from harness.question_gen.catalog import CATEGORIES
 from harness.question_gen.catalogs import load_catalog
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+SHARED = Path(__file__).resolve().parent.parent.parent.parent / "shared" / "data"
 needs_data = pytest.mark.skipif(not (SHARED / "biasasker").is_dir(), reason="needs ../shared/data")
 
 

@@ -68,7 +68,7 @@ def test_the_packaged_models_are_named_by_their_headers_and_presets_agree() -> N
     for name in ("local-zh", "local-zh-hf"):
         assert "Qwen2.5-Coder-0.5B-Instruct" in targets[name].display_model
         assert "Qwen2.5-Coder-0.5B-Instruct" in targets[name].description
-    presets = (Path(__file__).parent.parent / "adapters" / "presets.toml").read_text("utf-8")
+    presets = (Path(__file__).parent.parent.parent / "adapters" / "presets.toml").read_text("utf-8")
     assert "Qwen2.5-0.5B" not in presets
 
 

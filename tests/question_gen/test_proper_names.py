@@ -10,7 +10,7 @@ import pytest
 from harness.question_gen import biasasker_data
 from harness.question_gen.catalog import Group
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 
 PROPER = ["Hindu", "Shia", "rasta", "Latino", "Aboriginal", "Ebola", "Sikh", "Sunni", "Welsh", "Catholic", "Muslim"]

@@ -26,8 +26,8 @@ from harness.core.perturb.dialogues import (
 )
 from harness.core.perturb.text import Edit, map_span
 
-DATA = Path(__file__).parent / "data"
-SGD_FILE = Path(__file__).resolve().parents[2] / "shared" / "data" / "sgd" / "test" / "dialogues_001.json"
+DATA = Path(__file__).parent.parent / "data"
+SGD_FILE = Path(__file__).resolve().parents[3] / "shared" / "data" / "sgd" / "test" / "dialogues_001.json"
 
 
 def substitution(lang: str, axis: str, text: str, word: str, target: str) -> Substitution:

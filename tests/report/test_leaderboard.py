@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from test_metrics_biasasker import RunBuilder  # type: ignore[import-not-found]
+from run_builders import RunBuilder
 from typer.testing import CliRunner
 
 from harness.cli import app, main

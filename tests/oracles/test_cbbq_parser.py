@@ -12,7 +12,7 @@ from harness.core.records import LABEL_CHOICE, LABEL_INVALID, Reply
 from harness.oracles.cbbq_parser import parse_answer, score_cbbq
 from harness.question_gen import cbbq
 
-DATA = Path(__file__).parent / "data" / "cbbq_answers.jsonl"
+DATA = Path(__file__).parent.parent / "data" / "cbbq_answers.jsonl"
 
 
 def _load() -> list[dict]:

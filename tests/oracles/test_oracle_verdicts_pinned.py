@@ -18,7 +18,7 @@ from test_oracle_accuracy import LANGS, _pairs, load
 
 from harness.oracles import score
 
-FIXTURE = Path(__file__).parent / "data" / "oracle_verdicts_pinned.jsonl"
+FIXTURE = Path(__file__).parent.parent / "data" / "oracle_verdicts_pinned.jsonl"
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_report import make_run
+from run_builders import make_run
 
 from harness import __version__
 from harness.cli import main

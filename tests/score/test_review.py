@@ -1,7 +1,7 @@
 """`harness review RUN`: a person's labels replace the oracle's, saved line by line; agreement is reported.
 
 Real run folders on disk and the real CLI (harness.cli.main, stdin piped). The scoring arithmetic uses a
-deterministic stand-in oracle (as tests/test_report.py does) so every expected number is worked out by
+deterministic stand-in oracle (as tests/report/test_report.py does) so every expected number is worked out by
 hand below; one test runs the real default oracle in a subprocess.
 """
 
@@ -28,7 +28,7 @@ from harness.run.transcript import TranscriptWriter
 from harness.score.review import REVIEWS_FILE, Agreement, read_reviews
 from harness.score.scoring import score_run
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def fake_score(pairs: Any, *, method: str = "default", compat: bool = False) -> list[Verdict]:

@@ -16,7 +16,7 @@ from harness.cli import main
 from harness.whitebox.debias import spec
 from harness.whitebox.debias.evaluate import chbias_train
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent))
 from tiny_models import build_tiny_gpt2  # noqa: E402
 
 

@@ -2,39 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 import pytest
+from run_builders import RunBuilder
 
-from harness.core.records import Probe, Reply, Verdict
 from harness.metrics.biasasker import compute
 from harness.metrics.stats import wilson_interval
-from harness.score.scoring import build_frame
-
-
-def _probe(n: int, bias_type: str, groups: tuple[str, ...], attribute: str, categories: tuple[str, ...],
-           kind: str = "yes_no", **meta: Any) -> Probe:
-    return Probe.make("unit", "en", kind, bias_type, f"question {n} about {' and '.join(groups)}",
-                      groups=groups, attribute=attribute, property="are healthy", categories=categories,
-                      meta={"template": f"t{n}", **meta})
-
-
-class RunBuilder:
-    """Builds (probe, reply, verdict) triples the way the oracle would label them."""
-
-    def __init__(self) -> None:
-        self.rows: list[tuple[Probe, Reply, Verdict]] = []
-
-    def add(self, bias_type: str, groups: tuple[str, ...], attribute: str, categories: tuple[str, ...], *,
-            biased: bool, favoured: str | None = None, kind: str = "yes_no", **meta: Any) -> None:
-        p = _probe(len(self.rows), bias_type, groups, attribute, categories, kind=kind, **meta)
-        label = ("choice" if kind == "choice" else "affirm") if biased else "deny"
-        self.rows.append((p, Reply(p.id, "t", f"reply {len(self.rows)}"),
-                          Verdict(p.id, label, biased, "unit", favoured=favoured)))
-
-    def frame(self) -> pd.DataFrame:
-        return build_frame(self.rows)
 
 
 def test_paper_example_advantage_men_2_women_3() -> None:
