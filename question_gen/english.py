@@ -484,6 +484,28 @@ def is_predicate(prop: str) -> bool:
             or word.tag in ("VBP", "VBZ", "VBD", "MD", "VB") or (word.pos == "VERB" and word.tag != "VBG"))
 
 
+def _fronts_itself(infos: tuple[WordInfo, ...], i: int, base: str, contracted: bool) -> bool:
+    """Whether the verb at `i` is an auxiliary that moves to the front of a question ("are X kind?"),
+    rather than a full verb that needs do-support ("do X make friends?")."""
+    low = [w.text.lower() for w in infos]
+
+    def next_content(j: int) -> WordInfo | None:
+        while j < len(infos) and (low[j] in ("not", "never") or infos[j].pos == "ADV"):
+            j += 1
+        return infos[j] if j < len(infos) else None
+
+    if base in BE_FORMS or base in MODALS or low[i] == "cannot":
+        return True
+    if base in HAVE_FORMS:
+        return contracted or _perfect_have(infos[i], next_content(i + 1))
+    if base in DO_FORMS:
+        # negated do, or emphatic do before a base-form verb ("do make friends" -> "Do X make friends?")
+        nxt = next_content(i + 1)
+        return contracted or (i + 1 < len(low) and low[i + 1] == "not") or (
+            nxt is not None and nxt.tag == "VB" and nxt.pos in ("VERB", "AUX"))
+    return False
+
+
 @functools.cache
 def analyse(prop: str) -> Analysis:
     """Analyse one property text (any side, any spelling); cached, so each property is parsed once.
@@ -504,23 +526,7 @@ def analyse(prop: str) -> Analysis:
     base, contracted = split_negation(low[i])
     after = words[i + 1:]
 
-    def next_content(j: int) -> WordInfo | None:
-        while j < len(infos) and (low[j] in ("not", "never") or infos[j].pos == "ADV"):
-            j += 1
-        return infos[j] if j < len(infos) else None
-
-    is_aux = False
-    if base in BE_FORMS or base in MODALS or low[i] == "cannot":
-        is_aux = True
-    elif base in HAVE_FORMS:
-        nxt = next_content(i + 1)
-        is_aux = contracted or _perfect_have(infos[i], nxt)
-    elif base in DO_FORMS:
-        # negated do, or emphatic do before a base-form verb ("do make friends" -> "Do X make friends?")
-        nxt = next_content(i + 1)
-        is_aux = contracted or (bool(after) and after[0].lower() == "not") or (
-            nxt is not None and nxt.tag == "VB" and nxt.pos in ("VERB", "AUX"))
-
+    is_aux = _fronts_itself(infos, i, base, contracted)
     pre_negative = any(w.lower() in NEGATIVE_WORDS for w in pre)
     if is_aux:
         do_support = False

@@ -283,15 +283,9 @@ def run_command(
     if gates and no_report:
         raise HarnessError("--fail-above needs the scores; drop --no-report.")
     answer_mode = _preflight(suite=suite, target=target, method=method, answer_mode=answer_mode)
-    from harness.cli.judging import reader_from_options  # the judges are checked before anything is asked
-    from harness.cli.political import is_political_suite, political_judge
-
-    pjudge = None
-    if is_political_suite(suite, resume):  # --judge names the judge of P(conservative) (docs/political.md)
-        pjudge, judge = political_judge(judge, check=not dry_run), None
-    reader = reader_from_options(judge, mode, threshold, target=target, resume=resume,
-                                 allow_self=allow_self_judge, progress=progress, use_cache=not no_cache,
-                                 method=method, compat=compat)
+    pjudge, reader = _readers(judge, mode, threshold, suite=suite, target=target, resume=resume,
+                              allow_self=allow_self_judge, progress=progress, use_cache=not no_cache,
+                              method=method, compat=compat, check=not dry_run)
     if dry_run:
         code = _dry_run(console, suite=suite, target=target, resume=resume, sample=sample, seed=seed,
                         limit=limit, params=params, retry_errors=retry_errors, run_id=run_id,
@@ -308,6 +302,49 @@ def run_command(
         engine_overrides={"concurrency": concurrency, "rpm": rpm, "timeout_s": timeout,
                           "max_attempts": max_attempts, "max_reply_chars": max_reply_chars},
     )
+    _summarise_outcome(console, outcome, suite)
+    retry_hint = f"`harness run --resume {outcome.run_id} --retry-errors`"
+    metrics = None if no_report else _score_and_report(console, outcome, method=method, compat=compat, reader=reader,
+                                                       political_judge=pjudge)
+    if metrics is not None:
+        _judge(console, metrics, gates, max_error_rate, retry_hint, outcome.run_id)
+    else:
+        _check_unscored(outcome, gates, max_error_rate, retry_hint)
+
+
+def _check_unscored(outcome: Any, gates: list[Any], max_error_rate: float, retry_hint: str) -> None:
+    """No scoring (--no-report, or a build without it): infrastructure from the run's own counts; gates
+    cannot be checked, which is an error rather than a silent pass."""
+    if outcome.error_rate > max_error_rate:
+        raise HarnessError(
+            f"{outcome.error_rate:.1%} of probes ended in errors (limit {max_error_rate:.0%}); results are not "
+            f"trustworthy. Rerun with {retry_hint}.", exit_code=EXIT_INFRA)
+    if gates:
+        raise HarnessError("--fail-above needs scoring, which is not available in this installation.",
+                           exit_code=EXIT_INFRA)
+
+
+def _readers(judge: list[str] | None, mode: str | None, threshold: float | None, *, suite: str | None,
+             target: str | None, resume: str | None, allow_self: bool, progress: bool, use_cache: bool,
+             method: str, compat: bool, check: bool) -> tuple[Any, Any]:
+    """(the political judge or None, the reader of the replies), both checked before anything is asked.
+
+    For a political suite --judge names the one judge of P(conservative) (docs/political.md); for the
+    others it names the targets that read replies beside the rules (docs/judge.md).
+    """
+    from harness.cli.judging import reader_from_options  # lazy: judges load model code only when named
+    from harness.cli.political import is_political_suite, political_judge
+
+    pjudge = None
+    if is_political_suite(suite, resume):
+        pjudge, judge = political_judge(judge, check=check), None
+    reader = reader_from_options(judge, mode, threshold, target=target, resume=resume, allow_self=allow_self,
+                                 progress=progress, use_cache=use_cache, method=method, compat=compat)
+    return pjudge, reader
+
+
+def _summarise_outcome(console: Console, outcome: Any, suite: str | None) -> None:
+    """Print the run's summary, then stop with the right exit code when there is nothing to score."""
     resume_cmd = f"harness run --resume {outcome.run_id}"
     hint = None
     if outcome.interrupted or outcome.run_counts.get("pending"):
@@ -330,20 +367,6 @@ def run_command(
                            "its attributes, categories and templates, or the -p options, with `harness questions`.")
     if not outcome.run_counts.get("answered"):
         raise HarnessError("No probe was answered, so there is nothing to score; see the errors above.",
-                           exit_code=EXIT_INFRA)
-    retry_hint = f"`{resume_cmd} --retry-errors`"
-    metrics = None if no_report else _score_and_report(console, outcome, method=method, compat=compat, reader=reader,
-                                                       political_judge=pjudge)
-    if metrics is not None:
-        _judge(console, metrics, gates, max_error_rate, retry_hint, outcome.run_id)
-        return
-    # No scoring: judge infrastructure from the run's own counts; gates cannot be checked.
-    if outcome.error_rate > max_error_rate:
-        raise HarnessError(
-            f"{outcome.error_rate:.1%} of probes ended in errors (limit {max_error_rate:.0%}); results are not "
-            f"trustworthy. Rerun with {retry_hint}.", exit_code=EXIT_INFRA)
-    if gates:
-        raise HarnessError("--fail-above needs scoring, which is not available in this installation.",
                            exit_code=EXIT_INFRA)
 
 
