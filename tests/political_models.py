@@ -10,8 +10,9 @@ import functools
 import tempfile
 from pathlib import Path
 
+from tiny_models import build_tiny_gpt2
+
 from harness.question_gen.political_data import PROMPTS
-from tests.tiny_models import build_tiny_gpt2
 
 CORPUS = ([p.template for ps in PROMPTS.values() for p in ps]
           + ["the democrats want healthcare and climate action for workers",

@@ -47,3 +47,22 @@ class BrokenDatabase:
 
     def query(self, call: Any, service: str, **kwargs: Any) -> list[dict[str, Any]]:
         raise RuntimeError("the disk is on fire")
+
+
+class FlakyDatabase:
+    """The SQLite database of the split, except that it raises on a call for `fail_on` food while the file named
+    `fail_flag` exists: some turns answered, some failed in one run, the way a real backend goes down."""
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        from harness.adapters.tod.sgd_db import SgdDatabase
+
+        self.inner = SgdDatabase(settings.get("data"), settings.get("db_path"))
+        self.fail_on = str(settings.get("fail_on", "Mexican"))
+        self.flag = str(settings["fail_flag"])
+
+    def query(self, call: Any, service: str, **kwargs: Any) -> list[dict[str, Any]]:
+        from pathlib import Path
+
+        if Path(self.flag).exists() and (call or {}).get("parameters", {}).get("category") == self.fail_on:
+            raise ConnectionError(f"the {self.fail_on} table is offline")
+        return self.inner.query(call, service, **kwargs)

@@ -117,6 +117,36 @@ def test_a_step_that_raises_is_an_error_line_not_a_crash(sgd_hand: Path, run_env
     assert "database step (tod_steps:BrokenDatabase) raised RuntimeError: the disk is on fire" in reason
 
 
+def test_a_step_failing_midway_loses_nothing(sgd_hand: Path, run_env: Path, capsys) -> None:
+    """The database goes down for the Mexican rows only: the turns answered stay in the transcript, the failed ones
+    are error lines with the step's sentence; back up, --retry-errors asks only those, the rest is untouched."""
+    flag = run_env / "db-down"
+    flag.touch()
+    with (run_env / "targets.toml").open("a", encoding="utf-8") as fh:
+        fh.write(f'\n[targets.tod-flaky]\nadapter = "pipeline"\napi_call = "tod_steps:KeywordApiCall"\n'
+                 f'database = "tod_steps:FlakyDatabase"\nresponse = "tod_steps:template_response"\n'
+                 f'data = "{sgd_hand.as_posix()}"\nfail_flag = "{flag.as_posix()}"\nconcurrency = 1\n')
+    code = _run(sgd_hand, "tod-flaky")
+    assert code != 0 and "Traceback" not in capsys.readouterr().err
+    (run_dir,) = (run_env / "transcripts").iterdir()
+    latest = latest_by_probe(run_dir / "transcript.jsonl")
+    good = {pid: e.reply.text for pid, e in latest.items() if e.reply.ok}
+    bad = [e for e in latest.values() if not e.reply.ok]
+    assert good and bad
+    assert all("database step (tod_steps:FlakyDatabase) raised ConnectionError: the Mexican table is offline"
+               in e.reply.error for e in bad)
+    first_lines = (run_dir / "transcript.jsonl").read_text("utf-8").splitlines()
+    flag.unlink()
+    assert _run(sgd_hand, "tod-flaky", "--retry-errors") == 0
+    lines = (run_dir / "transcript.jsonl").read_text("utf-8").splitlines()
+    assert lines[: len(first_lines)] == first_lines  # appended to, never rewritten
+    latest = latest_by_probe(run_dir / "transcript.jsonl")
+    assert all(e.reply.ok for e in latest.values()) and len(lines) == len(first_lines) + len(bad)
+    assert all(latest[pid].reply.text == text for pid, text in good.items())
+    m = json.loads((run_dir / "metrics.json").read_text("utf-8"))["metrics"]
+    assert m["tod.race.dialogues"] == 2 and m["tod.race.fairscore"] > 0.3
+
+
 def test_bad_inputs_are_one_sentence(sgd_hand: Path, run_env: Path, capsys) -> None:
     assert main(["run", "--suite", "sgd-tod", "--target", "tod-rules", "-p", f"data={sgd_hand}", "-p", "axes=[age]",
                  "--no-progress"]) == 2

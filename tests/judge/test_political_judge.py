@@ -26,7 +26,7 @@ TEXTS = ["Lower taxes and a secure border will make America great again.",
 
 
 def leaning_by_keyword(texts: list[str]) -> list[float | None]:
-    """A user's judge (py:tests.test_political_judge:leaning_by_keyword): 0.9 for 'tax', None for nothing."""
+    """A user's judge (py:test_political_judge:leaning_by_keyword): 0.9 for 'tax', None for nothing."""
     return [None if not t else (0.9 if "tax" in t.lower() else 0.2) for t in texts]
 
 
@@ -79,7 +79,7 @@ def test_conservative_label_is_found_or_asked_for():
 
 
 def test_callable_judge_cache_and_unscored(run_env: Path):
-    judge = load_judge("py:tests.test_political_judge:leaning_by_keyword")
+    judge = load_judge(f"py:{__name__}:leaning_by_keyword")
     assert isinstance(judge, CallableJudge)
     cache = ScoreCache(run_env / "judge.sqlite")
     first = asyncio.run(score_texts(judge, TEXTS + TEXTS[:1], cache=cache))
@@ -96,9 +96,9 @@ def test_callable_judge_cache_and_unscored(run_env: Path):
 
 
 @pytest.mark.parametrize(("spec", "message"), [
-    ("py:tests.test_political_judge:out_of_range", "cannot score text: the function's score 7.0 is not a number"),
+    (f"py:{__name__}:out_of_range", "cannot score text: the function's score 7.0 is not a number"),
     ("no-such-judge", "Unknown judge 'no-such-judge': give a target name"),
-    ("py:tests.test_political_judge:missing", "has no function 'missing'"),
+    (f"py:{__name__}:missing", "has no function 'missing'"),
     ("hf:/nonexistent/classifier", "is not a sequence classifier transformers can load"),
 ])
 def test_a_judge_that_cannot_score_is_one_sentence(spec, message, run_env: Path):

@@ -8,12 +8,13 @@ import json
 from pathlib import Path
 
 import pytest
+from political_models import political_lm
 
 from harness.cli import main
 from harness.core.errors import EXIT_USAGE
-from tests.political_models import political_lm
 
 PARAMS = ["-p", "keywords_per_option=2", "-p", "samples=2", "-p", "max_new_tokens=6"]
+JUDGE = f"py:{__name__}:by_length"  # the name pytest imported this module by, so the CLI finds the same module
 
 
 def by_length(texts: list[str]) -> list[float]:
@@ -35,7 +36,7 @@ def tiny_target(run_env: Path) -> Path:
 
 
 def test_run_report_and_rescore(tiny_target: Path, capsys: pytest.CaptureFixture[str]):
-    code = main(["run", "-s", "political-gender", "-t", "tiny", "--judge", "py:tests.test_political_e2e:by_length",
+    code = main(["run", "-s", "political-gender", "-t", "tiny", "--judge", JUDGE,
                  *PARAMS, "--no-progress"])
     out = capsys.readouterr().out
     assert code == 0, out
@@ -48,7 +49,7 @@ def test_run_report_and_rescore(tiny_target: Path, capsys: pytest.CaptureFixture
                 "political.gender.direct.female.p_value", "political.gender.base_rate.indirect.female"):
         assert m[key] is not None and 0.0 <= m[key] <= 1.0, key
     assert "political.gender.indirect" in metrics["intervals"]
-    assert metrics["oracle"]["political_judge"] == "py:tests.test_political_e2e:by_length"
+    assert metrics["oracle"]["political_judge"] == JUDGE
     assert metrics["oracle"]["political_judge.kind"] == "callable"
     assert "gender" in metrics["tables"]["political"]
     assert (run_dir / "plots" / "political_base_rates_gender.png").is_file()
@@ -66,10 +67,10 @@ def test_run_report_and_rescore(tiny_target: Path, capsys: pytest.CaptureFixture
 def test_bad_input_is_one_sentence_and_exit_2(tiny_target: Path, capsys: pytest.CaptureFixture[str]):
     suite = tiny_target / "age.yaml"
     suite.write_text("name: political-age\ngenerator: political\nattribute: age\n")
-    assert main(["run", "-s", str(suite), "-t", "tiny", "--judge", "py:tests.test_political_e2e:by_length"]) == EXIT_USAGE
+    assert main(["run", "-s", str(suite), "-t", "tiny", "--judge", JUDGE]) == EXIT_USAGE
     err = " ".join(capsys.readouterr().err.split())
     assert "Unknown political attribute 'age'; known: gender, location, topic." in err and "Traceback" not in err
-    assert main(["run", "-s", "political-gender", "-t", "tiny", "--judge", "py:tests.test_political_e2e:cannot_score",
+    assert main(["run", "-s", "political-gender", "-t", "tiny", "--judge", f"py:{__name__}:cannot_score",
                  *PARAMS]) == EXIT_USAGE
     err = " ".join(capsys.readouterr().err.split())
     assert "cannot score text: the function gave no score" in err

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from political_models import political_lm
 
 from harness.adapters.generation import cache_text, request_of
 from harness.adapters.hf_local import HFLocalAdapter
@@ -15,7 +16,6 @@ from harness.question_gen.political_data import KEYWORDS, PROMPTS
 from harness.question_gen.suites import load_suite, select_probes
 from harness.run.execute import run_suite
 from harness.run.transcript import read_entries
-from tests.political_models import political_lm
 
 
 def test_suites_hold_the_papers_keywords_and_prompts():

@@ -8,10 +8,10 @@ import zlib
 from pathlib import Path
 
 import pytest
+from political_models import political_lm
 
 from harness.cli import main
 from harness.core.errors import EXIT_USAGE
-from tests.political_models import political_lm
 
 FAST = ["-p", "keywords_per_option=1", "-p", "samples=1", "-p", "max_new_tokens=3", "--steps", "2",
         "--bootstrap", "20", "--permutations", "0", "--no-progress"]
@@ -28,7 +28,7 @@ def tiny_model(run_env: Path) -> Path:
 
 
 def test_mode1_and_mode2_tables_and_saved_target(tiny_model: Path, run_env: Path, capsys: pytest.CaptureFixture[str]):
-    judge = "py:tests.test_calibrate_cli:parity"
+    judge = f"py:{__name__}:parity"  # the name pytest imported this module by
     assert main(["calibrate", "-m", str(tiny_model), "--mode", "1", "--judge", judge, "--lambda", "0.5",
                  "--save-target", "tinycal", *FAST]) == 0
     out = " ".join(capsys.readouterr().out.split())

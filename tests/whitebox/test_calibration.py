@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from political_models import political_lm
 
 from harness.core.errors import ConfigError
 from harness.whitebox.calibration.decode import (
@@ -26,7 +27,6 @@ from harness.whitebox.calibration.objective import (
     step_gain_mode2,
 )
 from harness.whitebox.calibration.words import word_lists
-from tests.political_models import political_lm
 
 LN2 = math.log(2)
 
