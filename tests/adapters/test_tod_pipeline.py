@@ -154,6 +154,10 @@ def test_bad_inputs_are_one_sentence(sgd_hand: Path, run_env: Path, capsys) -> N
     assert main(["run", "--suite", "sgd-tod", "--target", "tod-rules", "-p", f"data={run_env}",
                  "--no-progress"]) == 2
     assert "Schema-Guided Dialogue split is not in" in capsys.readouterr().err
+    (sgd_hand / "schema.json").write_text('{"services": []}', "utf-8")
+    assert main(["run", "--suite", "sgd-tod", "--target", "tod-rules", "-p", f"data={sgd_hand}", "--no-progress"]) == 2
+    assert "schema.json is not an SGD schema" in capsys.readouterr().err
+    (sgd_hand / "schema.json").write_text(json.dumps(SCHEMA), "utf-8")
     # a chatbot is refused before anything is asked (it would answer the JSON requests as prompts)
     assert main(["run", "--suite", "sgd-tod", "--target", "local", "-p", f"data={sgd_hand}", "--no-progress"]) == 2
     assert "asks a pipeline target, and 'local' is a llamacpp one" in capsys.readouterr().err

@@ -185,8 +185,12 @@ def test_cli_perturb_and_bad_input(tmp_path: Path) -> None:
     assert {w["text"] for w in written} == {"A movie for my dad, please.", "A movie for my parent, please."}
     bad = tmp_path / "bad.json"
     bad.write_text('{"not": "dialogues"}', "utf-8")
+    frames = tmp_path / "frames.json"  # SGD's outer shape, a turn of another: found before any work
+    frames.write_text('[{"dialogue_id": "x", "turns": [{"speaker": "USER", "utterance": "my mom", '
+                      '"frames": [{"service_results": [1]}]}]}]', "utf-8")
     for args, words in (
         ([str(bad), "--axis", "gender"], "neither SGD JSON nor JSONL turns"),
+        ([str(frames), "--axis", "gender"], "dialogue x turn 1: 'service_results' is not a list of objects"),
         ([str(turns), "--axis", "race"], "No dialogue of"),
         ([str(turns), "--axis", "height"], "--axis must be one of"),
         ([str(turns), "--axis", "gender", "--pairs", "female:robot"], "Unknown gender attribute"),

@@ -107,6 +107,23 @@ def _is_sgd(doc: Any) -> bool:
         isinstance(d, dict) and "dialogue_id" in d and isinstance(d.get("turns"), list) for d in doc)
 
 
+def _check_sgd_turn(file: Path, dialogue_id: Any, i: int, turn: Any) -> None:
+    """One sentence for a turn the perturbation and the pipeline could not read (checked before any work, so
+    a malformed file never fails halfway through a run)."""
+    where = f"{file}: dialogue {dialogue_id} turn {i + 1}"
+    if not isinstance(turn, dict) or not isinstance(turn.get("utterance"), str):
+        raise ConfigError(f"{where} has no 'utterance' text.")
+    frames = turn.get("frames") or []
+    if not isinstance(frames, list) or not all(isinstance(f, dict) for f in frames):
+        raise ConfigError(f"{where}: 'frames' is not a list of objects.")
+    for frame in frames:
+        call, rows = frame.get("service_call"), frame.get("service_results") or []
+        if call is not None and not (isinstance(call, dict) and isinstance(call.get("parameters", {}), dict)):
+            raise ConfigError(f"{where}: 'service_call' is not an object with a 'method' and 'parameters'.")
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise ConfigError(f"{where}: 'service_results' is not a list of objects (database rows).")
+
+
 def read_dialogues(path: str | Path, lang: str | None = None) -> DialogueFile:
     """Read SGD JSON (file or folder) or JSONL turns; another shape is a one-sentence ConfigError."""
     path = Path(path).expanduser()
@@ -122,9 +139,7 @@ def read_dialogues(path: str | Path, lang: str | None = None) -> DialogueFile:
                                   "'dialogue_id' and 'turns').")
             for d in part:
                 for i, turn in enumerate(d["turns"]):
-                    if not isinstance(turn, dict) or not isinstance(turn.get("utterance"), str):
-                        raise ConfigError(f"{file}: dialogue {d['dialogue_id']} turn {i + 1} has no "
-                                          "'utterance' text.")
+                    _check_sgd_turn(file, d["dialogue_id"], i, turn)
             dialogues.extend(part)
         shape = SHAPE_SGD
     elif doc is not None and not isinstance(doc, dict):  # one JSON object is a one-line JSONL file
@@ -158,7 +173,7 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
         id_key = next((k for k in _ID_KEYS if k in obj), None)
         text_key = next((k for k in _TEXT_KEYS if isinstance(obj.get(k), str)), None)
         if id_key is None or text_key is None:
-            missing = "a dialogue id ('dialogue_id')" if id_key is None else "the turn's 'text'"
+            missing = "dialogue id ('dialogue_id')" if id_key is None else "'text' of the turn"
             raise ConfigError(f"{path} is neither SGD JSON nor JSONL turns: line {n} has no {missing} "
                               "(each line is one turn with 'dialogue_id' and 'text').")
         key = str(obj[id_key])

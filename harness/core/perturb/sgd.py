@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from harness.core.errors import DataMissingError
+from harness.core.errors import ConfigError, DataMissingError
 from harness.core.paths import data_dir
 from harness.core.perturb.dialogues import read_dialogues
 
@@ -44,8 +44,14 @@ def _load(folder: str, stamp: tuple[tuple[str, int], ...]) -> SgdSplit:
     schema: dict[str, dict[str, Any]] = {}
     schema_file = Path(folder) / "schema.json"
     if schema_file.is_file():
-        with schema_file.open(encoding="utf-8") as fh:
-            schema = {s["service_name"]: s for s in json.load(fh)}
+        try:
+            with schema_file.open(encoding="utf-8") as fh:
+                services = json.load(fh)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{schema_file} is not JSON ({exc}).") from None
+        if not isinstance(services, list) or not all(isinstance(s, dict) and "service_name" in s for s in services):
+            raise ConfigError(f"{schema_file} is not an SGD schema (a list of services with 'service_name').")
+        schema = {s["service_name"]: s for s in services}
     return SgdSplit(Path(folder), tuple(source.dialogues), schema)
 
 
