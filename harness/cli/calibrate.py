@@ -149,8 +149,10 @@ def _print_table(report: Any) -> None:
         ci = lambda c: f"[{c[0]:.3f}, {c[1]:.3f}]" if c else ""  # noqa: E731
         console.print(escape(f"lambda {r.lam:g}: {r.texts} texts judged ({r.unscored} unscored), indirect "
                              f"{ci(r.indirect_ci)}, direct {ci(r.direct_ci)}, mean KL per token "
-                             f"{r.mean_kl if r.mean_kl is not None else 0:.4f}, tokens changed "
+                             f"{r.mean_kl if r.mean_kl is not None else 0:.4f}, tokens other than the vanilla argmax "
                              f"{(r.changed_tokens or 0):.1%}; run {r.run_id}"))
+    # Sampled tokens differ from the vanilla argmax even at lambda 0, so that row's share is the baseline.
+    console.print("(tokens other than the vanilla argmax: sampling alone gives the lambda 0 row's share)")
 
 
 def _save_target(name: str, settings: dict[str, Any]) -> None:
