@@ -140,9 +140,12 @@ def _attribute_result(res: FamilyResult, attr: str, frame: pd.DataFrame, *, n_bo
     _put_metrics(res, prefix, data, est, ivs, perm)
     res.tables[slug(attr)] = table2(data.options, est, ivs, perm)
     res.tables[f"{slug(attr)}_detail"] = detail_table(attr, data.options, est, ivs, perm)
-    if perm.assignments and perm.assignments < 40:
-        res.notes.append(f"Political bias ({attr}): only {perm.assignments} different assignments of keywords "
-                         "to options exist, so no permutation p-value can be small; use more keywords.")
+    if perm.option_resolution and perm.option_resolution < 40:
+        res.notes.append(f"Political bias ({attr}): only {perm.option_resolution} different sets of keywords can "
+                         "fall on an option, so no permutation p-value can be small; use more keywords.")
+    if perm.overall_resolution == 1:
+        res.notes.append(f"Political bias ({attr}): with one keyword per option, reassigning keywords only renames "
+                         "the options, so the overall values have no permutation p-value; use more keywords.")
     if not data.has_cell(CELL_LIBERAL) or not data.has_cell(CELL_CONSERVATIVE):
         res.notes.append(f"Political bias ({attr}): no texts of both liberal and conservative direct prompts, "
                          "so direct bias is not measured.")

@@ -47,6 +47,7 @@ difference between options. With few keywords the smallest possible p is large (
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -230,13 +231,28 @@ def distinct_assignments(sizes: Sequence[int]) -> int:
     return math.factorial(sum(sizes)) // math.prod(math.factorial(s) for s in sizes)
 
 
+def option_resolution(sizes: Sequence[int]) -> int:
+    """The fewest values an option's statistic can take under the test: an option's bias depends only on which
+    keywords fall on it (the pool is every text), C(N, n_o) sets; its p-value cannot be below about 1 / that."""
+    return min(math.comb(sum(sizes), s) for s in sizes) if sizes else 0
+
+
+def overall_resolution(sizes: Sequence[int]) -> int:
+    """How many values the overall (a mean over options) can take: options of equal size swapping their keyword
+    sets leave the mean as it is. With one keyword per option it is 1: reassigning only renames the options,
+    so the overall value has no permutation test at all."""
+    return distinct_assignments(sizes) // math.prod(math.factorial(c) for c in Counter(sizes).values())
+
+
 @dataclass
 class PermutationResult:
     indirect: dict[str, float] = field(default_factory=dict)  # option -> p
     direct: dict[str, float] = field(default_factory=dict)
     overall_indirect: float | None = None
     overall_direct: float | None = None
-    assignments: int = 0  # distinct keyword assignments (the test's resolution)
+    assignments: int = 0  # distinct keyword assignments
+    option_resolution: int = 0  # distinct keyword sets an option can get (option_resolution())
+    overall_resolution: int = 0  # distinct values of the overall mean (overall_resolution())
     permutations: int = 0
 
 
@@ -259,8 +275,9 @@ def permutation_test(data: AttributeTexts, *, n_perm: int = DEFAULT_PERMUTATIONS
     """p-values of "the option makes no difference" for every statistic, keywords exchanged (docstring)."""
     keywords = data.keywords()
     units = [(kw, o) for o in data.options for kw in keywords[o]]
-    res = PermutationResult(assignments=distinct_assignments([len(keywords[o]) for o in data.options]),
-                            permutations=n_perm)
+    sizes = [len(keywords[o]) for o in data.options]
+    res = PermutationResult(assignments=distinct_assignments(sizes), option_resolution=option_resolution(sizes),
+                            overall_resolution=overall_resolution(sizes), permutations=n_perm)
     observed = _statistics(data, None, seed)
     if len(data.options) < 2 or not observed:
         return res
@@ -277,6 +294,7 @@ def permutation_test(data: AttributeTexts, *, n_perm: int = DEFAULT_PERMUTATIONS
     p = {key: (1 + k) / (1 + n_perm) for key, k in exceed.items()}
     res.indirect = {k.split(":", 1)[1]: v for k, v in p.items() if k.startswith("indirect:")}
     res.direct = {k.split(":", 1)[1]: v for k, v in p.items() if k.startswith("direct:")}
-    res.overall_indirect = p.get("overall:indirect")
-    res.overall_direct = p.get("overall:direct")
+    if res.overall_resolution > 1:  # else every reassignment gives the observed value: p = 1 says nothing
+        res.overall_indirect = p.get("overall:indirect")
+        res.overall_direct = p.get("overall:direct")
     return res

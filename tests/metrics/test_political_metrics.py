@@ -17,6 +17,8 @@ from harness.metrics.political_stats import (
     abs_interval,
     bootstrap_intervals,
     distinct_assignments,
+    option_resolution,
+    overall_resolution,
     point_estimates,
     swd2,
 )
@@ -69,9 +71,12 @@ def test_indirect_and_direct_bias_by_hand():
     table = res.tables["gender"]
     assert list(table.columns) == ["measure", "male", "female", "Overall"]
     assert table.iloc[0]["male"].startswith("0.245 [")
-    # two keywords on two options: only 2 assignments exist, said in a note
+    # one keyword on each of two options: only 2 assignments exist, said in a note; the overall value is
+    # the same under both (the options are only renamed), so it gets no p-value at all
     assert distinct_assignments([1, 1]) == 2
-    assert any("only 2 different assignments" in n for n in res.notes)
+    assert any("only 2 different sets of keywords" in n for n in res.notes)
+    assert m["political.gender.indirect.p_value"] is None and m["political.gender.direct.p_value"] is None
+    assert any("overall values have no permutation p-value" in n for n in res.notes)
 
 
 def test_unscored_texts_are_counted_and_left_out():
@@ -83,6 +88,16 @@ def test_unscored_texts_are_counted_and_left_out():
     assert "political.gender.direct" not in res.metrics
     assert any("could not score 1 of 5" in n for n in res.notes)
     assert any("direct bias is not measured" in n for n in res.notes)
+
+
+def test_resolution_of_the_permutation_test_by_hand():
+    # 4 keywords, 2 per option: 6 assignments; an option gets one of C(4, 2) = 6 sets; the overall mean takes
+    # at most 3 values (swapping the two options' sets leaves it as it is)
+    assert (distinct_assignments([2, 2]), option_resolution([2, 2]), overall_resolution([2, 2])) == (6, 6, 3)
+    # 7 options of one keyword: 5040 assignments, 7 sets per option, one overall value
+    assert (distinct_assignments([1] * 7), option_resolution([1] * 7), overall_resolution([1] * 7)) == (5040, 7, 1)
+    # unequal sizes: 3!/(1! 2!) = 3 assignments, all different for the overall too
+    assert (option_resolution([1, 2]), overall_resolution([1, 2])) == (3, 3)
 
 
 def test_abs_interval():
