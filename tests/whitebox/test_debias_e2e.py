@@ -78,3 +78,28 @@ def test_bad_input_is_one_sentence_and_exit_2(tiny_zh: Path, tmp_path: Path, cap
     assert main(["debias", *args, "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) <= 2
+
+
+def test_a_tokenizer_with_no_pad_token(tmp_path: Path, capsys) -> None:
+    """Neither a pad nor an end-of-sequence token to pad the scoring batches with: one sentence, exit 2,
+    before a training step (the before-measurement is the first thing that pads)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    bare = tmp_path / "bare"
+    raw = Tokenizer(models.BPE())
+    raw.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    raw.train_from_iterator(chbias_train(spec.GENDER)[:50], trainers.BpeTrainer(
+        vocab_size=300, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok = PreTrainedTokenizerFast(tokenizer_object=raw)
+    assert tok.pad_token is None and tok.eos_token is None and tok.bos_token is None
+    tok.save_pretrained(bare)
+    GPT2LMHeadModel(GPT2Config(n_layer=1, n_head=2, n_embd=32, n_positions=256, vocab_size=len(tok),
+                               bos_token_id=None, eos_token_id=None)).save_pretrained(bare)
+    capsys.readouterr()
+    out = tmp_path / "o"
+    assert main(["debias", "--method", "lmd", "--model", str(bare), *SMOKE, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "has neither a pad token nor an end-of-sequence token" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) <= 2
+    assert not (out / "model").exists()
