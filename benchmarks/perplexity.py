@@ -11,8 +11,13 @@ prefix=None, i.e. no start token, which is upstream's definition), and prints se
   * the harness batched (default 16; sorted by length, padded, masked);
   * the harness batched with its default start token (BOS, else EOS: the first token is scored too).
 
+With --sweep it measures instead where the time goes: this CPU's matrix-multiply peak (GFLOP/s of a
+1024x1024 float32 product on the same threads), and the GFLOP/s each way of scoring reaches (real tokens x
+2 x the parameters of the model's linear layers, per CPU second): CHBias's loop, then the harness at batch
+sizes 1, 4, 16 and 64. The speed-up batching can give is bounded by peak / the loop's rate.
+
 Usage: .venv/bin/python benchmarks/perplexity.py [--model local-hf] [--category gender] [--n 400]
-       [--batch-size 16] [--threads 2]
+       [--batch-size 16] [--threads 2] [--sweep]
 --model takes an hf target name (local-hf: SmolLM2-135M GGUF; local-zh-hf: Qwen2.5-Coder-0.5B GGUF), a model
 directory, a .gguf file or a hub name. Needs $HARNESS_DATA_DIR/chbias (harness data pull chbias).
 """
@@ -72,6 +77,55 @@ def load(model: str) -> Any:
     return load_model(model)
 
 
+def linear_flops_per_token(model: Any) -> int:
+    """2 x the weights of every linear layer (the LM head included; GPT-2's Conv1D is one too): a forward
+    pass's FLOPs per token, leaving out attention scores (small for sentences of tens of tokens)."""
+    return sum(2 * m.weight.numel() for m in model.modules()
+               if type(m).__name__ in ("Linear", "Conv1D") and getattr(m, "weight", None) is not None)
+
+
+def matmul_gflops(seconds: float = 3.0) -> tuple[float, float]:
+    """(wall, CPU) GFLOP/s of repeated 1024x1024 float32 products: what this CPU does at best."""
+    import torch
+
+    a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
+    torch.mm(a, b)
+    reps, (wall, cpu) = 0, (0.0, 0.0)
+    while wall < seconds:
+        _, (w, c) = timed(lambda: [torch.mm(a, b) for _ in range(10)])
+        reps, wall, cpu = reps + 10, wall + w, cpu + c
+    flops = reps * 2 * 1024**3
+    return flops / wall / 1e9, flops / cpu / 1e9
+
+
+def sweep(model: Any, tok: Any, sentences: list[str], threads: int) -> None:
+    """Where the time goes: GFLOP/s of the loop and of each batch size against the matmul peak."""
+    from harness.whitebox.perplexity import encode, sentence_perplexities
+
+    per_token = linear_flops_per_token(model)
+    lengths = [len(r) for r in encode(tok, sentences, None)]
+    tokens = sum(lengths)
+    peak_wall, peak_cpu = matmul_gflops()
+    print(f"{len(sentences)} sentences, {tokens:,} tokens (mean {tokens / len(sentences):.1f}, max {max(lengths)}); "
+          f"{per_token / 2e6:.0f}M linear weights = {per_token / 1e9:.2f} GFLOP per token; {threads} thread(s)")
+    print(f"matmul peak (1024x1024 float32): {peak_wall:.1f} GFLOP/s wall, {peak_cpu:.1f} per CPU second",
+          flush=True)
+    print(f"{'':28s} {'wall s':>7s} {'CPU s':>7s} {'GFLOP/s wall':>12s} {'GFLOP/s CPU':>11s} {'% of peak':>9s}")
+
+    def show(label: str, t: tuple[float, float]) -> None:
+        wall, cpu = t
+        rate_wall, rate_cpu = tokens * per_token / wall / 1e9, tokens * per_token / cpu / 1e9
+        print(f"{label:28s} {wall:7.1f} {cpu:7.1f} {rate_wall:12.1f} {rate_cpu:11.1f} "
+              f"{100 * rate_cpu / peak_cpu:8.0f}%", flush=True)
+
+    _, t_up = timed(lambda: upstream_loop(model, tok, sentences))
+    show("CHBias loop", t_up)
+    for size in (1, 4, 16, 64):
+        _, t = timed(lambda size=size: sentence_perplexities(model, tok, sentences, batch_size=size, prefix=None,
+                                                            max_batch_tokens=10**9))
+        show(f"harness, batch size {size}", t)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="local-hf")
@@ -79,6 +133,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=400, help="sentences (default: the 200 pairs, both sides)")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--threads", type=int, default=2, help="torch intra-op threads")
+    parser.add_argument("--sweep", action="store_true", help="GFLOP/s per batch size against the matmul peak")
     args = parser.parse_args()
 
     import torch
@@ -93,6 +148,9 @@ def main() -> None:
           f"CHBias {args.category} (test); {args.threads} thread(s); machine load {_load():.1f}", flush=True)
     model, tok = loaded.model, loaded.tokenizer
     sentence_perplexities(model, tok, sentences[:4], batch_size=4)  # warm-up
+    if args.sweep:
+        sweep(model, tok, sentences, args.threads)
+        return
 
     n = len(sentences)
     print(f"{'':40s} {'wall s':>7s} {'sent/s':>7s} {'speed-up':>8s} {'CPU s':>7s} {'sent/CPU-s':>10s} "
