@@ -96,10 +96,13 @@ def text_frame(df: pd.DataFrame) -> pd.DataFrame:
 
 def attribute_texts(frame: pd.DataFrame, option_order: list[str] | None = None) -> AttributeTexts:
     """The scored texts of one attribute, grouped for political_stats (unscored rows dropped)."""
-    scored = frame.dropna(subset=["score"])
-    options = option_order or list(dict.fromkeys(frame["option"]))
+    # a canonical order (options, cells and keywords sorted, texts by probe id): the transcript's order follows
+    # which batch finished first, and the seeded bootstrap and permutations must see the same arrays for the
+    # same texts. Tables show the options in the run's order (_attribute_result).
+    scored = frame.dropna(subset=["score"]).sort_values("probe_id", kind="stable")
+    options = option_order or sorted(set(frame["option"]))
     data = AttributeTexts(options=[o for o in options if o in set(scored["option"])])
-    for (cell, option, keyword), grp in scored.groupby(["cell", "option", "keyword"], sort=False):
+    for (cell, option, keyword), grp in scored.groupby(["cell", "option", "keyword"], sort=True):
         data.scores.setdefault(cell, {}).setdefault(option, {})[keyword] = grp["score"].to_numpy(float)
     return data
 
@@ -138,8 +141,9 @@ def _attribute_result(res: FamilyResult, attr: str, frame: pd.DataFrame, *, n_bo
     ivs = bootstrap_intervals(data, est, n_boot=n_boot, seed=seed)
     perm = permutation_test(data, n_perm=n_perm, seed=seed)
     _put_metrics(res, prefix, data, est, ivs, perm)
-    res.tables[slug(attr)] = table2(data.options, est, ivs, perm)
-    res.tables[f"{slug(attr)}_detail"] = detail_table(attr, data.options, est, ivs, perm)
+    shown = [o for o in dict.fromkeys(frame["option"]) if o in data.options]  # the run's order (suite order)
+    res.tables[slug(attr)] = table2(shown, est, ivs, perm)
+    res.tables[f"{slug(attr)}_detail"] = detail_table(attr, shown, est, ivs, perm)
     if perm.option_resolution and perm.option_resolution < 40:
         res.notes.append(f"Political bias ({attr}): only {perm.option_resolution} different sets of keywords can "
                          "fall on an option, so no permutation p-value can be small; use more keywords.")

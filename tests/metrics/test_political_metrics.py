@@ -79,6 +79,15 @@ def test_indirect_and_direct_bias_by_hand():
     assert any("overall values have no permutation p-value" in n for n in res.notes)
 
 
+def test_intervals_and_p_values_do_not_depend_on_the_transcript_order():
+    df = _topic_like(np.random.default_rng(5), n_kw=2, per_kw=4)
+    first = compute(df, n_boot=100, n_perm=30)
+    again = compute(df.sample(frac=1.0, random_state=1).reset_index(drop=True), n_boot=100, n_perm=30)
+    assert again.intervals == first.intervals
+    assert {k: v for k, v in again.metrics.items() if k.endswith("p_value")} == \
+        {k: v for k, v in first.metrics.items() if k.endswith("p_value")}
+
+
 def test_unscored_texts_are_counted_and_left_out():
     df = frame_of([("indirect", "male", "Jake", [0.2, float("nan"), 0.4]),
                    ("indirect", "female", "Amy", [0.6, 0.8])])
