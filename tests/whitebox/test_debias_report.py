@@ -40,6 +40,8 @@ def test_grids() -> None:
     assert [p.debias_hyp for p in grid_points("small", "lmd", base)] == [10.0, 50.0]
     one = grid_points("paper", "add", base, {"batch_size": [8], "grad_accum": [1], "debias_hyp": [10]})
     assert [(p.batch_size, p.grad_accum, p.debias_hyp, p.lm_hyp) for p in one] == [(8, 1, 10.0, 1.0)]
+    data = grid_points("small", "ctda", base, {"batch_size": [4], "debias_hyp": [10, 50], "lm_hyp": [0.01]})
+    assert [(p.batch_size, p.debias_hyp, p.lm_hyp) for p in data] == [(4, 0.0, 1.0)]  # no bias term: one run
     with pytest.raises(ConfigError):
         grid_points("huge", "lmd", base)
     with pytest.raises(ConfigError):

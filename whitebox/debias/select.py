@@ -42,7 +42,7 @@ def grid_points(name: str, method: str, base: TrainSettings,
     for key, values in (overrides or {}).items():
         if key not in AXES:
             raise ConfigError(f"Unknown grid axis '{key}'; the axes are {', '.join(AXES)}.")
-        if values:
+        if values and not (method in DATA_METHODS and key in ("lm_hyp", "debias_hyp")):  # weights of nothing
             axes[key] = tuple(values)
     for key in ("batch_size", "grad_accum"):
         if any(int(v) != v or v < 1 for v in axes[key]):
