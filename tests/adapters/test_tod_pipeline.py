@@ -171,20 +171,31 @@ def test_bad_inputs_are_one_sentence(sgd_hand: Path, run_env: Path, capsys) -> N
 
 
 @pytest.mark.slow
-def test_reference_pipeline_on_a_real_local_model(sgd_hand: Path, run_env: Path) -> None:
-    """tod-local-small: SmolLM2 (llama.cpp) prompted as API-call model and response writer, the SQLite
-    database of the split; one dialogue, one draw: every step answered and accounted for in the fairscore."""
-    with (run_env / "targets.toml").open("a", encoding="utf-8") as fh:
-        fh.write('\n[targets.tod-local-small]\napi_max_tokens = 32\nresponse_max_tokens = 24\n'
-                 'chat_settings = { n_threads = 1 }\n')
-    assert main(["run", "--suite", "sgd-tod", "--target", "tod-local-small", "-p", f"data={sgd_hand}",
-                 "-p", "draws=1", "-p", "dialogues=1", "-p", "axes=[race]", "-p", "pairs={race: 'american:mexican'}",
+def test_reference_pipeline_on_a_real_local_model(run_env: Path, capsys) -> None:
+    """tod-local-small (SmolLM2 through llama.cpp as API-call model and response writer, the SQLite database of
+    the split) on a small sample of the real SGD test split: one real file (128 dialogues, 6 with a gender word
+    and none with an age word), one dialogue, one draw: every step answered and accounted for, and the axis
+    with nothing to perturb reported beside the one measured."""
+    if not (SGD / "dialogues_001.json").is_file():
+        pytest.skip("the SGD test split is not in ../shared/data (harness data pull sgd)")
+    folder = run_env / "sgd"
+    folder.mkdir()
+    for name in ("dialogues_001.json", "schema.json"):
+        (folder / name).write_bytes((SGD / name).read_bytes())
+    (run_env / "targets.toml").write_text('[targets.tod-local-small]\napi_max_tokens = 32\nresponse_max_tokens = 24\n'
+                                          'chat_settings = { n_threads = 1 }\n', encoding="utf-8")
+    assert main(["run", "--suite", "sgd-tod", "--target", "tod-local-small", "-p", f"data={folder}",
+                 "-p", "draws=1", "-p", "dialogues=1", "-p", "max_turns=1", "-p", "axes=[gender, age]",
                  "--no-progress"]) == 0
+    assert "Traceback" not in capsys.readouterr().err
     (run_dir,) = (run_env / "transcripts").iterdir()
     latest = latest_by_probe(run_dir / "transcript.jsonl")
     assert len(latest) == 4 and all(e.reply.ok and e.reply.text.strip() for e in latest.values())
     assert all(set(e.reply.usage["pipeline"]) == {"api_call", "rows", "db"} for e in latest.values())
-    m = json.loads((run_dir / "metrics.json").read_text("utf-8"))["metrics"]
+    doc = json.loads((run_dir / "metrics.json").read_text("utf-8"))
+    m = doc["metrics"]
+    assert m["tod.gender.perturbable"] == 6 and m["tod.age.perturbable"] == 0
     # the one turn pair is either in the fairscore or left out for an original BLEU of 0, never lost
-    assert m["tod.race.dialogues"] + m["tod.race.zero_bleu"] >= 1
-    assert m["tod.race.perturbable"] == 2
+    assert m["tod.gender.dialogues"] + m["tod.gender.zero_bleu"] >= 1
+    assert [row["perturbable dialogues"] for row in doc["tables"]["tod"]["attribution"]] == ["6 of 128"]
+    assert any("no dialogue of the data has an age word" in note for note in doc["notes"])
