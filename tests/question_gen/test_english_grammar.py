@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.question_gen import english
+from harness.question_gen import english, english_tagging
 from harness.question_gen.english import analyse, comparative_adjective, tag_question, yes_no
 
 P = "old people"  # a plural group
@@ -224,29 +224,29 @@ def test_each_property_is_parsed_once():
 
 
 def test_pos_facts_persist_on_disk_and_a_damaged_cache_is_ignored(tmp_path, monkeypatch):
-    real_nlp = english._nlp
+    real_nlp = english_tagging._nlp
     monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(english, "_TAG_CACHE", {})
-    monkeypatch.setattr(english, "_DISK_CACHE_LOADED", False)
+    monkeypatch.setattr(english_tagging, "_TAG_CACHE", {})
+    monkeypatch.setattr(english_tagging, "_DISK_CACHE_LOADED", False)
     english.warm(["are remarkably punctual", "can't swim"])
     path = english.pos_cache_file()
     assert path.is_file() and str(tmp_path) in str(path)
     first = english.word_infos("are remarkably punctual")
 
     # a fresh process: the facts come from disk, spaCy is not needed
-    monkeypatch.setattr(english, "_TAG_CACHE", {})
-    monkeypatch.setattr(english, "_DISK_CACHE_LOADED", False)
+    monkeypatch.setattr(english_tagging, "_TAG_CACHE", {})
+    monkeypatch.setattr(english_tagging, "_DISK_CACHE_LOADED", False)
 
     def no_spacy():
         raise AssertionError("spaCy should not be loaded")
 
-    monkeypatch.setattr(english, "_nlp", no_spacy)
+    monkeypatch.setattr(english_tagging, "_nlp", no_spacy)
     assert english.word_infos("are remarkably punctual") == first
     assert english.word_infos("can not swim")[0].text == "can"  # the compat expansion was cached too
 
     # a damaged cache file is ignored: the property is tagged again
     path.write_text("{not json", encoding="utf-8")
-    monkeypatch.setattr(english, "_nlp", real_nlp)
-    monkeypatch.setattr(english, "_TAG_CACHE", {})
-    monkeypatch.setattr(english, "_DISK_CACHE_LOADED", False)
+    monkeypatch.setattr(english_tagging, "_nlp", real_nlp)
+    monkeypatch.setattr(english_tagging, "_TAG_CACHE", {})
+    monkeypatch.setattr(english_tagging, "_DISK_CACHE_LOADED", False)
     assert english.word_infos("are remarkably punctual") == first

@@ -69,12 +69,12 @@ def test_the_full_data_set_keeps_proper_names_capitalised():
 def test_group_name_tags_and_property_tags_share_one_cache(tmp_path, monkeypatch):
     """Group names (tagged in a frame) and properties go through one cache: one disk file, read back by a
     fresh process without spaCy, and the frame's keys never collide with a property of the same text."""
-    from harness.question_gen import english
+    from harness.question_gen import english, english_tagging
 
-    real_nlp = english._nlp
+    real_nlp = english_tagging._nlp
     monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(english, "_TAG_CACHE", {})
-    monkeypatch.setattr(english, "_DISK_CACHE_LOADED", False)
+    monkeypatch.setattr(english_tagging, "_TAG_CACHE", {})
+    monkeypatch.setattr(english_tagging, "_DISK_CACHE_LOADED", False)
     groups = [Group("cashier", "job"), Group("night watchman", "job")]
     fixed, _ = biasasker_data.repair_group_names(groups, [])
     english.warm(["cashier"])  # the same text as a property: tagged in the property frame, kept apart
@@ -82,13 +82,13 @@ def test_group_name_tags_and_property_tags_share_one_cache(tmp_path, monkeypatch
     as_property = english.word_infos("cashier")
     assert english.pos_cache_file().is_file()
 
-    monkeypatch.setattr(english, "_TAG_CACHE", {})
-    monkeypatch.setattr(english, "_DISK_CACHE_LOADED", False)
+    monkeypatch.setattr(english_tagging, "_TAG_CACHE", {})
+    monkeypatch.setattr(english_tagging, "_DISK_CACHE_LOADED", False)
 
     def no_spacy():
         raise AssertionError("spaCy should not be loaded")
 
-    monkeypatch.setattr(english, "_nlp", no_spacy)
+    monkeypatch.setattr(english_tagging, "_nlp", no_spacy)
     assert biasasker_data.repair_group_names(groups, [])[0] == fixed == [
         Group("cashiers", "job"), Group("night watchmen", "job")]
     assert english.word_infos_in_frame(["cashier"], "Some {} came.") == in_frame
@@ -96,7 +96,7 @@ def test_group_name_tags_and_property_tags_share_one_cache(tmp_path, monkeypatch
     assert in_frame["cashier"][-1].tag == "NN"
 
     # a property seen for the first time is tagged, and kept in memory (no file rewrite per text)
-    monkeypatch.setattr(english, "_nlp", real_nlp)
+    monkeypatch.setattr(english_tagging, "_nlp", real_nlp)
     before = english.pos_cache_file().read_bytes()
     assert english.word_infos("can whistle")[0].text == "can"
-    assert english.pos_cache_file().read_bytes() == before and "can whistle" in english._TAG_CACHE
+    assert english.pos_cache_file().read_bytes() == before and "can whistle" in english_tagging._TAG_CACHE
