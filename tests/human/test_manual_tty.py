@@ -113,6 +113,7 @@ def test_manual_session_quit_resume_interrupt_finish(run_env: Path, env: dict[st
     child.expect("saved")
     child.expect(r"5 / 5")  # 4 / 5 is already answered
     child.sendline("half a thought")
+    child.expect(r"\n\. ")  # the reply's second-line prompt: the session is reading, mid-reply
     child.sendintr()
     child.expect("Stopped")
     child.expect(pexpect.EOF)
