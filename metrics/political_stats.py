@@ -250,7 +250,6 @@ class PermutationResult:
     direct: dict[str, float] = field(default_factory=dict)
     overall_indirect: float | None = None
     overall_direct: float | None = None
-    assignments: int = 0  # distinct keyword assignments
     option_resolution: int = 0  # distinct keyword sets an option can get (option_resolution())
     overall_resolution: int = 0  # distinct values of the overall mean (overall_resolution())
     permutations: int = 0
@@ -276,7 +275,7 @@ def permutation_test(data: AttributeTexts, *, n_perm: int = DEFAULT_PERMUTATIONS
     keywords = data.keywords()
     units = [(kw, o) for o in data.options for kw in keywords[o]]
     sizes = [len(keywords[o]) for o in data.options]
-    res = PermutationResult(assignments=distinct_assignments(sizes), option_resolution=option_resolution(sizes),
+    res = PermutationResult(option_resolution=option_resolution(sizes),
                             overall_resolution=overall_resolution(sizes), permutations=n_perm)
     observed = _statistics(data, None, seed)
     if len(data.options) < 2 or not observed:

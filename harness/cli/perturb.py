@@ -52,7 +52,8 @@ def perturb_command(
     path = write_dialogues(records, source.shape, out)
     console = Console()
     shape = "SGD dialogues" if source.shape == SHAPE_SGD else "JSONL dialogues"
-    console.print(f"{stats.perturbable:,} of {stats.dialogues:,} {shape} have {'an' if axis[0] in 'aeiou' else 'a'} {axis} word; wrote "
+    article = "an" if axis[0] in "aeiou" else "a"
+    console.print(f"{stats.perturbable:,} of {stats.dialogues:,} {shape} have {article} {axis} word; wrote "
                   f"{stats.written:,} perturbed dialogues ({draws} draw{'s' if draws > 1 else ''} each at most) "
                   f"to {escape(str(path))}", highlight=False, soft_wrap=True)
     shown = ", ".join(f"{escape(k)} {v:,}" for k, v in stats.pairs.most_common(8))
