@@ -114,7 +114,7 @@ class PipelineAdapter(Adapter):
     def schema(self, service: str, data: str | None = None) -> Mapping[str, Any]:
         key = str(data or self.settings.get("data") or "")
         if key not in self._schemas:
-            from harness.core.perturb.sgd import load_split
+            from harness.perturb.sgd import load_split
 
             self._schemas[key] = load_split(key or None).schema
         return self._schemas[key].get(service, {})
@@ -148,7 +148,7 @@ class PipelineAdapter(Adapter):
 
     async def ask(self, prompt: str, *, history: Sequence[Message] = ()) -> Completion:
         from harness.adapters.tod.sgd_db import perturbed_row
-        from harness.core.perturb import Substitution
+        from harness.perturb import Substitution
 
         req = parse_request(prompt)
         service = str(req["service"])

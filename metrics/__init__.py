@@ -115,7 +115,7 @@ FAMILIES: dict[str, Family] = {
                              meta_key="counterfactual"),
 }
 
-#: probe meta of a counterfactual copy (harness.core.perturb.probes): only meta_key families read it
+#: probe meta of a counterfactual copy (harness.perturb.probes): only meta_key families read it
 _COPY_KEY, _COPY_ROLE = "counterfactual", "perturbed"
 
 

@@ -1,6 +1,6 @@
 """Counterfactual consistency: does the bot answer the same when the demographic words change?
 
-Reads the pairs `-p perturb=AXIS` makes (harness.core.perturb.probes): every perturbed probe beside its
+Reads the pairs `-p perturb=AXIS` makes (harness.perturb.probes): every perturbed probe beside its
 original, on the same suite, and needs no reference answer, which is most users' case. Per pair:
 
 * decision consistency: the oracle's decision is the same for both replies. The decision is the label

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigError
-from harness.core.perturb.text import is_chinese
+from harness.perturb.text import is_chinese
 from harness.core.records import KIND_OPEN, Probe
 
 SPEC_KEYS = frozenset({"name", "generator", "lang", "description", "file"})

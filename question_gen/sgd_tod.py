@@ -1,7 +1,7 @@
 """The `sgd_tod` generator: task-oriented turns of SGD, original and perturbed, for the attribution steps.
 
 For each axis, Algorithm 1 finds the dialogues of the split that hold a word of the axis (outside named
-entities, harness.core.perturb.dialogues) and draws up to `draws` substitutions per dialogue. The turns
+entities, harness.perturb.dialogues) and draws up to `draws` substitutions per dialogue. The turns
 measured are the system turns that called an API and that the perturbation reaches (the history the
 system sees differs: a turn before the first perturbed word would get the same reply by construction).
 Each measured turn is asked of a pipeline target (adapters/pipeline.py) as:
@@ -33,13 +33,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import harness.core.perturb as perturb_pkg
+import harness.perturb as perturb_pkg
 from harness.core.errors import ConfigError, HarnessError
 from harness.core.paths import cache_dir
-from harness.core.perturb.algorithm import DEFAULT_DRAWS, Substitution, perturber_for
-from harness.core.perturb.dialogues import SHAPE_SGD, dialogue_draws, no_words_message, perturb_sgd_dialogue
-from harness.core.perturb.lexicon import AXES
-from harness.core.perturb.sgd import load_split, service_calls, split_dir
+from harness.perturb.algorithm import DEFAULT_DRAWS, Substitution, perturber_for
+from harness.perturb.dialogues import SHAPE_SGD, dialogue_draws, no_words_message, perturb_sgd_dialogue
+from harness.perturb.lexicon import AXES
+from harness.perturb.sgd import load_split, service_calls, split_dir
 from harness.core.records import KIND_TOD_TURN, Probe, stable_id
 
 SPEC_KEYS = frozenset({"name", "generator", "lang", "description", "data", "axes", "draws", "seed", "dialogues",

@@ -29,9 +29,9 @@ from types import ModuleType
 from typing import Any
 
 from harness.core.errors import ConfigError
-from harness.core.perturb.probes import TRANSFORM_KEYS
-from harness.core.perturb.probes import settings_from_spec as perturb_settings
-from harness.core.perturb.probes import transform as perturb_transform
+from harness.perturb.probes import TRANSFORM_KEYS
+from harness.perturb.probes import settings_from_spec as perturb_settings
+from harness.perturb.probes import transform as perturb_transform
 from harness.core.records import Probe
 from harness.core.yaml_files import read_yaml_file
 
@@ -69,7 +69,7 @@ class Suite:
     @property
     def generator_spec(self) -> dict[str, Any]:
         """The spec without the keys of the counterfactual transform (-p perturb=...), which no generator
-        knows: the transform is applied here, to any suite (harness.core.perturb.probes)."""
+        knows: the transform is applied here, to any suite (harness.perturb.probes)."""
         return {k: v for k, v in self.spec.items() if k not in TRANSFORM_KEYS}
 
     def transformed(self, stream: Iterator[Probe]) -> Iterator[Probe]:

@@ -33,6 +33,7 @@ PACKAGE_DIRS = package_dirs()
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("harness.core", "harness.suites"),
+    ("harness.perturb",),
     ("harness.adapters", "harness.question_gen", "harness.oracles", "harness.metrics"),
     ("harness.whitebox",),
     ("harness.run",),
@@ -174,3 +175,4 @@ def test_the_contract_catches_what_it_forbids() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
     assert layer_of("harness.adapters.base")[1] != layer_of("harness.oracles.text")[1]
+    assert layer_of("harness.core.records")[0] < layer_of("harness.perturb.text")[0] < layer_of("harness.adapters.base")[0]

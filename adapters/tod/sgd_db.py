@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.paths import cache_dir
-from harness.core.perturb import Substitution
-from harness.core.perturb.algorithm import apply_text
-from harness.core.perturb.dialogues import protected_slot
-from harness.core.perturb.sgd import SgdSplit, load_split, service_calls
+from harness.perturb import Substitution
+from harness.perturb.algorithm import apply_text
+from harness.perturb.dialogues import protected_slot
+from harness.perturb.sgd import SgdSplit, load_split, service_calls
 
 MAX_ROWS = 50
 _SCHEMA = """

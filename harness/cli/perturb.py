@@ -3,7 +3,7 @@
 Reads Schema-Guided Dialogue JSON (a dialogues_NNN.json file or a split folder) or a plain JSONL of turns
 and writes, in the same shape, every dialogue that holds a word of the axis once per draw, with the same
 substitution applied to every turn, the dialogue state, the API calls and the database rows
-(harness.core.perturb.dialogues). To ask a chatbot the perturbed prompts of a suite instead, use
+(harness.perturb.dialogues). To ask a chatbot the perturbed prompts of a suite instead, use
 `harness run ... -p perturb=gender`.
 """
 
@@ -16,8 +16,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from harness.core.perturb.algorithm import DEFAULT_DRAWS
-from harness.core.perturb.lexicon import AXES
+from harness.perturb.algorithm import DEFAULT_DRAWS
+from harness.perturb.lexicon import AXES
 
 
 def perturb_command(
@@ -27,7 +27,7 @@ def perturb_command(
     draws: Annotated[int, typer.Option(metavar="N", help="Draws per dialogue (distinct word-target choices).", min=1)] = DEFAULT_DRAWS,
     seed: Annotated[int, typer.Option(metavar="S", help="Seed of the draws (same seed, same draws, every machine).")] = 0,
     pairs: Annotated[str, typer.Option(metavar="S:T,...", help="Only these (source, target) attribute pairs, e.g. female:male,male:female.")] = "",
-    words: Annotated[Path | None, typer.Option(metavar="YAML", help="Your own word list (the shape of harness/core/perturb/words_en.yaml).")] = None,
+    words: Annotated[Path | None, typer.Option(metavar="YAML", help="Your own word list (the shape of harness/perturb/words_en.yaml).")] = None,
     lang: Annotated[str | None, typer.Option(metavar="LANG", help="en or zh (default: read from the text).")] = None,
     entities: Annotated[bool, typer.Option("--protect-entities/--perturb-entities", help="Keep SGD entity values (names, titles, places, airlines) as they are.")] = True,
 ) -> None:
@@ -36,8 +36,8 @@ def perturb_command(
     Example:  harness perturb $HARNESS_DATA_DIR/sgd/test --axis gender --out sgd-gender.json
     """
     from harness.core.errors import ConfigError
-    from harness.core.perturb.dialogues import SHAPE_SGD, perturb_file, read_dialogues, write_dialogues
-    from harness.core.perturb.lexicon import lexicon_axis
+    from harness.perturb.dialogues import SHAPE_SGD, perturb_file, read_dialogues, write_dialogues
+    from harness.perturb.lexicon import lexicon_axis
 
     if axis not in AXES:
         raise ConfigError(f"--axis must be one of {', '.join(AXES)}, not '{axis}'.")

@@ -1,4 +1,4 @@
-"""Counterfactual perturbation (harness.core.perturb): word lists, Algorithm 1, dialogues, the suite transform.
+"""Counterfactual perturbation (harness.perturb): word lists, Algorithm 1, dialogues, the suite transform.
 
 The table tests/data/perturbed_checked.jsonl holds utterances perturbed by hand (42 English, 21 Chinese):
 each names the word, the target attribute and the sentence a careful person writes; the perturber must
@@ -17,14 +17,14 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.core.errors import ConfigError, HarnessError
-from harness.core.perturb import Substitution, apply_text, candidates, draw, perturber_for
-from harness.core.perturb.dialogues import (
+from harness.perturb import Substitution, apply_text, candidates, draw, perturber_for
+from harness.perturb.dialogues import (
     perturb_file,
     perturb_sgd_dialogue,
     read_dialogues,
     write_dialogues,
 )
-from harness.core.perturb.text import Edit, map_span
+from harness.perturb.text import Edit, map_span
 
 DATA = Path(__file__).parent.parent / "data"
 SGD_FILE = Path(__file__).resolve().parents[3] / "shared" / "data" / "sgd" / "test" / "dialogues_001.json"

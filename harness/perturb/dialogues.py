@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigError, HarnessError
-from harness.core.perturb.algorithm import (
+from harness.perturb.algorithm import (
     DEFAULT_DRAWS,
     Substitution,
     apply,
@@ -38,7 +38,7 @@ from harness.core.perturb.algorithm import (
     draw,
     perturber_for,
 )
-from harness.core.perturb.text import Perturber, Span, is_chinese, map_span
+from harness.perturb.text import Perturber, Span, is_chinese, map_span
 
 #: Slots whose values describe what the user wants rather than name an entity: these are perturbed.
 DESCRIPTIVE_SLOTS = frozenset({"category", "cuisine", "food", "genre", "type", "event_type", "subcategory"})

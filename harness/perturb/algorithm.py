@@ -21,8 +21,8 @@ from functools import cache
 from typing import Any
 
 from harness.core.errors import ConfigError
-from harness.core.perturb.lexicon import Axis, lexicon_axis
-from harness.core.perturb.text import Edit, Perturber, Span
+from harness.perturb.lexicon import Axis, lexicon_axis
+from harness.perturb.text import Edit, Perturber, Span
 from harness.core.records import stable_id
 
 DEFAULT_DRAWS = 3

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.core.perturb.lexicon import Axis, Row
+from harness.perturb.lexicon import Axis, Row
 
 _EN_WORD = re.compile(r"[A-Za-z0-9\u00c0-\u024f]+")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from harness.core.errors import ConfigError, HarnessError
-from harness.core.perturb.algorithm import (
+from harness.perturb.algorithm import (
     DEFAULT_DRAWS,
     Substitution,
     apply_text,
@@ -33,7 +33,7 @@ from harness.core.perturb.algorithm import (
     draw,
     perturber_for,
 )
-from harness.core.perturb.lexicon import AXES, LANGS
+from harness.perturb.lexicon import AXES, LANGS
 from harness.core.records import Probe, stable_id
 
 TRANSFORM_KEYS = ("perturb", "perturb_draws", "perturb_pairs", "perturb_words", "perturb_seed")

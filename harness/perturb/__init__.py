@@ -1,6 +1,6 @@
 """Counterfactual demographic perturbation (Su et al. 2023, Algorithm 1), shared by every layer above.
 
-    from harness.core.perturb import perturber_for, candidates, draw, apply_text
+    from harness.perturb import perturber_for, candidates, draw, apply_text
     p = perturber_for("en", "gender")
     subs = draw(p, candidates(p, [(text, ())]), key="dialogue-1", seed=0)
     apply_text(subs[0], "I need a movie for my mom.")   # -> "... for my dad." (or another draw)
@@ -16,7 +16,7 @@ dialogues.py  SGD dialogues and plain JSONL turns, perturbed consistently (turns
 probes.py   the same perturbation as a transform of any suite's probes (`-p perturb=gender`)
 """
 
-from harness.core.perturb.algorithm import (
+from harness.perturb.algorithm import (
     DEFAULT_DRAWS,
     Substitution,
     apply,
@@ -28,8 +28,8 @@ from harness.core.perturb.algorithm import (
     perturber_for,
     perturber_of,
 )
-from harness.core.perturb.lexicon import AXES, LANGS, Axis, Lexicon, lexicon_axis, load_lexicon, parse_pairs
-from harness.core.perturb.text import Perturber, is_chinese
+from harness.perturb.lexicon import AXES, LANGS, Axis, Lexicon, lexicon_axis, load_lexicon, parse_pairs
+from harness.perturb.text import Perturber, is_chinese
 
 __all__ = ["AXES", "LANGS", "DEFAULT_DRAWS", "Axis", "Lexicon", "Perturber", "Substitution", "apply",
            "apply_text", "apply_value", "candidates", "draw", "is_chinese", "lexicon_axis", "load_lexicon",

@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.core.errors import ConfigError, DataMissingError
 from harness.core.paths import data_dir
-from harness.core.perturb.dialogues import read_dialogues
+from harness.perturb.dialogues import read_dialogues
 
 DEFAULT_SPLIT = "test"
 
