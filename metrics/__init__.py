@@ -113,10 +113,13 @@ FAMILIES: dict[str, Family] = {
     "tod": Family("tod", "harness.metrics.tod", frozenset({"tod_turn"})),
     "counterfactual": Family("counterfactual", "harness.metrics.counterfactual", frozenset(),
                              meta_key="counterfactual"),
+    "metamorphic": Family("metamorphic", "harness.metrics.metamorphic", frozenset(), meta_key="metamorphic"),
 }
 
 #: probe meta of a counterfactual copy (harness.perturb.probes): only meta_key families read it
 _COPY_KEY, _COPY_ROLE = "counterfactual", "perturbed"
+#: probe meta of a metamorphic variant (question_gen.metamorphic): only the metamorphic family reads it
+_VARIANT_KEY, _VARIANT_ROLE = "metamorphic", "variant"
 
 
 def family_rows(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -126,7 +129,8 @@ def family_rows(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
     if frame.empty:
         return {}
     fam_of = frame["kind"].map(family_for_kind)
-    copy = frame["meta"].map(lambda m: (m.get(_COPY_KEY) or {}).get("role") == _COPY_ROLE)
+    copy = frame["meta"].map(lambda m: (m.get(_COPY_KEY) or {}).get("role") == _COPY_ROLE
+                             or (m.get(_VARIANT_KEY) or {}).get("role") == _VARIANT_ROLE)
     out = {}
     for name, fam in FAMILIES.items():
         mask = frame["meta"].map(lambda m, k=fam.meta_key: k in m) if fam.meta_key else (fam_of == name) & ~copy

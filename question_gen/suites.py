@@ -29,11 +29,15 @@ from types import ModuleType
 from typing import Any
 
 from harness.core.errors import ConfigError
+from harness.core.records import Probe
+from harness.core.yaml_files import read_yaml_file
 from harness.perturb.probes import TRANSFORM_KEYS
 from harness.perturb.probes import settings_from_spec as perturb_settings
 from harness.perturb.probes import transform as perturb_transform
-from harness.core.records import Probe
-from harness.core.yaml_files import read_yaml_file
+from harness.question_gen.metamorphic import TRANSFORM_KEYS as MUTATE_KEYS
+from harness.question_gen.metamorphic import Context as MutateContext
+from harness.question_gen.metamorphic import relations_from_spec
+from harness.question_gen.metamorphic import transform as mutate_transform
 
 GENERATORS = {"biasasker": "harness.question_gen.biasasker_suite", "cbbq": "harness.question_gen.cbbq",
               "chbias": "harness.question_gen.chbias", "sgd_tod": "harness.question_gen.sgd_tod",
@@ -70,12 +74,17 @@ class Suite:
     def generator_spec(self) -> dict[str, Any]:
         """The spec without the keys of the counterfactual transform (-p perturb=...), which no generator
         knows: the transform is applied here, to any suite (harness.perturb.probes)."""
-        return {k: v for k, v in self.spec.items() if k not in TRANSFORM_KEYS}
+        return {k: v for k, v in self.spec.items() if k not in TRANSFORM_KEYS and k not in MUTATE_KEYS}
 
     def transformed(self, stream: Iterator[Probe]) -> Iterator[Probe]:
         """`stream` with the counterfactual transform applied when the spec asks for one."""
         settings = perturb_settings(self.spec)
-        return stream if settings is None else perturb_transform(stream, settings, suite=self.name)
+        stream = stream if settings is None else perturb_transform(stream, settings, suite=self.name)
+        relations = relations_from_spec(self.spec)  # -p mutate=...: after perturbing, so copies compose
+        if not relations:
+            return stream
+        ctx = MutateContext(self.name, self.generator, self.generator_spec)
+        return mutate_transform(stream, relations, ctx)
 
     def probes(self) -> Iterator[Probe]:
         """Every probe, lazily, in the generator's fixed order."""

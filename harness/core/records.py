@@ -8,6 +8,7 @@ a run can be scored, re-scored or imported from a sheet months later from its JS
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
@@ -43,6 +44,9 @@ BIAS_DISAMBIGUOUS = "disambiguous"
 # Reply statuses. Only `ok` replies are ever scored; an infrastructure error is never a finding.
 STATUS_OK = "ok"
 STATUS_ERROR = "error"
+# A turn of a multi-turn probe answered before its last turn: written to the transcript so a kill loses no
+# answered turn, never an outcome (transcript readers skip it; the engine resumes the conversation from it).
+STATUS_PARTIAL = "partial"
 
 # Verdict labels.
 LABEL_AFFIRM = "affirm"
@@ -92,6 +96,14 @@ class Probe:
     options: tuple[str, ...] = ()
     meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
+    @builtins.property  # the field `property` shadows the builtin inside this class body
+    def turns(self) -> tuple[str, ...]:
+        """The user turns of the conversation this probe asks: `text`, then meta["turns"] (a metamorphic
+        variant such as "Please just answer yes or no" after the question). One turn for most probes; kept
+        in meta so every transcript written before multi-turn probes still loads unchanged."""
+        later = self.meta.get("turns")
+        return (self.text, *later) if later else (self.text,)
+
     @classmethod
     def make(cls, suite: str, lang: str, kind: str, bias_type: str, text: str, **rest: Any) -> Probe:
         """Build a probe whose id is derived from the suite and its content."""
@@ -128,6 +140,8 @@ class Reply:
     and `error` says why. Such replies are kept apart from findings and re-asked by --retry-errors.
     `cut_from` is the reply's length in characters when the run engine cut it to its size cap (1 MB of
     filler must not become 59 MB of verdicts); `text` holds what was kept, which is what is scored.
+    `turns` holds the target's reply to each user turn of a multi-turn probe (Probe.turns), in order; `text`
+    is the last of them (what is scored). Empty for a one-turn probe, and then absent from the JSON line.
     """
 
     probe_id: str
@@ -140,6 +154,7 @@ class Reply:
     usage: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     created_at: str = field(default_factory=utc_now)
     cut_from: int | None = None
+    turns: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -151,6 +166,8 @@ class Reply:
              "usage": dict(self.usage), "created_at": self.created_at}
         if self.cut_from is not None:  # only on cut replies: every other transcript line stays as it was
             d["cut_from"] = self.cut_from
+        if self.turns:
+            d["turns"] = list(self.turns)
         return d
 
     @classmethod
@@ -159,7 +176,8 @@ class Reply:
                    status=d.get("status", STATUS_OK), error=d.get("error"),
                    latency_s=float(d.get("latency_s") or 0.0), attempts=int(d.get("attempts") or 1),
                    usage=dict(d.get("usage") or {}), created_at=d.get("created_at") or utc_now(),
-                   cut_from=int(d["cut_from"]) if d.get("cut_from") is not None else None)
+                   cut_from=int(d["cut_from"]) if d.get("cut_from") is not None else None,
+                   turns=tuple(str(t) for t in d.get("turns") or ()))
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,9 +39,16 @@ from rich.rule import Rule
 
 from harness.core.display import assemble, untrusted
 from harness.core.errors import HarnessError
-from harness.core.records import Probe, Reply
+from harness.core.records import STATUS_PARTIAL, Probe, Reply
 from harness.run import manifest as mf
-from harness.run.transcript import TRANSCRIPT_FILE, Entry, TranscriptWriter, latest_by_probe, read_entries
+from harness.run.transcript import (
+    TRANSCRIPT_FILE,
+    Entry,
+    TranscriptWriter,
+    latest_by_probe,
+    partial_turns,
+    read_entries,
+)
 
 ADAPTER_MANUAL = "manual"
 EXIT_INTERRUPTED = 130
@@ -201,6 +208,10 @@ class _Hangup(Exception):
     """The terminal went away (SIGHUP) or the process was asked to stop (SIGTERM)."""
 
 
+class _Quit(Exception):
+    """The person typed :quit in the middle of a conversation."""
+
+
 def _more_input_pending(stream: Any, wait_s: float = 0.05) -> bool:
     """True when more pasted text is already waiting: a blank line inside a paste does not end the reply."""
     try:
@@ -297,7 +308,13 @@ class ManualSession:
         self.console.print(Rule(f"{i + 1} / {total}", style="cyan"))
         # The question (a data file's words) and the replies are Text, never markup (harness.core.display).
         self.console.print(assemble((f"answered {done} of {total} · probe {probe.id} · :help for commands", "dim")))
-        self.console.print(untrusted(probe.text, "bold"))
+        turns = probe.turns
+        if len(turns) > 1:  # a conversation (a metamorphic pressure probe): each turn in the same chat
+            self.console.print(assemble((f"A conversation of {len(turns)} turns: ask them one after another in "
+                                         "the same chat, entering each reply.", "yellow")))
+            self.console.print(assemble(("Turn 1: ", "dim")), untrusted(probe.text, "bold"))
+        else:
+            self.console.print(untrusted(probe.text, "bold"))
         if probe.id in self.answers:
             self.console.print(assemble(("Previous reply:", "yellow"), " ", self.answers[probe.id]))
             self.console.print("[dim]Enter the new reply (it replaces the previous one), or :skip to keep it.[/]")
@@ -305,12 +322,54 @@ class ManualSession:
             self.console.print("[dim](question copied to the clipboard)[/]")
         self.console.print("[dim]Reply (finish with an empty line):[/]")
 
+    def _later_turns(self, probe: Probe, first: str) -> tuple[str, ...] | None:
+        """Ask for the replies to a conversation's later turns, each earlier turn saved as a partial line
+        before the next is shown (transcript.partial_turns), so a stop loses no typed reply; None when the
+        person stopped (:quit) inside the conversation."""
+        said = [first]
+        earlier = partial_turns(self.run.transcript_path).get(probe.id, ())
+        turns = probe.turns
+        for j in range(1, len(turns)):
+            self._append(probe, Reply(probe_id=probe.id, target=self.run.target, text=said[-1],
+                                      status=STATUS_PARTIAL, usage={"source": ADAPTER_MANUAL}, turns=tuple(said)))
+            self.console.print(assemble((f"Turn {j + 1} of {len(turns)} (same chat): ", "dim")),
+                               untrusted(turns[j], "bold"))
+            if j < len(earlier):
+                self.console.print(assemble(("Reply entered before:", "yellow"), " ", earlier[j]))
+            if self.clipboard and copy_to_clipboard(turns[j]):
+                self.console.print("[dim](turn copied to the clipboard)[/]")
+            while True:
+                text, command = read_reply(self.read_line, stream=self.stream)
+                if command in ("quit", "eof"):
+                    return None
+                if command is None:
+                    break
+                if command == "help":
+                    self.console.print(HELP_TEXT)
+                else:
+                    self.console.print("[yellow]Inside a conversation, enter this turn's reply (or :quit).[/]")
+            said.append(text)
+        return tuple(said)
+
+    def _append(self, probe: Probe, reply: Reply) -> None:
+        with TranscriptWriter(self.run.run_dir, fsync_every=1) as writer:
+            writer.append(probe, reply)
+
     def _save(self, i: int, text: str, started: float) -> None:
         probe = self.run.probes[i]
         revised = probe.id in self.answers
+        turns: tuple[str, ...] = ()
+        if len(probe.turns) > 1:
+            answered = self._later_turns(probe, text)
+            if answered is None:
+                raise _Quit
+            turns, text = answered, answered[-1]
+        reply = manual_reply(probe, self.run.target, text, latency_s=time.monotonic() - started, revised=revised)
+        if turns:
+            reply = Reply(probe_id=reply.probe_id, target=reply.target, text=text, latency_s=reply.latency_s,
+                          usage=reply.usage, turns=turns)
         with TranscriptWriter(self.run.run_dir, fsync_every=1) as writer:
-            writer.append(probe, manual_reply(probe, self.run.target, text, latency_s=time.monotonic() - started,
-                                              revised=revised))
+            writer.append(probe, reply)
         self.answers[probe.id] = text
         self.stats.entered += 1
         self.stats.revised += int(revised)
@@ -359,7 +418,10 @@ class ManualSession:
                     self._skipped.add(current)
                     self.stats.skipped += 1
             else:
-                self._save(current, text, started)
+                try:
+                    self._save(current, text, started)
+                except _Quit:  # stopped inside a conversation: the turns entered are saved as partial lines
+                    return "quit"
             self._trail.append(current)
             current = self._forward.pop() if self._forward else self._next_open(current)
         return "complete"

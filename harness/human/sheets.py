@@ -10,6 +10,9 @@ crowd-worker) and the answers come back later. Import is where the risk is, so i
 * replies already in the run's transcript are never overwritten: the same text again is skipped (so a
   sheet can be re-imported after more rows were filled in), a different text is a problem unless
   `replace=True` (then the new line supersedes the old one, which stays on disk);
+* a conversation (a multi-turn probe, Probe.turns) shows its turns in the question cell as "[Turn 1] ...",
+  "[Turn 2] ..." lines; its reply cell holds each turn's reply in order, separated by a line holding only
+  `---`, and a reply with the wrong number of parts is a problem of its row;
 * encodings: UTF-8 with or without BOM, UTF-16 (Excel "Unicode text"), and GBK/GB18030, the default of
   Chinese Excel on Windows; `,` `;` or tab separated.
 
@@ -30,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import HarnessError
-from harness.core.records import Probe
+from harness.core.records import Probe, Reply
 from harness.run.transcript import TranscriptWriter
 
 REQUIRED = ("probe_id", "question", "reply")
@@ -38,6 +41,22 @@ VISIBLE = ("probe_id", "suite", "lang", "question", "reply")
 EXTRA = ("kind", "bias_type", "groups", "options", "sample", "seed")
 COLUMNS = VISIBLE + EXTRA
 MAX_PROBLEMS_SHOWN = 15
+#: the line between two turns' replies in a conversation's reply cell
+TURN_SEPARATOR = "---"
+
+
+def question_cell(probe: Probe) -> str:
+    """What the sheet shows as the question: the text, or a conversation's turns one per line."""
+    turns = probe.turns
+    if len(turns) == 1:
+        return probe.text
+    return "\n".join(f"[Turn {i}] {t}" for i, t in enumerate(turns, start=1))
+
+
+def split_turns(probe: Probe, reply: str) -> tuple[str, ...] | None:
+    """A conversation's reply cell as one reply per turn (None when the number of parts is wrong)."""
+    parts = [p.strip() for p in re.split(rf"^[ \t]*{re.escape(TURN_SEPARATOR)}[ \t]*$", reply, flags=re.MULTILINE)]
+    return tuple(parts) if len(parts) == len(probe.turns) and all(parts) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +84,7 @@ class ImportPlan:
 
 def _row_for(probe: Probe, sample: int | None, seed: int) -> dict[str, str]:
     return {
-        "probe_id": probe.id, "suite": probe.suite, "lang": probe.lang, "question": probe.text, "reply": "",
+        "probe_id": probe.id, "suite": probe.suite, "lang": probe.lang, "question": question_cell(probe), "reply": "",
         "kind": probe.kind, "bias_type": probe.bias_type, "groups": " | ".join(probe.groups),
         "options": "\n".join(f"{letter}. {opt}" for letter, opt in zip("ABCDEFGH", probe.options, strict=False)),
         "sample": "" if sample is None else str(sample), "seed": str(seed),
@@ -88,6 +107,8 @@ ANSWER_SHEET_NOTES = (
     "Fill in the 'reply' column with what the chatbot answered, one row per question.",
     "Leave a reply empty if the question was not asked yet; it is simply not imported.",
     "Do not edit probe_id or question; rows may be re-ordered or deleted.",
+    "A question of [Turn 1], [Turn 2] lines is a conversation: ask the turns one after another in the same chat "
+    f"and enter each turn's reply in order, separated by a line holding only {TURN_SEPARATOR}.",
     "Import with: harness import THIS_FILE --target LABEL",
 )
 
@@ -309,7 +330,7 @@ def plan_import(rows: Sequence[SheetRow], probes: Sequence[Probe], existing: dic
     by_id = {p.id: p for p in probes}
     by_text: dict[str, list[Probe]] = {}
     for p in probes:
-        by_text.setdefault(" ".join(p.text.split()), []).append(p)
+        by_text.setdefault(" ".join(question_cell(p).split()), []).append(p)
     seen: dict[str, int] = {}
     for row in rows:
         pid, question, reply = row.get("probe_id").strip(), row.get("question"), row.get("reply")
@@ -331,17 +352,22 @@ def plan_import(rows: Sequence[SheetRow], probes: Sequence[Probe], existing: dic
             plan.problems.append(f"row {row.row}: probe id {probe.id} appears again (first on row {seen[probe.id]})")
             continue
         seen[probe.id] = row.row
-        if not same_question(question, probe.text):
+        if not same_question(question, question_cell(probe)):
             plan.problems.append(f"row {row.row}: question text was changed (sheet: \"{_short(question)}\"; "
-                                 f"suite: \"{_short(probe.text)}\")")
+                                 f"suite: \"{_short(question_cell(probe))}\")")
             continue
         text = reply.replace("\r\n", "\n").strip()
         if not text:
             plan.empty_rows.append(row.row)
             continue
+        if len(probe.turns) > 1 and split_turns(probe, text) is None:
+            plan.problems.append(f"row {row.row}: this conversation has {len(probe.turns)} turns; enter each "
+                                 f"turn's reply, separated by a line holding only {TURN_SEPARATOR}")
+            continue
         old = existing.get(probe.id)
         if old is not None:
-            if old.strip() == text:
+            scored = split_turns(probe, text)[-1] if len(probe.turns) > 1 else text  # type: ignore[index]
+            if old.strip() == scored:
                 plan.already += 1
                 continue
             if not replace:
@@ -404,8 +430,12 @@ def import_sheet(path: Path, target: str, *, suite: str | None = None, sample: i
     try:
         with TranscriptWriter(run.run_dir, fsync_every=0) as writer:
             for row, probe, text in plan.accepted:
-                writer.append(probe, manual_reply(probe, target, text, sheet=path.name, row=row.row,
-                                                  revised=probe.id in existing))
+                reply = manual_reply(probe, target, text, sheet=path.name, row=row.row, revised=probe.id in existing)
+                turns = split_turns(probe, text) if len(probe.turns) > 1 else None
+                if turns:  # a conversation: every turn's reply, the last one scored
+                    reply = Reply(probe_id=reply.probe_id, target=target, text=turns[-1], usage=reply.usage,
+                                  turns=turns)
+                writer.append(probe, reply)
         counts = run.counts()
         status = mf.STATUS_COMPLETE if counts["unanswered"] == 0 else mf.STATUS_INTERRUPTED
     finally:

@@ -19,6 +19,12 @@ Shape (producer / workers, all in one asyncio loop):
   requests in flight. Resume reads the transcript back (latest record per probe wins, an answer is never
   superseded by an error) and asks only what is still open.
 
+* A multi-turn probe (Probe.turns, e.g. a metamorphic "pressure" variant) is one conversation: each turn
+  is asked with the earlier turns and replies as chat history (adapter.ask(prompt, history=...)), each
+  turn with its own retries and its own cache entry keyed on the whole conversation so far. Every turn
+  answered before the last is appended to the transcript at once as a "partial" line; resume (and
+  --retry-errors) continue the conversation from the recorded replies, never asking an answered turn again.
+
 The runner knows transport outcomes, not bias: scoring happens afterwards, from the transcript alone.
 """
 
@@ -29,15 +35,15 @@ import contextlib
 import dataclasses
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
-from harness.adapters.base import Adapter, Completion, PermanentError, TransientError
+from harness.adapters.base import Adapter, Completion, Message, PermanentError, TransientError
 from harness.adapters.generation import answer_probe, answer_probes, cache_text
-from harness.core.records import STATUS_ERROR, STATUS_OK, Probe, Reply
+from harness.core.records import STATUS_ERROR, STATUS_OK, STATUS_PARTIAL, Probe, Reply
 from harness.run import manifest as mf
 from harness.run.progress import RunProgress, SessionStats
 from harness.run.ratelimit import make_limiter
@@ -78,6 +84,14 @@ class _Stopped(Exception):
     """Raised instead of a new attempt once the session is stopping: the probe stays open for resume."""
 
 
+class _Failed(Exception):
+    """A request that failed for good (retries spent or permanent), with how many attempts it took."""
+
+    def __init__(self, exc: BaseException, attempts: int) -> None:
+        super().__init__(str(exc))
+        self.exc, self.attempts = exc, attempts
+
+
 def one_line(text: str, secrets: Iterable[str] = ()) -> str:
     """A reason fit for a transcript: one line, bounded length, secrets masked."""
     line = " ".join(str(text).split())
@@ -108,8 +122,11 @@ class Engine:
 
     def __init__(self, adapter: Adapter, writer: TranscriptWriter, *, settings: EngineSettings,
                  cache: ResponseCache | None = None, progress: RunProgress | None = None,
-                 secrets: Iterable[str] = (), rng: random.Random | None = None) -> None:
+                 secrets: Iterable[str] = (), rng: random.Random | None = None,
+                 partial: Mapping[str, tuple[str, ...]] | None = None) -> None:
         self.adapter = adapter
+        #: replies already recorded for turns of unfinished conversations (transcript.partial_turns)
+        self.partial: dict[str, tuple[str, ...]] = dict(partial or {})
         self.writer = writer
         self.settings = settings
         self.cache = cache
@@ -184,42 +201,21 @@ class Engine:
 
         None when the session stopped before an answer or a final error: nothing is recorded for the probe.
         """
+        if len(probe.turns) > 1:
+            return await self.answer_conversation(probe)
         cached = self._from_cache(probe)
         if cached is not None:
             return cached
         if self.stopping:
             return None
-        attempts = 1
         started = time.monotonic()
-        attempt_started = started
         ask = lambda: answer_probe(self.adapter, probe)  # noqa: E731 - ask(text), or a continuation request
-        first: Exception | None = None
         try:
-            # The first attempt runs outside tenacity: its per-call machinery cost 0.13 ms of CPU per probe,
-            # most of the engine's own cost (benchmarks/run_throughput.py), and most probes succeed at once.
-            completion: Completion = await self._attempt(ask, self.settings.timeout_s)
-        except Exception as exc:  # noqa: BLE001 - handed to tenacity below, which decides what to retry
-            first = exc
-        try:
-            if first is not None:
-                # tenacity sees that failure as its own attempt 1 (replayed, not asked again), so the retry
-                # decision, back-off, Retry-After and attempt cap are exactly those of _retrying().
-                attempts = 0
-                async for attempt in self._retrying():
-                    with attempt:
-                        attempts += 1
-                        if first is not None:
-                            replayed, first = first, None
-                            raise replayed
-                        self._check_stopping()
-                        attempt_started = time.monotonic()
-                        completion = await self._attempt(ask, self.settings.timeout_s)
+            completion, attempts, attempt_started = await self._ask_with_retries(ask)
         except _Stopped:
             return None
-        except Exception as exc:  # noqa: BLE001 - every failure becomes an error reply, never a crash
-            return Reply(probe_id=probe.id, target=self.adapter.name, text="", status=STATUS_ERROR,
-                         error=describe_error(exc, timeout_s=self.settings.timeout_s, secrets=self.secrets),
-                         latency_s=round(time.monotonic() - started, 4), attempts=attempts)
+        except _Failed as failed:
+            return self._error_reply(probe, failed, started)
         if self.cache is not None:
             self.cache.put(self._fingerprint, cache_text(probe), completion.text, completion.usage)
         usage = dict(completion.usage)
@@ -227,6 +223,96 @@ class Engine:
             usage["waited_s"] = round(attempt_started - started, 3)
         return Reply(probe_id=probe.id, target=self.adapter.name, text=completion.text, status=STATUS_OK,
                      latency_s=round(time.monotonic() - attempt_started, 4), attempts=attempts, usage=usage)
+
+    async def _ask_with_retries(self, ask: Callable[[], Any]) -> tuple[Completion, int, float]:
+        """(completion, attempts, when the successful attempt started); raises _Stopped, or _Failed with the
+        attempt count when retries are spent or the failure is permanent."""
+        attempts = 1
+        attempt_started = time.monotonic()
+        first: Exception | None = None
+        try:
+            # The first attempt runs outside tenacity: its per-call machinery cost 0.13 ms of CPU per probe,
+            # most of the engine's own cost (benchmarks/run_throughput.py), and most probes succeed at once.
+            completion: Completion = await self._attempt(ask, self.settings.timeout_s)
+        except Exception as exc:  # noqa: BLE001 - handed to tenacity below, which decides what to retry
+            first = exc
+        if first is None:
+            return completion, attempts, attempt_started
+        try:
+            # tenacity sees that failure as its own attempt 1 (replayed, not asked again), so the retry
+            # decision, back-off, Retry-After and attempt cap are exactly those of _retrying().
+            attempts = 0
+            async for attempt in self._retrying():
+                with attempt:
+                    attempts += 1
+                    if first is not None:
+                        replayed, first = first, None
+                        raise replayed
+                    self._check_stopping()
+                    attempt_started = time.monotonic()
+                    completion = await self._attempt(ask, self.settings.timeout_s)
+        except _Stopped:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failure becomes an error reply, never a crash
+            raise _Failed(exc, attempts) from exc
+        return completion, attempts, attempt_started
+
+    def _error_reply(self, probe: Probe, failed: _Failed, started: float, turns: tuple[str, ...] = ()) -> Reply:
+        return Reply(probe_id=probe.id, target=self.adapter.name, text="", status=STATUS_ERROR,
+                     error=describe_error(failed.exc, timeout_s=self.settings.timeout_s, secrets=self.secrets),
+                     latency_s=round(time.monotonic() - started, 4), attempts=failed.attempts, turns=turns)
+
+    def _capped(self, text: str) -> str:
+        cap = self.settings.max_reply_chars
+        return text[:cap] if cap and len(text) > cap else text
+
+    async def answer_conversation(self, probe: Probe) -> Reply | None:
+        """Ask a multi-turn probe's turns in one conversation, resuming after its recorded turns.
+
+        Each turn but the last is appended to the transcript as a partial line the moment it is answered.
+        Returns the final Reply (every turn's reply in `turns`, the last in `text`), an error Reply holding
+        the turns answered before the failure, or None when the session stopped (the recorded turns stay).
+        """
+        turns = probe.turns
+        replies = list(self.partial.pop(probe.id, ()))[: len(turns) - 1]
+        history: list[Message] = []
+        for question, said in zip(turns, replies, strict=False):
+            history += [Message("user", question), Message("assistant", said)]
+        started = time.monotonic()
+        attempts, all_cached, usage = 0, True, {}
+        for i in range(len(replies), len(turns)):
+            prompt, asked_before = turns[i], tuple(history)
+            hit = self.cache.get(self._fingerprint, prompt, asked_before) if self.cache is not None else None
+            if hit is not None:
+                text, usage = hit[0], dict(hit[1])
+            else:
+                if self.stopping:
+                    return None
+                all_cached = False
+                try:
+                    completion, n, _ = await self._ask_with_retries(
+                        lambda p=prompt, h=asked_before: self.adapter.ask(p, history=h))
+                except _Stopped:
+                    return None
+                except _Failed as failed:
+                    return self._error_reply(probe, _Failed(failed.exc, attempts + failed.attempts), started,
+                                             tuple(replies))
+                attempts += n
+                text, usage = completion.text, dict(completion.usage)
+                if self.cache is not None:
+                    self.cache.put(self._fingerprint, prompt, text, usage, history=asked_before)
+            replies.append(self._capped(text))
+            history += [Message("user", prompt), Message("assistant", replies[-1])]
+            if i < len(turns) - 1:  # flushed now: a kill from here on loses no answered turn
+                self.writer.append(probe, Reply(probe_id=probe.id, target=self.adapter.name, text=replies[-1],
+                                                status=STATUS_PARTIAL, attempts=n if hit is None else 0,
+                                                usage=usage, turns=tuple(replies)))
+        usage = {**usage, "turns": len(turns)}
+        if all_cached:
+            usage["cached"] = True
+        return Reply(probe_id=probe.id, target=self.adapter.name, text=replies[-1], status=STATUS_OK,
+                     latency_s=round(time.monotonic() - started, 4), attempts=attempts, usage=usage,
+                     turns=tuple(replies))
 
     async def answer_batch(self, probes: list[Probe]) -> list[Reply | None]:
         """Batched asking for local models: cache hits first, one ask_batch for the rest.
@@ -237,6 +323,9 @@ class Engine:
         replies: dict[str, Reply | None] = {}
         todo: list[Probe] = []
         for probe in probes:
+            if len(probe.turns) > 1:  # a conversation is asked turn by turn, not in a batch
+                replies[probe.id] = await self.answer(probe)
+                continue
             hit = self._from_cache(probe)
             if hit is not None:
                 replies[probe.id] = hit
@@ -297,7 +386,8 @@ class Engine:
                 self.abort_reason = (f"the last {self._consecutive_errors} requests all failed "
                                      f"(latest: {reply.error})")
         if self.progress is not None:
-            self.progress.record(ok=reply.ok, cached=cached)
+            self.progress.record(ok=reply.ok, cached=cached, latency_s=reply.latency_s,
+                                 timeout_s=self.settings.timeout_s)
 
     # -- the loop --------------------------------------------------------------------------------
     async def run(self, probes: Iterable[Probe]) -> SessionStats:

@@ -33,6 +33,7 @@ from harness.run.transcript import (
     DamagedLine,
     TranscriptWriter,
     keep_rejected,
+    partial_turns,
     read_entries,
     repair,
     settled_ids,
@@ -186,6 +187,8 @@ class _Opened:
     mode: str
     damaged: list[DamagedLine] = field(default_factory=list)
     killed_sessions: int = 0
+    #: replies of turns answered in conversations a kill or an error cut short (transcript.partial_turns)
+    partial: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def _begin(plan: RunPlan, argv: list[str] | None) -> _Opened:
@@ -221,7 +224,8 @@ def _begin(plan: RunPlan, argv: list[str] | None) -> _Opened:
     manifest["damaged_lines"] = [{"line": d.line, "reason": d.reason} for d in damaged]
     session = mf.begin_session(manifest, command=command, mode=mode)
     mf.write_manifest(run_dir, manifest)
-    return _Opened(manifest, session, ok, err, mode, damaged, killed)
+    return _Opened(manifest, session, ok, err, mode, damaged, killed,
+                   partial_turns(run_dir / TRANSCRIPT_FILE))
 
 
 def _probe_stream(plan: RunPlan, probes: Iterable[Probe] | None) -> Iterable[Probe]:
@@ -251,7 +255,7 @@ def execute(plan: RunPlan, *, probes: Iterable[Probe] | None = None, use_cache: 
             total, already = len(err), 0
         progress = RunProgress(total, already_done=already, enabled=show_progress, console=console)
         engine_obj = Engine(adapter, writer, settings=plan.settings, cache=cache, progress=progress,
-                            secrets=plan.target.secrets)
+                            secrets=plan.target.secrets, partial=opened.partial)
         status, abort_reason, stop = mf.STATUS_COMPLETE, None, StopState()
 
         def checkpoint() -> None:

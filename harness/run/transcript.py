@@ -8,6 +8,12 @@ this one module so that they agree on what "answered" means.
 Each line is {"probe": Probe.to_dict(), "reply": Reply.to_dict()}; the probe travels with the reply so
 that a transcript can be scored on its own, without regenerating the suite.
 
+A multi-turn probe (Probe.turns) also gets one line per answered turn before its last, with reply status
+"partial" and the replies so far in reply["turns"]: so a kill mid-conversation loses no answered turn, and
+resume continues from the last of them (`partial_turns`). Partial lines are not outcomes: every reader here
+skips them (read_entries, latest_by_probe, settled_ids); the final line of the conversation (ok or error)
+holds every turn's reply again in reply["turns"].
+
 Damaged lines are never skipped in silence and their bytes are never lost. A line in the middle that is not
 JSON, or not a record (a disk error, a hand edit, two writers), is skipped by every reader, which can
 collect it as a `DamagedLine` ("line 15: not JSON, skipped; it is kept in transcript.rejected.jsonl"); the
@@ -27,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from harness.core.records import STATUS_OK, Probe, Reply, utc_now
+from harness.core.records import STATUS_OK, STATUS_PARTIAL, Probe, Reply, utc_now
 
 TRANSCRIPT_FILE = "transcript.jsonl"
 REJECTED_SUFFIX = ".rejected.jsonl"
@@ -166,6 +172,8 @@ def read_entries(path: Path, damaged: list[DamagedLine] | None = None) -> Iterat
                 break
             try:
                 obj = json.loads(raw)
+                if obj["reply"].get("status") == STATUS_PARTIAL:
+                    continue  # a turn of a conversation still going: not an outcome (partial_turns reads it)
                 yield Entry(Probe.from_dict(obj["probe"]), Reply.from_dict(obj["reply"]))
             except ValueError:
                 if raw.strip() and damaged is not None:
@@ -206,9 +214,29 @@ def settled_ids(path: Path, damaged: list[DamagedLine] | None = None) -> tuple[s
         if status == STATUS_OK:
             ok.add(pid)
             err.discard(pid)
-        elif pid not in ok:
+        elif status != STATUS_PARTIAL and pid not in ok:
             err.add(pid)
     return ok, err
+
+
+def partial_turns(path: Path) -> dict[str, tuple[str, ...]]:
+    """For each multi-turn probe with answered turns but no final outcome yet, the replies so far (in turn
+    order): what resume continues the conversation from. A probe with a later ok or error line is not here
+    (its conversation ended; --retry-errors of an error starts from its recorded turns: see the engine)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for _, obj, _raw in enumerate_records(path):
+        try:
+            pid, reply = obj["probe"]["id"], obj["reply"]
+            status = reply.get("status", STATUS_OK)
+        except (KeyError, TypeError, AttributeError):
+            continue
+        turns = tuple(str(t) for t in reply.get("turns") or ())
+        if status == STATUS_PARTIAL or (status != STATUS_OK and turns):
+            if len(turns) >= len(found.get(pid, ())):
+                found[pid] = turns
+        elif status == STATUS_OK:
+            found.pop(pid, None)
+    return found
 
 
 def enumerate_records(path: Path, damaged: list[DamagedLine] | None = None
