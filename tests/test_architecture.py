@@ -41,6 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("harness.score",),
     ("harness.report",),
     ("harness.gates", "harness.human"),
+    ("harness.view",),
     ("harness.cli",),
 )
 #: The root package's own modules (the version, `python -m harness`) sit outside the layers.

@@ -34,7 +34,7 @@ err_console = Console(stderr=True)
 
 #: Command modules of this package, in the order `harness --help` lists their commands.
 COMMAND_MODULES: tuple[str, ...] = ("data", "questions", "targets", "run", "report", "manual", "review", "debias", "perturb",
-                                   "judging", "calibrate")
+                                   "judging", "calibrate", "view")
 
 
 def _register() -> None:

@@ -1,0 +1,88 @@
+// Shared helpers of the harness view pages. Every piece of data reaches the DOM as text (textContent or
+// a text node), never as markup: replies, questions and group names are untrusted.
+"use strict";
+
+const HV = (() => {
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") node.className = v;
+      else if (k === "text") node.textContent = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else if (k === "dataset") Object.assign(node.dataset, v);
+      else node.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+
+  function clear(node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+    return node;
+  }
+
+  async function api(path, options) {
+    const opts = Object.assign({ headers: {} }, options || {});
+    if (opts.body !== undefined && typeof opts.body !== "string") {
+      opts.body = JSON.stringify(opts.body);
+      opts.headers["content-type"] = "application/json";
+    }
+    if (opts.method && opts.method !== "GET") opts.headers["x-harness-view"] = "1";
+    opts.credentials = "same-origin";
+    const res = await fetch(path, opts);
+    let data = null;
+    try { data = await res.json(); } catch (e) { data = { error: res.statusText }; }
+    if (!res.ok) throw new Error((data && data.error) || ("HTTP " + res.status));
+    return data;
+  }
+
+  function runUrl(id, rest) {
+    return "/runs/" + encodeURIComponent(id) + (rest || "");
+  }
+  function apiRun(id, rest) {
+    return "/api/runs/" + encodeURIComponent(id) + (rest || "");
+  }
+  // the run id from /runs/{id}[/...]
+  function runFromPath() {
+    const parts = location.pathname.split("/");
+    return decodeURIComponent(parts[2] || "");
+  }
+
+  function nav(active) {
+    const header = document.getElementById("top");
+    if (!header) return;
+    clear(header).append(
+      el("a", { href: "/", class: "brand", text: "harness view" }),
+      el("a", { href: "/", class: active === "runs" ? "on" : "", text: "Runs" }),
+      el("a", { href: "/compare", class: active === "compare" ? "on" : "", text: "Compare" }),
+    );
+  }
+
+  function status(text, kind) {
+    const box = document.getElementById("status");
+    if (!box) return;
+    box.textContent = text || "";
+    box.className = "status " + (kind || "");
+  }
+
+  function badge(statusText) {
+    return el("span", { class: "badge s-" + String(statusText || "unknown").replace(/[^a-z]/g, ""),
+                        text: statusText || "?" });
+  }
+
+  function metricCell(m) {
+    if (!m) return el("span", { class: "muted", text: "" });
+    return el("span", { class: "metric", title: m.n ? "k / n = " + m.n : "" },
+      el("b", { text: m.text }), m.interval ? el("small", { text: " " + m.interval }) : null);
+  }
+
+  function fmtCount(n) {
+    return n === undefined || n === null ? "" : Number(n).toLocaleString("en");
+  }
+
+  return { el, clear, api, runUrl, apiRun, runFromPath, nav, status, badge, metricCell, fmtCount };
+})();
