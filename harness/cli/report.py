@@ -93,7 +93,10 @@ def _reader(run: str, judge: list[str] | None, mode: str | None, threshold: floa
     from harness.run import manifest as mf
 
     run_dir = mf.resolve_run(run, require_manifest=False) if judge else None  # a bare transcript can be judged
-    target = mf.read_manifest(run_dir, complete=False).get("target") if run_dir else None
+    manifest = mf.read_manifest(run_dir, complete=False) if run_dir else {}
+    # a `harness manual` / `harness import` run's target is a label a person typed replies for, never a
+    # configured model that could be judging itself
+    target = None if manifest.get("adapter") == "manual" else manifest.get("target")
     reader = reader_from_options(judge, mode, threshold, target=target, allow_self=allow_self, use_cache=not no_cache,
                                  method=method, compat=compat)
     if dry_run:

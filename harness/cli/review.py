@@ -71,7 +71,11 @@ def review(
         raise HarnessError("There is no input to read labels from (stdin is closed); run the command in a "
                            "terminal, pipe the labels in, or use --export.")
     check_method(method)
-    run_dir, result, items = open_review(run, method=method, compat=compat)
+    reader = _recorded_reader(run)
+    if reader is None:
+        run_dir, result, items = open_review(run, method=method, compat=compat)
+    else:  # the run was read by a judge (or hybrid): review the verdicts it used, not the rules'
+        run_dir, result, items = _open_judged(run, reader, method=method, compat=compat)
     run_id = result.run_id
     if import_ is not None:
         plan = import_sheet(import_, run_dir, run_id, items)
@@ -133,6 +137,38 @@ def _interactive(run_dir: Path, run_id: str, chosen: list, *, report: bool, scor
     return EXIT_INTERRUPTED if outcome == "interrupted" else 0
 
 
+def _recorded_reader(run: str) -> Any:
+    """The harness.judge.reading.ReaderSettings the run's last scoring used (its metrics.json oracle.reader);
+    None when the rules read it, or it was never scored."""
+    from harness.judge.reading import settings_from_record
+    from harness.score.scoring import METRICS_FILE, load_metrics, resolve_run
+
+    path = resolve_run(run) / METRICS_FILE
+    if not path.is_file():
+        return None
+    try:
+        doc = load_metrics(path)
+    except HarnessError:  # a damaged metrics.json: the rules read the run, as `harness report` would rewrite it
+        return None
+    return settings_from_record((doc.get("oracle") or {}).get("reader"), show_progress=False)
+
+
+def _open_judged(run: str, reader: Any, *, method: str, compat: bool) -> tuple[Path, Any, list]:
+    """open_review for a run read with a judge: its verdicts are the judges' (their answers are in the run's
+    judge folders, so nothing is asked again), and its readings.csv is rewritten with the review."""
+    from harness.human.review_sample import reviewable_items
+    from harness.judge.reading import check_judges
+    from harness.score.scoring import score_run
+
+    check_judges(reader)  # a judge since removed from targets.toml: one sentence, before any scoring
+    result = score_run(run, method=method, compat=compat, reviews=False, reader=reader, console=console)
+    items = reviewable_items(result)
+    if not items:
+        raise HarnessError(f"Run {result.run_dir.name} has no reply its judge could read to review; run "
+                           f"`harness report {result.run_dir.name}` to see why.")
+    return result.run_dir, result, items
+
+
 def _report(run_dir: Path, scored: RunResult) -> None:
     """Rescore with the person's labels and rewrite the report; print the agreement line. `scored` is the
     oracle-only scoring that drew the sample: the report keeps its method and mode, and its verdicts are
@@ -140,7 +176,7 @@ def _report(run_dir: Path, scored: RunResult) -> None:
     from harness.report.reporting import write_report
     from harness.score.scoring import score_run
 
-    result = score_run(run_dir, method=scored.method, compat=scored.compat, reuse=scored)
+    result = score_run(run_dir, method=scored.method, compat=scored.compat, reuse=scored, reader=scored.reader)
     files = write_report(run_dir, result, quiet=True)
     k_n = result.counts.get("oracle_agreement")
     if k_n:

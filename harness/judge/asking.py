@@ -137,6 +137,9 @@ class JudgePass:
     errors: int = 0  # questions whose latest answer is an error
     seconds: float = 0.0
     label_methods: dict[str, int] = field(default_factory=dict)
+    #: why the judge stopped before every question was asked (its circuit breaker), when the caller keeps
+    #: going without it (hybrid mode: the rules' verdict stays where the judge gave no answer); else ""
+    stopped: str = ""
 
 
 def judge_dir(run_dir: Path, judge: JudgeTarget) -> Path:
@@ -145,28 +148,32 @@ def judge_dir(run_dir: Path, judge: JudgeTarget) -> Path:
 
 
 def ask_judge(judge: JudgeTarget, questions: Sequence[Question], *, run_dir: Path | None, use_cache: bool = True,
-              cache_path: Path | None = None, show_progress: bool = True, console: Any = None) -> JudgePass:
+              cache_path: Path | None = None, show_progress: bool = True, console: Any = None,
+              keep_going: bool = False) -> JudgePass:
     """Ask `judge` every question its transcript does not answer yet; every answer, old and new.
 
     `run_dir` None keeps the judge transcript in a temporary folder (nothing to resume). Raises
     HarnessError: exit 3 when the judge kept failing (circuit breaker), 130 when interrupted; what was
-    answered is on disk either way and the same command continues.
+    answered is on disk either way and the same command continues. With `keep_going` a judge that kept
+    failing is no error: the questions it did not answer have no answer (JudgePass.stopped says why).
+    `use_cache` False asks again even what the run's judge folder already holds (to re-time or re-ask a
+    judge); the new answers are appended there and the latest wins.
     """
     if run_dir is None:
         with tempfile.TemporaryDirectory(prefix="harness-judge-") as tmp:
             return ask_judge(judge, questions, run_dir=Path(tmp), use_cache=use_cache, cache_path=cache_path,
-                             show_progress=show_progress, console=console)
+                             show_progress=show_progress, console=console, keep_going=keep_going)
     folder = judge_dir(run_dir, judge)
     started = time.monotonic()
     with run_lock(folder):
         path = folder / TRANSCRIPT_FILE
         latest = {pid: e.reply for pid, e in latest_by_probe(path).items()}
         todo = [q for q in dict((q.qid, q) for q in questions).values()
-                if not (latest.get(q.qid) is not None and latest[q.qid].ok)]
+                if not use_cache or not (latest.get(q.qid) is not None and latest[q.qid].ok)]
         result = JudgePass(judge.name, {}, recorded=len({q.qid for q in questions}) - len(todo))
         if todo:
             _run_engine(judge, todo, folder, result, use_cache=use_cache, cache_path=cache_path,
-                        show_progress=show_progress, console=console)
+                        show_progress=show_progress, console=console, keep_going=keep_going)
             latest = {pid: e.reply for pid, e in latest_by_probe(path).items()}
     result.answers = {q.qid: latest.get(q.qid) for q in questions}
     result.errors = sum(1 for r in result.answers.values() if r is not None and not r.ok)
@@ -179,7 +186,7 @@ def ask_judge(judge: JudgeTarget, questions: Sequence[Question], *, run_dir: Pat
 
 
 def _run_engine(judge: JudgeTarget, todo: Sequence[Question], folder: Path, result: JudgePass, *, use_cache: bool,
-                cache_path: Path | None, show_progress: bool, console: Any) -> None:
+                cache_path: Path | None, show_progress: bool, console: Any, keep_going: bool = False) -> None:
     cache = ResponseCache(cache_path) if use_cache else None
     writer = TranscriptWriter(folder)
     progress = RunProgress(len(todo), enabled=show_progress, console=console, description=f"judge {judge.name}")
@@ -192,6 +199,9 @@ def _run_engine(judge: JudgeTarget, todo: Sequence[Question], folder: Path, resu
                                                    on_stop=engine.request_stop, notify=progress.note, state=stop),
                                       abandon=lambda: stop.hard)
     except RunAborted as exc:
+        if keep_going:
+            result.stopped = str(exc)
+            return
         raise HarnessError(f"The judge '{judge.name}' kept failing ({exc}); the answers it gave are saved in "
                            f"{folder}, and the same command asks only the rest.", exit_code=EXIT_INFRA) from None
     finally:

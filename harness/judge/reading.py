@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigError, HarnessError
-from harness.core.records import KIND_CHOICE, LABEL_UNSCORED, Probe, Reply, Verdict
+from harness.core.records import LABEL_UNSCORED, Probe, Reply, Verdict
 from harness.judge.answers import read_reply
 from harness.judge.asking import JudgePass, JudgeTarget, Question, ask_judge, open_judge, questions_for
 from harness.judge.confidence import confidence
-from harness.judge.prompts import JUDGED_KINDS, PROMPT_VERSION
+from harness.judge.prompts import PICK_GROUP, PROMPT_VERSION, judged, prompt_name
 from harness.judge.verdicts import ChoiceStats, choice_verdict, majority, single_verdict
 
 MODE_RULES, MODE_JUDGE, MODE_HYBRID = "rules", "judge", "hybrid"
@@ -81,9 +81,11 @@ def check_judges(settings: ReaderSettings, *, target: str | None = None, allow_s
     if not settings.uses_judge:
         return
     from harness.adapters.base import settings_fingerprint
-    from harness.adapters.registry import adapter_class, get_target
+    from harness.adapters.registry import adapter_class, get_target, load_targets
 
-    tested = get_target(target) if target else None
+    # The target under test may be no configured target at all: `harness manual` and `harness import` runs
+    # carry the bot's label ("mybot"), typed by a person, and a judge is exactly what such a bot needs.
+    tested = load_targets().get(target) if target else None
     for name in settings.judges:
         config = get_target(name)
         missing = config.missing_secrets()
@@ -122,6 +124,20 @@ def judge_record(settings: ReaderSettings, judges: Sequence[JudgeTarget] = ()) -
     return record
 
 
+def settings_from_record(record: Mapping[str, Any] | None, **rest: Any) -> ReaderSettings | None:
+    """The ReaderSettings a run was read with, from its metrics.json oracle.reader (judge_record's output);
+    None for the rules alone (no record, or mode rules). `harness review` re-reads a run this way, so a
+    person corrects the verdicts the run used, not the rules' (the judges' answers are in the run's judge
+    folders: nothing is asked again)."""
+    if not record or record.get("mode", MODE_RULES) == MODE_RULES:
+        return None
+    judges = tuple(str(j.get("target")) for j in record.get("judges") or () if isinstance(j, Mapping) and j.get("target"))
+    if not judges:
+        return None
+    return ReaderSettings(str(record["mode"]), judges, float(record.get("threshold", HYBRID_THRESHOLD)),
+                          reason=bool(record.get("reason", True)), **rest)
+
+
 def read_replies(pairs: Sequence[tuple[Probe, Reply]], rule_verdicts: Mapping[str, Verdict],
                  settings: ReaderSettings, *, run_dir: Path | None, console: Any = None,
                  judges: Sequence[JudgeTarget] | None = None) -> Readings:
@@ -132,17 +148,19 @@ def read_replies(pairs: Sequence[tuple[Probe, Reply]], rule_verdicts: Mapping[st
     if not settings.uses_judge:
         return Readings(dict(rule_verdicts), rows, judge_record(settings))
     # hybrid: a verdict without a calibrated confidence (another method, an invalid CBBQ answer) is unsure
-    to_judge = [(p, r) for p, r in pairs if p.kind in JUDGED_KINDS and (
+    to_judge = [(p, r) for p, r in pairs if judged(p) and (
         settings.mode == MODE_JUDGE or (conf.get(p.id) or 0.0) < settings.threshold)]
-    judgeable = sum(p.kind in JUDGED_KINDS for p, _r in pairs)  # 0: a suite with its own judge (political)
+    judgeable = sum(judged(p) for p, _r in pairs)  # 0: a suite with its own judge (political)
     if not to_judge:  # hybrid with every verdict confident, or nothing this judge reads
         record = {**judge_record(settings), "judgeable": judgeable, **_pass_record([], ChoiceStats(), judged=0, kept=0)}
         return Readings(dict(rule_verdicts), rows, record, _notes(settings, record) if judgeable else [])
     targets = list(judges) if judges is not None else [open_judge(name, reason=settings.reason)
                                                        for name in settings.judges]
     questions = questions_for(to_judge, reason=settings.reason)
+    # hybrid: a judge that keeps failing leaves the rules' verdict where it gave no answer (docs/judge.md)
     passes = [ask_judge(t, questions, run_dir=run_dir, use_cache=settings.use_cache,
-                        show_progress=settings.show_progress, console=console) for t in targets]
+                        show_progress=settings.show_progress, console=console,
+                        keep_going=settings.mode == MODE_HYBRID) for t in targets]
     verdicts = dict(rule_verdicts)
     stats = ChoiceStats()
     method = "judge:" + "+".join(t.name for t in targets)
@@ -170,7 +188,7 @@ def read_replies(pairs: Sequence[tuple[Probe, Reply]], rule_verdicts: Mapping[st
 def _verdict_of(probe: Probe, questions: Sequence[Question], judge_pass: JudgePass, method: str,
                 stats: ChoiceStats) -> Verdict:
     readings = [(read_reply(judge_pass.answers.get(q.qid), q.prompt.words), q.prompt.groups) for q in questions]
-    if probe.kind == KIND_CHOICE and len(readings) > 1:
+    if prompt_name(probe.kind) == PICK_GROUP and len(readings) > 1:
         return choice_verdict(probe, readings, method, stats)
     return single_verdict(probe, readings[0][0], method)
 
@@ -182,7 +200,8 @@ def _pass_record(passes: Sequence[JudgePass], stats: ChoiceStats, *, judged: int
         "position_flips": [stats.flips, stats.both_orders],
         "single_order": stats.single_order,
         "calls": {p.judge: {"asked": p.asked, "cached": p.cached, "recorded": p.recorded, "errors": p.errors,
-                            "label_methods": p.label_methods} for p in passes},
+                            "label_methods": p.label_methods, **({"stopped": p.stopped} if p.stopped else {})}
+                  for p in passes},
     }
 
 
@@ -196,6 +215,10 @@ def _notes(settings: ReaderSettings, record: Mapping[str, Any]) -> list[str]:
     else:
         out = [f"Read by the judge {names} ({record['judged']} replies, prompt {PROMPT_VERSION}); its agreement "
                "with hand labels on other bots' replies is measured by `harness oracle-eval --judge TARGET`."]
+    for name, calls in (record.get("calls") or {}).items():
+        if calls.get("stopped"):
+            out.append(f"The judge '{name}' kept failing and was stopped ({calls['stopped']}); where it gave no "
+                       "answer the rules' verdict was kept. Run the same command again to ask it the rest.")
     flips, both = record["position_flips"]
     if both:
         out.append(f"Choice questions were judged with the groups in both orders: on {flips} of {both} the judge's "

@@ -15,6 +15,7 @@ What metrics.json gains:
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -75,4 +76,6 @@ _GROUPED = ("the judge's answer names no label", "position flip", "the judges di
 def _reason(text: Any) -> str:
     """A grouping key for an unscored reply's reason (the quoted answer or groups are left out)."""
     line = (str(text or "unreadable").strip().splitlines() or ["unreadable"])[0]
-    return next((key for key in _GROUPED if line.startswith(key)), line[:120])
+    # shortened at a word boundary: a judge's error cut mid-word ("HTTP 400 from the judge: the mo") read as
+    # a different error
+    return next((key for key in _GROUPED if line.startswith(key)), textwrap.shorten(line, 160, placeholder=" ..."))
