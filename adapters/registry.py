@@ -45,6 +45,8 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "hf": "harness.adapters.hf_local:HFLocalAdapter",
     "llamacpp": "harness.adapters.llamacpp_local:LlamaCppAdapter",
     "pipeline": "harness.adapters.pipeline:PipelineAdapter",
+    "anthropic": "harness.adapters.anthropic_messages:AnthropicMessagesAdapter",
+    "azure-openai": "harness.adapters.azure_openai:AzureOpenAIAdapter",
     # the reinforced-calibration decoder (white-box layer, above this one): named here as a string, like an
     # entry point, and imported only when such a target is created
     "hf-calibrated": "harness.whitebox.calibration.adapter:CalibratedHFAdapter",
@@ -52,7 +54,18 @@ BUILTIN_ADAPTERS: dict[str, str] = {
 
 #: Keys of a [targets.NAME] table that configure the harness rather than the adapter.
 _RESERVED = {"adapter", "description", "model_label", "api_key_env", "secret_env", "price", "concurrency", "rpm",
-             "timeout_s", "settings"}
+             "timeout_s", "settings", "group", "model_example"}
+
+#: Settings an adapter kind cannot ask anything without, and that a preset leaves to the user (a provider's
+#: models come and go; an Azure endpoint and deployment are the user's own). Checked before any key is read.
+REQUIRED_SETTINGS: dict[str, tuple[str, ...]] = {
+    "openai": ("model",),
+    "anthropic": ("model",),
+    "azure-openai": ("endpoint", "deployment"),
+}
+
+#: How `harness targets` groups targets, in this order; a targets.toml target without `group` is "yours".
+GROUPS = ("local", "self-hosted", "China", "international", "pipeline", "yours")
 
 #: Settings that must be text: a number here (base_url = 5) would otherwise fail once per probe, deep in the
 #: HTTP client, instead of once, up front, naming the line to fix.
@@ -74,6 +87,8 @@ class TargetConfig:
     description: str = ""
     source: str = "built-in"  # "built-in" or the targets.toml that last changed it
     model_label: str = ""  # what to show for the model when `model` is a file reference
+    group: str = ""  # how `harness targets` groups it (GROUPS)
+    model_example: str = ""  # a model name to suggest when `model` is not set
 
     @property
     def display_model(self) -> str:
@@ -95,6 +110,10 @@ class TargetConfig:
     def missing_secrets(self) -> list[str]:
         """Names of the secret variables that are not set (or empty) in the environment."""
         return [var for var in self.secret_env.values() if not os.environ.get(var)]
+
+    def missing_settings(self) -> list[str]:
+        """Settings this target's adapter kind needs that are not set (REQUIRED_SETTINGS)."""
+        return [key for key in REQUIRED_SETTINGS.get(self.adapter, ()) if not self.settings.get(key)]
 
 
 @dataclass(frozen=True)
@@ -230,6 +249,8 @@ def _build(name: str, table: Mapping[str, Any], source: str) -> TargetConfig:
         description=str(table.get("description", "")),
         source=source,
         model_label=str(table.get("model_label", "")),
+        group=str(table.get("group") or ("yours" if source != "built-in" else "")),
+        model_example=str(table.get("model_example", "")),
     )
 
 
@@ -252,11 +273,37 @@ def load_targets(dirs: list[Path] | None = None) -> dict[str, TargetConfig]:
 
 
 def get_target(name: str, dirs: list[Path] | None = None) -> TargetConfig:
+    """The named target, ready to be created but for its secrets: an unknown name, or a setting its kind
+    needs (a preset's model, REQUIRED_SETTINGS), is one sentence here, so `--dry-run` says it too."""
     targets = load_targets(dirs)
     if name not in targets:
         raise ConfigError(f"Unknown target '{name}'; known targets: {', '.join(sorted(targets))} "
                           f"(add one in {TARGETS_FILE}, see `harness targets`).")
-    return targets[name]
+    config = targets[name]
+    if config.missing_settings():
+        raise ConfigError(setup_sentence(config, secrets=False))
+    return config
+
+
+def setup_sentence(config: TargetConfig, *, secrets: bool = True) -> str:
+    """One sentence naming the settings a target still needs (and, with secrets=True, its unset key
+    variables too, so a user fixes both at once); "" when no setting is missing.
+
+    e.g. `Target 'deepseek' needs a model: set model = "..." (e.g. "deepseek-chat") under [targets.deepseek]
+    in targets.toml.` A target missing only its key gets read_secrets' sentence instead."""
+    keys = config.missing_settings()
+    if not keys:
+        return ""
+    variables = config.missing_secrets() if secrets else []
+    needed = " and ".join("a model" if key == "model" else f"its {key}" for key in keys)
+    example = f' (e.g. "{config.model_example}")' if config.model_example and "model" in keys else ""
+    assignments = " and ".join(f'{key} = "..."' for key in keys)
+    todo = f"set {assignments}{example} under [targets.{config.name}] in {TARGETS_FILE}"
+    if variables:
+        names = " and ".join(variables)
+        needed += f" and the environment variable{'s' if len(variables) > 1 else ''} {names}"
+        todo += f", and set {names}"
+    return f"Target '{config.name}' needs {needed}: {todo}."
 
 
 # --------------------------------------------------------------------------------- path references
@@ -310,7 +357,10 @@ def create_adapter(name_or_config: str | TargetConfig, **overrides: Any) -> Adap
     `timeout_s` is handed to the adapter too (as a setting), because HTTP clients need an explicit
     timeout; adapters exclude it from their fingerprint (harness.adapters.base.TRANSPORT_KEYS).
     """
-    config = get_target(name_or_config) if isinstance(name_or_config, str) else name_or_config
+    config = (_config_for_create(name_or_config) if isinstance(name_or_config, str)
+              else name_or_config)
+    if config.missing_settings():  # with any missing key in the same sentence, before anything is imported
+        raise ConfigError(setup_sentence(config))
     cls = adapter_class(config.adapter)
     settings = dict(config.settings)
     if config.timeout_s is not None:
@@ -323,6 +373,14 @@ def create_adapter(name_or_config: str | TargetConfig, **overrides: Any) -> Adap
         raise ConfigError(f"Target '{config.name}' names secrets, but the '{config.adapter}' adapter does "
                           "not accept a `secrets` argument; remove secret_env or update the adapter.")
     return cls(config.name, settings)
+
+
+def _config_for_create(name: str) -> TargetConfig:
+    """The target by name, for create_adapter, which reports missing settings and keys together."""
+    targets = load_targets()
+    if name not in targets:
+        get_target(name)  # the unknown-target sentence
+    return targets[name]
 
 
 @cache

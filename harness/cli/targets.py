@@ -33,7 +33,8 @@ def _secret_states(config: Any) -> list[tuple[str, str]]:
 
 def _as_json(targets: dict[str, Any], kinds: dict[str, Any], files: list[Path]) -> str:
     payload = {
-        "targets": [{"name": t.name, "adapter": t.adapter, "model": t.model, "display_model": t.display_model,
+        "targets": [{"name": t.name, "group": _group(t), "adapter": t.adapter, "model": t.model,
+                     "display_model": t.display_model, "needs": t.missing_settings(),
                      "endpoint": t.endpoint, "description": t.description, "source": t.source,
                      "secrets": {var: bool(os.environ.get(var)) for var in t.secret_env.values()},
                      "concurrency": t.concurrency, "rpm": t.rpm, "timeout_s": t.timeout_s, "price": t.price}
@@ -44,20 +45,57 @@ def _as_json(targets: dict[str, Any], kinds: dict[str, Any], files: list[Path]) 
     return json.dumps(payload, indent=2, ensure_ascii=False)
 
 
+#: What each group of `harness targets` holds, in the order they are listed.
+GROUP_TITLES = {
+    "local": "local: open models in this process, offline, no key",
+    "self-hosted": "self-hosted: a server you run on your machine (start it first)",
+    "China": "China: providers in mainland China",
+    "international": "international: providers outside China",
+    "pipeline": "pipeline: task-oriented dialogue systems built from other targets",
+    "yours": "yours: targets.toml entries",
+}
+
+
+def _group(t: Any) -> str:
+    if t.group:
+        return t.group
+    return "local" if t.adapter in ("llamacpp", "hf", "hf-calibrated") else "yours"
+
+
+def _model_cell(t: Any) -> Text:
+    missing = [key for key in t.missing_settings() if key != "endpoint"]
+    if not missing:
+        return untrusted(t.display_model)
+    example = f" (e.g. {t.model_example})" if t.model_example else ""
+    return untrusted(f"not set: {', '.join(missing)}{example}", "red")
+
+
 def _print_tables(console: Console, targets: dict[str, Any], kinds: dict[str, Any], files: list[Path]) -> None:
     labels = {str(p): "project" if p.parent.resolve() == Path.cwd().resolve() else "user" for p in files}
-    table = Table(title="Targets", title_justify="left")
-    for column in ("name", "adapter", "model", "endpoint", "secrets", "from"):
-        table.add_column(column, overflow="fold", no_wrap=column == "name")
-    # Every cell is Text: names, models and endpoints come from targets.toml files, never read as markup.
+    by_group: dict[str, list[Any]] = {}
     for t in targets.values():
-        adapter = untrusted(t.adapter) if t.adapter in kinds else untrusted(f"{t.adapter} (unknown)", "red")
-        secrets = Text("\n").join(assemble(var, (f" ({state})", "green" if state == "set" else "red"))
-                                  for var, state in _secret_states(t)) if t.secret_env else Text("-")
-        endpoint = t.endpoint or ("in-process" if t.adapter == "hf" else "")
-        table.add_row(untrusted(t.name), adapter, untrusted(t.display_model), untrusted(endpoint), secrets,
-                      untrusted(labels.get(t.source, t.source)))
-    console.print(table)
+        by_group.setdefault(_group(t), []).append(t)
+    order = [g for g in GROUP_TITLES if g in by_group] + sorted(g for g in by_group if g not in GROUP_TITLES)
+    for group in order:
+        table = Table(title=untrusted(f"Targets, {GROUP_TITLES.get(group, group)}"), title_justify="left")
+        for column in ("name", "adapter", "model", "endpoint", "secrets", "from"):
+            table.add_column(column, overflow="fold", no_wrap=column == "name")
+        # Every cell is Text: names, models and endpoints come from targets.toml files, never read as markup.
+        for t in by_group[group]:
+            adapter = untrusted(t.adapter) if t.adapter in kinds else untrusted(f"{t.adapter} (unknown)", "red")
+            secrets = Text("\n").join(assemble(var, (f" ({state})", "green" if state == "set" else "red"))
+                                      for var, state in _secret_states(t)) if t.secret_env else Text("-")
+            endpoint = t.endpoint or ("in-process" if t.adapter in ("hf", "llamacpp") else "")
+            if "endpoint" in t.missing_settings():
+                endpoint = "not set: endpoint"
+            table.add_row(untrusted(t.name), adapter, _model_cell(t), untrusted(endpoint), secrets,
+                          untrusted(labels.get(t.source, t.source)))
+        console.print(table)
+    unready = sorted(t.name for t in targets.values() if t.missing_settings())
+    if unready:
+        console.print(untrusted(f"{', '.join(unready)}: set model = \"...\" under [targets.NAME] in targets.toml "
+                                "before asking (an Azure target: endpoint and deployment too); "
+                                "`harness targets --check NAME` says what is missing."), soft_wrap=True)
 
     kind_table = Table(title="Adapter kinds", title_justify="left")
     for column in ("kind", "source", "class"):
@@ -82,7 +120,9 @@ def _check(console: Console, name: str) -> int:
     from harness.adapters.base import AdapterError
     from harness.adapters.registry import create_adapter
 
-    adapter = create_adapter(name)  # a missing key or unknown target raises HarnessError (exit 2)
+    # An unknown target, a missing model (or endpoint) and a missing key are each one sentence (exit 2)
+    # naming what to set, before anything is imported or asked.
+    adapter = create_adapter(name)
     started = time.perf_counter()
     try:
         completion = asyncio.run(_ask_once(adapter))
