@@ -312,7 +312,7 @@ class ManualSession:
         if len(turns) > 1:  # a conversation (a metamorphic pressure probe): each turn in the same chat
             self.console.print(assemble((f"A conversation of {len(turns)} turns: ask them one after another in "
                                          "the same chat, entering each reply.", "yellow")))
-            self.console.print(assemble(("Turn 1: ", "dim")), untrusted(probe.text, "bold"))
+            self.console.print(assemble(("Turn 1:", "dim")), untrusted(probe.text, "bold"))
         else:
             self.console.print(untrusted(probe.text, "bold"))
         if probe.id in self.answers:
@@ -332,7 +332,7 @@ class ManualSession:
         for j in range(1, len(turns)):
             self._append(probe, Reply(probe_id=probe.id, target=self.run.target, text=said[-1],
                                       status=STATUS_PARTIAL, usage={"source": ADAPTER_MANUAL}, turns=tuple(said)))
-            self.console.print(assemble((f"Turn {j + 1} of {len(turns)} (same chat): ", "dim")),
+            self.console.print(assemble((f"Turn {j + 1} of {len(turns)} (same chat):", "dim")),
                                untrusted(turns[j], "bold"))
             if j < len(earlier):
                 self.console.print(assemble(("Reply entered before:", "yellow"), " ", earlier[j]))
