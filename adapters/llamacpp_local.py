@@ -11,14 +11,23 @@ Choices:
     thread under a lock (llama.cpp contexts are not thread-safe, and two CPU generations only fight
     over the same cores).
   * The chat template embedded in the GGUF file is used, so each model is asked the way it was trained.
+  * Threads are chosen from the cores this process may use and the load found when the model is loaded
+    (`choose_threads`), unless `n_threads` is set: llama.cpp's threads meet at a barrier after every
+    operation and spin while they wait, so one thread more than there are free cores makes all of them
+    wait for the slowest. On 2 cores at load 13 the default (2 threads) took 104 s per probe and one
+    thread 3.0 s (1.0 s idle): a busy machine should slow a run in proportion, not by 100x.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import os
+import statistics
 import threading
+import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +35,75 @@ from harness.adapters.base import Adapter, Completion, Message, PermanentError, 
 from harness.core.errors import ConfigError
 from harness.core.model_files import describe_model_file
 
-_MODELS: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
+#: Most threads chosen automatically: a 135M-0.5B model gains little beyond four on a CPU.
+MAX_AUTO_THREADS = 4
+#: How long the run queue is sampled when choosing threads (a tenth of a second, once per model load).
+_RUN_QUEUE_SAMPLES, _RUN_QUEUE_GAP_S = 9, 0.012
+
+_MODELS: dict[tuple[str, int, int | None], tuple[Any, threading.Lock, ThreadChoice]] = {}
 _LOAD_LOCK = threading.Lock()
 
 
-def _load(model_path: str, n_ctx: int, n_threads: int) -> tuple[Any, threading.Lock]:
+@dataclass(frozen=True, slots=True)
+class ThreadChoice:
+    """How many threads llama.cpp runs, and why (shown by benchmarks and kept in the model's record)."""
+
+    threads: int
+    reason: str
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity: a container or `taskset` may allow fewer than exist)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _run_queue() -> float | None:
+    """Runnable tasks right now besides this one (/proc/loadavg's 4th field, median of a few reads), or None.
+
+    Why besides the load average: the 1-minute average lags, so work that started a few seconds ago (the
+    benchmark's busy processes, another job) is missing from it; the run queue sees it at once."""
+    counts = []
+    try:
+        for i in range(_RUN_QUEUE_SAMPLES):
+            with open("/proc/loadavg", encoding="ascii") as fh:
+                counts.append(int(fh.read().split()[3].split("/")[0]) - 1)  # minus the reader itself
+            if i + 1 < _RUN_QUEUE_SAMPLES:
+                time.sleep(_RUN_QUEUE_GAP_S)
+    except (OSError, ValueError, IndexError):
+        return None
+    return float(statistics.median(counts))
+
+
+def current_load() -> float:
+    """Other work competing for the CPU now: the larger of the 1-minute load average and the run queue."""
+    try:
+        average = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        average = 0.0
+    queue = _run_queue()
+    return max(average, queue if queue is not None else 0.0)
+
+
+def choose_threads(cores: int | None = None, load: float | None = None, *,
+                   cap: int = MAX_AUTO_THREADS) -> ThreadChoice:
+    """One thread per usable core that the load leaves free (rounded), at least one and at most `cap`.
+
+    llama.cpp's threads meet at a barrier after every operation and spin while they wait, so a thread that
+    the scheduler parks behind other work stalls all the others: on 2 cores at load 13, two threads took
+    104 s per probe and one thread 3.0 s. Fewer threads than free cores costs little in comparison (idle,
+    one thread is about 1.5x slower than two on this model), so the choice errs towards fewer.
+    """
+    cores = usable_cores() if cores is None else max(1, cores)
+    load = current_load() if load is None else max(0.0, load)
+    threads = max(1, min(cores, cap, math.floor(cores - load + 0.5)))
+    return ThreadChoice(threads, f"{threads} thread(s): {cores} usable core(s), load {load:.1f} when loaded")
+
+
+def _load(model_path: str, n_ctx: int, n_threads: int | None) -> tuple[Any, threading.Lock, ThreadChoice]:
+    """The model for these settings, loaded once per process; n_threads None chooses threads now."""
     key = (model_path, n_ctx, n_threads)
     with _LOAD_LOCK:
         if key not in _MODELS:
@@ -38,17 +111,20 @@ def _load(model_path: str, n_ctx: int, n_threads: int) -> tuple[Any, threading.L
                 from llama_cpp import Llama
             except ImportError as exc:  # pragma: no cover - the setup script installs it
                 raise ConfigError("The llamacpp adapter needs llama-cpp-python; run scripts/setup.sh.") from exc
+            choice = (ThreadChoice(n_threads, f"{n_threads} thread(s): the target's n_threads setting")
+                      if n_threads else choose_threads())
             # n_threads for the prompt too: llama.cpp's default batch threads is every core, and on a busy
             # machine those spin-wait against each other (a 130-token prompt: 52 s on 2 threads, 20 s on 1)
-            llm = Llama(model_path=model_path, n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
-                        verbose=False, seed=0)
-            _MODELS[key] = (llm, threading.Lock())
+            llm = Llama(model_path=model_path, n_ctx=n_ctx, n_threads=choice.threads,
+                        n_threads_batch=choice.threads, verbose=False, seed=0)
+            _MODELS[key] = (llm, threading.Lock(), choice)
         return _MODELS[key]
 
 
 class LlamaCppAdapter(Adapter):
     """Settings: model (a .gguf path or a package:/callable: reference), max_tokens (or
-    max_new_tokens), temperature, system_prompt, n_ctx, n_threads."""
+    max_new_tokens), temperature, system_prompt, n_ctx, n_threads (a positive integer, or "auto", the
+    default: chosen from the usable cores and the load when the model is loaded, see choose_threads)."""
 
     kind = "llamacpp"
 
@@ -66,7 +142,7 @@ class LlamaCppAdapter(Adapter):
         self._temperature = float(self.settings.get("temperature", 0.0))
         self._system = self.settings.get("system_prompt")
         self._n_ctx = int(self.settings.get("n_ctx", 2048))
-        self._n_threads = int(self.settings.get("n_threads") or max(1, min(4, os.cpu_count() or 1)))
+        self._n_threads = _thread_setting(name, self.settings.get("n_threads"))
 
     def _messages(self, prompt: str, history: Sequence[Message]) -> list[dict[str, str]]:
         messages = [{"role": "system", "content": str(self._system)}] if self._system else []
@@ -75,7 +151,7 @@ class LlamaCppAdapter(Adapter):
         return messages
 
     def _generate(self, prompt: str, history: Sequence[Message]) -> Completion:
-        llm, lock = _load(self._path, self._n_ctx, self._n_threads)
+        llm, lock, _choice = _load(self._path, self._n_ctx, self._n_threads)
         with lock:
             try:
                 out = llm.create_chat_completion(messages=self._messages(prompt, history),
@@ -93,7 +169,12 @@ class LlamaCppAdapter(Adapter):
     def llama(self) -> tuple[Any, threading.Lock]:
         """The loaded model and the lock that serialises its use: harness.adapters.label_probs reads the
         logits of the first answer token, which the chat API hides unless the model keeps every position's."""
-        return _load(self._path, self._n_ctx, self._n_threads)
+        llm, lock, _choice = _load(self._path, self._n_ctx, self._n_threads)
+        return llm, lock
+
+    def thread_choice(self) -> ThreadChoice:
+        """The threads llama.cpp runs for this target (loads the model if it is not loaded yet)."""
+        return _load(self._path, self._n_ctx, self._n_threads)[2]
 
     def chat_tokens(self, messages: Sequence[Mapping[str, str]]) -> list[int]:
         """`messages` as the model was trained to see them (the GGUF's own chat template, generation prompt
@@ -113,9 +194,20 @@ class LlamaCppAdapter(Adapter):
         return llm.tokenize(text.encode("utf-8"), add_bos=True, special=False)
 
     def model_info(self) -> dict[str, Any]:
-        """The name in the GGUF file's own header (a label in targets.toml can be wrong)."""
-        return describe_model_file(self._path)
+        """The name in the GGUF file's own header (a label in targets.toml can be wrong), and the threads
+        llama.cpp runs with and why (a run's speed depends on them: see choose_threads)."""
+        return {**describe_model_file(self._path), "threads": self.thread_choice().reason}
 
     def fingerprint(self) -> str:
         # The file name, not the path: the same model answers the same wherever it is installed.
         return settings_fingerprint(self.kind, {**self.settings, "model": Path(self._path).name})
+
+
+def _thread_setting(name: str, value: Any) -> int | None:
+    """n_threads as set in targets.toml: None for automatic (unset, 0 or "auto"), else a positive integer."""
+    if value in (None, 0, "", "auto"):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"Target '{name}': n_threads must be a positive integer or \"auto\", not {value!r}.")
+    return value
+

@@ -226,7 +226,9 @@ def begin_session(manifest: dict[str, Any], *, command: str, mode: str) -> dict[
 
 
 def close_dead_sessions(manifest: dict[str, Any]) -> int:
-    """Mark sessions still "running" as killed; returns how many. Call it holding the run's lock.
+    """Mark sessions still "running" as killed; returns how many earlier sessions the manifest now lists as
+    killed, those marked before included (after two kills the summary said one while the manifest listed
+    two: each resume had marked only its predecessor). Call it holding the run's lock.
 
     Holding the lock proves no process is asking this run, so a session that never ended died (kill -9, a
     crash, a power cut). Its ended_at is the manifest's last write (a heartbeat every few seconds while it
@@ -242,7 +244,12 @@ def close_dead_sessions(manifest: dict[str, Any]) -> int:
     if dead and manifest.get("status") == STATUS_RUNNING:
         manifest["status"] = STATUS_KILLED
         manifest["ended_at"] = manifest.get("updated_at")
-    return dead
+    return killed_sessions(manifest)
+
+
+def killed_sessions(manifest: dict[str, Any]) -> int:
+    """How many sessions of this run the manifest lists as killed."""
+    return sum(1 for s in manifest.get("sessions") or [] if isinstance(s, dict) and s.get("status") == STATUS_KILLED)
 
 
 def end_session(manifest: dict[str, Any], session: dict[str, Any], *, status: str,

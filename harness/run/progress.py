@@ -39,6 +39,11 @@ class RateColumn(ProgressColumn):
         return Text(shown, style="progress.data.speed")
 
 
+#: Shares of the timeout at which a probe's time is reported (once each): a machine that grows busy slows
+#: every probe, and the person watching should hear it before probes start failing on the timeout.
+SLOW_SHARES = (0.5, 0.8)
+
+
 class RunProgress:
     """A context manager around rich.Progress; `record()` is called once per finished probe."""
 
@@ -54,6 +59,7 @@ class RunProgress:
         self._total = total
         self._already_done = already_done
         self._description = description
+        self._slow_told: set[float] = set()
 
     def __enter__(self) -> RunProgress:
         if self.enabled:
@@ -70,7 +76,11 @@ class RunProgress:
                 answered=0, errors=0, cached=0)
         return self
 
-    def record(self, *, ok: bool, cached: bool = False) -> None:
+    def record(self, *, ok: bool, cached: bool = False, latency_s: float | None = None,
+               timeout_s: float | None = None) -> None:
+        """Count one finished probe; a latency near `timeout_s` (SLOW_SHARES) is said once per share."""
+        if latency_s and timeout_s and not cached:
+            self._watch_latency(latency_s, timeout_s)
         if ok:
             self.answered += 1
             if cached:
@@ -80,6 +90,16 @@ class RunProgress:
         if self._progress is not None:
             self._progress.update(self._task_id, advance=1, answered=self.answered, errors=self.errors,
                                   cached=self.cached)
+
+    def _watch_latency(self, latency_s: float, timeout_s: float) -> None:
+        share = latency_s / timeout_s
+        crossed = [s for s in SLOW_SHARES if share >= s and s not in self._slow_told]
+        if not crossed:
+            return
+        self._slow_told.update(crossed)
+        self.note(f"slow: a probe took {latency_s:,.1f} s, {share:.0%} of the {timeout_s:g} s timeout; one that "
+                  "reaches it is recorded as an error. Is the machine busy? (--timeout raises the limit; a local "
+                  "model's n_threads: docs/targets.md)")
 
     def note(self, text: str) -> None:
         """One line for the person watching (e.g. "stopping: ..."), above the live bar when there is one.
