@@ -21,9 +21,10 @@ from functools import cache
 from typing import Any
 
 from harness.core.errors import ConfigError
-from harness.perturb.lexicon import Axis, lexicon_axis
-from harness.perturb.text import Edit, Perturber, Span
 from harness.core.records import stable_id
+from harness.perturb.lexicon import Axis, lexicon_axis
+from harness.perturb.parse import names_a_person, pronoun_misread
+from harness.perturb.text import Edit, Perturber, Span
 
 DEFAULT_DRAWS = 3
 
@@ -49,6 +50,10 @@ class Substitution:
     pairs: str = ""
     words: str = ""
     swap: bool = False  # both attributes are named: exchange them (probe transform only, see `candidates`)
+    #: further (row, spelling) of the source attribute changed with the drawn word: the other nouns a
+    #: pronoun may refer to (every woman of "my mom and my sister said she..." becomes a man, or none)
+    also: tuple[tuple[int, str], ...] = ()
+    plural: bool = False  # the drawn word is plural: plural pronouns follow it (Chinese 她们), singular ones not
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -59,7 +64,9 @@ class Substitution:
             return cls(**{k: d[k] for k in ("axis", "lang", "row", "form", "source", "target", "word",
                                             "replacement")},
                        draw=int(d.get("draw", 0)), pairs=str(d.get("pairs") or ""), words=str(d.get("words") or ""),
-                       swap=bool(d.get("swap", False)))
+                       swap=bool(d.get("swap", False)),
+                       also=tuple((int(r), str(f)) for r, f in d.get("also") or ()),
+                       plural=bool(d.get("plural", False)))
         except (KeyError, TypeError) as exc:
             raise ConfigError(f"A perturbation record is incomplete ({exc}); re-create it with "
                               "`harness perturb`.") from None
@@ -84,16 +91,22 @@ def perturber_of(sub: Substitution) -> Perturber:
 def mapping(axis: Axis, sub: Substitution) -> dict[tuple[int, str, str], str]:
     """(row, attribute, spelling) -> replacement for everything the substitution changes.
 
-    The drawn word itself, and, when the axis has `follow` (gender: pronouns), every form of the following
-    rows from the source to the target attribute, so "my mom ... she ... her car" becomes "my dad ... he
-    ... his car". A following row without a target form (English non-binary pronouns) stays as it is.
+    The drawn word itself (and the nouns drawn with it, `also`), and, when the axis has `follow` (gender:
+    pronouns), every form of the following rows of the same number from the source to the target
+    attribute, so "my mom ... she ... her car" becomes "my dad ... he ... his car" while "the women ...
+    they" has no pronoun to follow. `candidates` never offers a draw whose pronouns have no target form
+    (English non-binary).
     """
     if sub.swap:
         return _swap_mapping(axis, sub.source, sub.target)
     out = {(sub.row, sub.source, sub.form): sub.replacement}
+    for row_index, form in sub.also:
+        target = axis.rows[row_index].target_form(sub.target)
+        if target is not None:
+            out.setdefault((row_index, sub.source, form), target)
     if axis.follow:
         for row in axis.rows:
-            if row.group != axis.follow:
+            if row.group != axis.follow or row.plural != sub.plural:
                 continue
             target = row.target_form(sub.target)
             if target is None:
@@ -118,40 +131,101 @@ def _swap_mapping(axis: Axis, a: str, b: str) -> dict[tuple[int, str, str], str]
 
 def candidates(perturber: Perturber, texts: Iterable[tuple[str, Iterable[Span]]], *,
                swap: bool = False) -> list[tuple[Any, ...]]:
-    """K of Algorithm 1: sorted (row, source, form, target, first spelling, swap) over the texts' words.
+    """K of Algorithm 1: sorted (row, source, form, target, first spelling, swap, also, plural) choices.
 
-    Choices with the same effect are one choice: on an axis whose pronouns follow (gender), every
-    source pronoun found gives the same substitution, so K keeps the first of them per target.
+    A choice changes a person and everything that refers to them together, or is not offered:
+      * a noun takes along the pronouns of its attribute and number (mom -> dad turns she/her into he/his);
+        a target without pronouns (English non-binary) is not offered while such pronouns are present;
+      * two or more nouns of one attribute with pronouns of it ("my mom and my sister ... she"): which one
+        the pronoun means is unknown, so the only choice changes them all together;
+      * a pronoun with no noun of its attribute and number is drawn on its own (she -> he), unless the texts
+        name a person it may refer to ("Adele? I love her voice"), the target's pronouns are already there
+        (two people would become one), or it is generic (Chinese 他们);
+      * a target whose word of the same row is already in the texts is not offered: "my mom and my dad"
+        never becomes "my dad and my dad".
+    Choices with the same effect are one choice (she, her and hers give one pronoun choice per target).
     `swap` (the probe transform): when the texts also name the target attribute ("a woman and a man"),
-    turning one into the other would leave two men and no question, so the choice becomes an exchange of
-    the two attributes, one per pair of attributes.
+    the choice becomes an exchange of the two attributes, one per pair of attributes.
     """
     axis = perturber.axis
+    texts = [(text, list(protected)) for text, protected in texts]
     first: dict[tuple[int, str, str], str] = {}
+    plural: dict[tuple[int, str, str], bool] = {}
     for text, protected in texts:
         for occ in perturber.find(text, protected):
-            first.setdefault((occ.row, occ.attribute, occ.form), occ.surface)
+            key = (occ.row, occ.attribute, occ.form)
+            first.setdefault(key, occ.surface)
+            plural[key] = plural.get(key, False) or occ.plural
     present = {attribute for _row, attribute, _form in first}
-    found = []
-    followers: set[tuple[str, str]] = set()
+    rows_present = {(row, attribute) for row, attribute, _form in first}
+
+    def follows(row: int) -> bool:
+        return bool(axis.follow) and axis.rows[row].group == axis.follow
+
+    found: list[tuple[Any, ...]] = []
     swaps: set[frozenset[str]] = set()
+    # (source, plural) -> nouns [(row, form)] and pronouns [(row, form)]
+    nouns: dict[tuple[str, bool], list[tuple[int, str]]] = {}
+    pronouns: dict[tuple[str, bool], list[tuple[int, str]]] = {}
+    for (row, source, form), _surface in sorted(first.items()):
+        (pronouns if follows(row) else nouns).setdefault((source, plural[(row, source, form)]), []).append((row, form))
+
+    def collapses(row: int, target: str) -> bool:
+        return (row, target) in rows_present
+
+    def pronouns_reach(rows: list[tuple[int, str]], target: str) -> bool:
+        return all(axis.rows[r].target_form(target) is not None for r, _f in rows)
+
     for (row, source, form), surface in sorted(first.items()):
+        group = (source, plural[(row, source, form)])
         for target in axis.targets(source):
             if axis.rows[row].target_form(target) is None:
                 continue
             if swap and target in present:
-                if frozenset((source, target)) in swaps:
-                    continue
-                swaps.add(frozenset((source, target)))
-                found.append((row, source, form, target, surface, True))
+                if frozenset((source, target)) not in swaps:
+                    swaps.add(frozenset((source, target)))
+                    found.append((row, source, form, target, surface, True, (), group[1]))
                 continue
-            if axis.follow and axis.rows[row].group == axis.follow:
-                # she -> he, her -> him and hers -> his all turn every pronoun: one choice, not three
-                if (source, target) in followers:
+            attached = pronouns.get(group, [])
+            if follows(row):
+                if nouns.get(group) or not _pronoun_alone(perturber, texts, form, group, target, pronouns):
                     continue
-                followers.add((source, target))
-            found.append((row, source, form, target, surface, False))
+                lead = next((rf for rf in attached if rf[1] not in axis.generic), None)
+                if (row, form) != lead:
+                    continue  # one pronoun choice per target, keyed on the first (non-generic) pronoun
+                found.append((row, source, form, target, surface, False, (), group[1]))
+                continue
+            if not pronouns_reach(attached, target) or collapses(row, target):
+                continue
+            same = nouns[group]
+            if attached and len({r for r, _f in same}) > 1:
+                if (row, form) != same[0] or any(axis.rows[r].target_form(target) is None or collapses(r, target)
+                                                 for r, _f in same):
+                    continue
+                found.append((row, source, form, target, surface, False, tuple(same[1:]), group[1]))
+                continue
+            found.append((row, source, form, target, surface, False, (), group[1]))
     return sorted(found)
+
+
+def _pronoun_alone(perturber: Perturber, texts: list[tuple[str, list[Span]]], form: str,
+                   group: tuple[str, bool], target: str,
+                   pronouns: dict[tuple[str, bool], list[tuple[int, str]]]) -> bool:
+    """May the pronouns of `group` be drawn without a noun? Not when the target's pronouns of the same
+    number are there too (two people would become one), none of them has a target form, or (English,
+    singular) the texts name a person the pronoun may refer to or hold a he/she that is no pronoun (the
+    typo "fort she house")."""
+    axis = perturber.axis
+    if pronouns.get((target, group[1])):
+        return False
+    found = [r for r, _f in pronouns[group]]
+    if not all(axis.rows[r].target_form(target) is not None for r in found):
+        return False
+    if all(f in axis.generic for _r, f in pronouns[group]):
+        return False
+    if axis.lang == "en" and not group[1]:
+        return not any(names_a_person(text) or pronoun_misread(text) for text, _p in texts if text)
+    return True
 
 
 def draw(perturber: Perturber, k: list[tuple[Any, ...]], *, key: str, seed: int = 0,
@@ -166,10 +240,10 @@ def draw(perturber: Perturber, k: list[tuple[Any, ...]], *, key: str, seed: int 
     chosen = rng.sample(range(len(k)), min(draws, len(k)))
     out = []
     for i, index in enumerate(chosen):
-        row, source, form, target, surface, swap = k[index]
+        row, source, form, target, surface, swap, also, plural = k[index]
         replacement = axis.rows[row].target_form(target) or ""
         out.append(Substitution(axis.name, axis.lang, row, form, source, target, surface, replacement,
-                                draw=i, pairs=pairs, words=words, swap=swap))
+                                draw=i, pairs=pairs, words=words, swap=swap, also=also, plural=plural))
     return out
 
 

@@ -25,7 +25,12 @@ from harness.core.yaml_files import read_yaml_file
 
 AXES = ("gender", "age", "race")
 LANGS = ("en", "zh")
-ROLES = ("object", "determiner", "pronoun")
+ROLES = ("object", "determiner", "pronoun", "title", "spouse")
+NUMBERS = ("singular", "plural")
+END = "_END_"  # in a stop rule's `before`: no word follows (punctuation or the end of the text)
+NUMBER = "_NUMBER_"  # in a stop rule's `before`: a number follows ("aged 30"); in `after`: a number precedes
+WORD = "_WORD_"  # in a stop rule's `before`: a content word follows ("the elderly couple")
+_MARKERS = (END, NUMBER, WORD)
 _HERE = Path(__file__).resolve().parent
 
 
@@ -37,10 +42,31 @@ class Row:
     forms: Mapping[str, tuple[str, ...]]
     group: str = ""
     role: str = ""
+    number: str = "singular"
+    #: words of the row written as targets only: they are matched (as sources) in another row
+    targets_only: frozenset[str] = frozenset()
+
+    @property
+    def plural(self) -> bool:
+        return self.number == "plural"
 
     def target_form(self, attribute: str) -> str | None:
         words = self.forms.get(attribute)
         return words[0] if words else None
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """A use of `words` that is not demographic: after one of `after` and/or before one of `before`.
+
+    Both given: both must hold ("in French." is the language; "in French restaurants" is not). Words are
+    lower-case (Chinese: tokens as written); `before` may hold END (no word follows), NUMBER (a number
+    follows: "aged 30") and WORD (a content word follows: "the elderly couple"); `after` may hold NUMBER.
+    """
+
+    words: frozenset[str]
+    after: frozenset[str] = frozenset()
+    before: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -62,6 +88,15 @@ class Axis:
     #: every word and protected phrase of the lexicon's axes: one Chinese segmentation for all axes, so a
     #: text is cut the same whichever axis is perturbed (and whichever was loaded first)
     segment_words: tuple[str, ...] = ()
+    #: person nouns: the words after which a `needs_head` word is demographic ("old man", not "old town")
+    heads: frozenset[str] = frozenset()
+    #: word -> its own extra heads; matched only right before a head
+    needs_head: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    #: word -> its own extra heads; matched before a head or used alone as a noun ("a senior", "seniors")
+    alone_or_head: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    stops: tuple[StopRule, ...] = ()
+    #: words never drawn on their own (Chinese 他们: the generic plural), only following a drawn noun
+    generic: frozenset[str] = frozenset()
 
     def targets(self, source: str) -> list[str]:
         """Target attributes a word of `source` may be turned into (Algorithm 1, line 9), sorted."""
@@ -124,7 +159,7 @@ def _row(i: int, raw: Any, attributes: tuple[str, ...], where: str) -> Row:
         raise ConfigError(f"{where}: row {i + 1} must be a mapping of attribute to word.")
     forms = {}
     for key, value in raw.items():
-        if key in ("group", "role"):
+        if key in ("group", "role", "number", "targets_only"):
             continue
         if key not in attributes:
             raise ConfigError(f"{where}: row {i + 1} names '{key}', which is not one of the axis's "
@@ -135,7 +170,12 @@ def _row(i: int, raw: Any, attributes: tuple[str, ...], where: str) -> Row:
         raise ConfigError(f"{where}: row {i + 1} has role '{role}'; use one of {', '.join(ROLES)}.")
     if len(forms) < 2:
         raise ConfigError(f"{where}: row {i + 1} must give words for at least two attributes.")
-    return Row(i, forms, str(raw.get("group", "")), role)
+    number = str(raw.get("number", "singular"))
+    if number not in NUMBERS:
+        raise ConfigError(f"{where}: row {i + 1} has number '{number}'; use singular or plural.")
+    targets_only = frozenset(_words(raw["targets_only"], f"{where}: row {i + 1}, targets_only")) \
+        if raw.get("targets_only") else frozenset()
+    return Row(i, forms, str(raw.get("group", "")), role, number, targets_only)
 
 
 def _default_pairs(attributes: tuple[str, ...], sets: Any, where: str) -> frozenset[tuple[str, str]]:
@@ -151,6 +191,84 @@ def _default_pairs(attributes: tuple[str, ...], sets: Any, where: str) -> frozen
     return frozenset(pairs)
 
 
+def _lower_words(value: Any, where: str) -> frozenset[str]:
+    if value is None:
+        return frozenset()
+    if not isinstance(value, list) or not all(isinstance(w, str) for w in value):
+        raise ConfigError(f"{where} must be a list of words, not {value!r}.")
+    return frozenset(w.strip().lower() for w in value)
+
+
+def _word_heads(value: Any, where: str) -> dict[str, frozenset[str]]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where} must map each word to a list of its own extra heads ([] for none).")
+    return {str(w).lower(): _lower_words(extra or [], f"{where}, {w}") for w, extra in value.items()}
+
+
+def _stops(value: Any, where: str) -> tuple[StopRule, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(r, Mapping) and r.get("words") for r in value):
+        raise ConfigError(f"{where}: stop must be a list of rules with 'words' and 'after' and/or 'before'.")
+    rules = []
+    for n, rule in enumerate(value, start=1):
+        after, before = (frozenset(w if w in _MARKERS else w.lower() for w in _words(rule.get(k) or ["-"], where))
+                         - {"-"} for k in ("after", "before"))
+        if not after and not before:
+            raise ConfigError(f"{where}: stop rule {n} needs 'after' or 'before'.")
+        words = _words(rule["words"], f"{where} rule {n}")
+        rules.append(StopRule(frozenset(w.lower() for w in words) | frozenset(words), after, before))
+    return tuple(rules)
+
+
+def _numbered(raw: Any, attributes: tuple[str, ...], start: int, where: str) -> list[Row]:
+    """Rows for "N-year-old": N in each attribute's band, the band's representative age as the target."""
+    if raw is None:
+        return []
+    try:
+        forms, plural_forms = list(raw["forms"]), list(raw.get("plural_forms") or [])
+        bands = {str(a): (int(lo), int(hi)) for a, (lo, hi) in raw["bands"].items()}
+        targets = {str(a): int(n) for a, n in raw["targets"].items()}
+    except (KeyError, TypeError, ValueError):
+        raise ConfigError(f"{where}: numbered needs forms, bands (attribute: [low, high]) and targets "
+                          "(attribute: age).") from None
+    unknown = sorted((set(bands) | set(targets)) - set(attributes))
+    if unknown:
+        raise ConfigError(f"{where}: numbered names unknown attribute(s) {', '.join(unknown)}.")
+    rows = []
+    for templates, number in ((forms, "singular"), (plural_forms, "plural")):
+        if not templates:
+            continue
+        for attribute, (lo, hi) in bands.items():
+            for n in range(lo, hi + 1):
+                row = {a: (templates[0].format(n=t),) for a, t in targets.items() if a != attribute}
+                others = frozenset(w for ws in row.values() for w in ws)
+                row[attribute] = tuple(tpl.format(n=n) for tpl in templates)
+                rows.append(Row(start + len(rows), row, number=number, targets_only=others - set(row[attribute])))
+    return rows
+
+
+def _check_one_row_per_word(axis: Axis, where: str) -> None:
+    """A source word sits in one row (the pronouns told apart by role excepted): else the first row wins
+    silently, as 女士 did (王女士 became 王男士)."""
+    seen: dict[str, Row] = {}
+    for row in axis.rows:
+        for attribute, words in row.forms.items():
+            for word in words:
+                key = word if axis.lang == "zh" else word.lower()
+                if word in row.targets_only or key in axis.target_only or (
+                        attribute in axis.target_only_attributes and key not in axis.source_words):
+                    continue
+                other = seen.get(key)
+                if other is not None and other.index != row.index and not (other.role and row.role):
+                    raise ConfigError(f"{where}: '{word}' is matched in rows {other.index + 1} "
+                                      f"and {row.index + 1}; give each word one row (list it under targets_only "
+                                      "in the other).")
+                seen[key] = row
+
+
 def _axis(name: str, lang: str, raw: Any, where: str) -> Axis:
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{where}: axis '{name}' must be a mapping with attributes and rows.")
@@ -162,9 +280,11 @@ def _axis(name: str, lang: str, raw: Any, where: str) -> Axis:
     if not isinstance(rows, list) or not rows:
         raise ConfigError(f"{where}: axis '{name}' has no rows of words.")
     here = f"{where}, axis {name}"
-    return Axis(
+    parsed = [_row(i, r, attributes, here) for i, r in enumerate(rows)]
+    parsed += _numbered(raw.get("numbered"), attributes, len(parsed), here)
+    axis = Axis(
         name=name, lang=lang, attributes=attributes,
-        rows=tuple(_row(i, r, attributes, here) for i, r in enumerate(rows)),
+        rows=tuple(parsed),
         pairs=_default_pairs(attributes, raw.get("pair_sets"), here),
         follow=str(raw.get("follow") or ""),
         exact_case=frozenset(str(w) for w in raw.get("exact_case") or ()),
@@ -172,7 +292,14 @@ def _axis(name: str, lang: str, raw: Any, where: str) -> Axis:
         protect=tuple(str(p) for p in raw.get("protect") or ()),
         target_only_attributes=frozenset(str(a) for a in raw.get("target_only_attributes") or ()),
         source_words=frozenset(str(w).lower() for w in raw.get("source_words") or ()),
+        heads=_lower_words(raw.get("heads"), f"{here}: heads"),
+        needs_head=_word_heads(raw.get("needs_head"), f"{here}: needs_head"),
+        alone_or_head=_word_heads(raw.get("alone_or_head"), f"{here}: alone_or_head"),
+        stops=_stops(raw.get("stop"), here),
+        generic=frozenset(str(w) for w in raw.get("generic") or ()),
     )
+    _check_one_row_per_word(axis, here)
+    return axis
 
 
 def _parse(doc: Any, where: str, lang: str | None) -> Lexicon:

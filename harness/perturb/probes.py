@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from harness.core.errors import ConfigError, HarnessError
+from harness.core.records import Probe, stable_id
 from harness.perturb.algorithm import (
     DEFAULT_DRAWS,
     Substitution,
@@ -34,7 +35,6 @@ from harness.perturb.algorithm import (
     perturber_for,
 )
 from harness.perturb.lexicon import AXES, LANGS
-from harness.core.records import Probe, stable_id
 
 TRANSFORM_KEYS = ("perturb", "perturb_draws", "perturb_pairs", "perturb_words", "perturb_seed")
 ROLE_ORIGINAL = "original"

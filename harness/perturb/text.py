@@ -4,8 +4,12 @@ English: words are runs of letters and digits; a lexicon entry of several words 
 "father-in-law", "ma'am") matches the same words with the same separators, longest entry first. A word
 inside a hyphenated compound matches only as a listed compound ("child-friendly" is listed; "mom" does
 not match inside "mom-and-pop"). Case is kept: Mom -> Dad, MOM -> DAD, mom -> dad. The pronouns that
-share a spelling are told apart by their role in the sentence (spaCy's tagger when the English pipeline is
-read from the next word): "I saw her" -> him, "her car" -> his, "the car is his" -> hers.
+share a spelling are told apart by their role in the sentence, read from spaCy's parse (parse.py, loaded only
+when such a word is replaced): "ask her to sign" -> him, "her car" -> his, "the car is his" -> hers. The
+article before a replaced word is fitted to it ("a European tourist" -> "an Asian tourist").
+
+Context decides some words (the axis's heads, needs_head, alone_or_head and stop rules): "old man" is an
+age, "old town" is not; "a Black woman" is race, "black coffee" is not; "speak French" is a language.
 
 Chinese: jieba segments the text with every lexicon word added to a private dictionary (the oracle's
 global jieba dictionary is left alone), and a token is replaced only when it is a whole lexicon word.
@@ -17,13 +21,15 @@ Protected spans (named entities, the lexicon's `protect` phrases) are never touc
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.perturb.lexicon import Axis, Row
+from harness.perturb.lexicon import END, NUMBER, WORD, Axis, Row, StopRule
+from harness.perturb.parse import pronoun_role
 
 _EN_WORD = re.compile(r"[A-Za-z0-9\u00c0-\u024f]+")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -48,6 +54,8 @@ class Occurrence:
     row: int
     attribute: str
     form: str  # the lexicon spelling it matched (lower-cased for English)
+    plural: bool = False  # a plural use (the row's number; Chinese: followed by 们 or 俩)
+    roles: bool = False  # a spelling of several rows told apart by role (her, his, 先生): re-read on apply
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +123,9 @@ class Perturber:
                         self._entries.setdefault(key, []).append((row, attribute, word))
         self._max_len = max((len(k[0]) for k in self._entries), default=1) if self.lang == "en" else 1
         self._protect_keys = {self._key(p) for p in axis.protect if self._key(p)}
+        # a one-word protected name ("Queens", "Boyhood") is protected only as written: "the queens" is a noun
+        self._protect_exact = {self._key(p): p for p in axis.protect
+                               if self.lang == "en" and " " not in p.strip() and p[:1].isupper()}
         # the first word of every entry and protected phrase: most words of a text start none, and are
         # skipped without building the windows (perturbing all of SGD went from 7 to under 2 CPU-s per axis)
         self._first = {k[0][0] for k in [*self._entries, *self._protect_keys]} if self.lang == "en" else set()
@@ -162,11 +173,31 @@ class Perturber:
                 continue
             surface = text[start:end]
             entries = [e for e in entries if e[2] not in self.axis.exact_case or e[2] == surface]
-            if entries:
-                row, attribute, word = self._pick(text, end, entries)
-                found.append(Occurrence(start, end, surface, row.index, attribute, word.lower()))
+            if not entries or not self._context_ok(text, matches, i, n, entries[0][2].lower()):
+                i += 1  # a shorter entry may still start at the next word ("the elderly couple": "elderly")
+                continue
+            row, attribute, word = self._pick(text, end, entries)
+            roles = len({e[0].role for e in entries}) > 1
+            found.append(Occurrence(start, end, surface, row.index, attribute, word.lower(), row.plural, roles))
             i += n
         return found
+
+    def _context_ok(self, text: str, matches: list[re.Match[str]], i: int, n: int, form: str) -> bool:
+        """False for a non-demographic use: a head-needing word without its head, a stop rule's context."""
+        axis = self.axis
+        nxt = _next_word(text, matches, i + n)
+        if form in axis.needs_head:
+            return nxt is not None and (nxt in axis.heads or nxt in axis.needs_head[form])
+        if form in axis.alone_or_head and nxt is not None and nxt not in _NOT_NOUNS and nxt not in axis.heads \
+                and nxt not in axis.alone_or_head[form]:
+            return False
+        for rule in axis.stops:
+            if form not in rule.words:
+                continue
+            prev = _prev_word(text, matches, i)
+            if _rule_holds(rule, prev, nxt):
+                return False
+        return True
 
     def _longest(self, text: str, matches: list[re.Match[str]], i: int) -> tuple[int, Any] | None:
         for n in range(min(self._max_len, len(matches) - i), 0, -1):
@@ -174,7 +205,8 @@ class Perturber:
             tokens = tuple(m.group().lower() for m in window)
             seps = tuple(_gap(a, b, text) for a, b in _pairs(window))
             key = (tokens, seps)
-            if key in self._protect_keys:
+            if key in self._protect_keys and (key not in self._protect_exact
+                                              or text[window[0].start():window[-1].end()] == self._protect_exact[key]):
                 return n, "protect"
             if key in self._entries:
                 return n, self._entries[key]
@@ -191,17 +223,25 @@ class Perturber:
         return entries[0]
 
     def _find_zh(self, text: str, protected: list[Span]) -> list[Occurrence]:
-        tokenizer = _zh_tokenizer(self.axis)
+        tokens = list(_zh_tokenizer(self.axis).tokenize(text, HMM=False))
         found = []
         blocked = list(protected)
-        for word, start, end in tokenizer.tokenize(text, HMM=False):
+        for k, (word, start, end) in enumerate(tokens):
             if word in self._protect_keys:
                 blocked.append((start, end))
                 continue
             entries = self._entries.get(word)
+            prev_token = tokens[k - 1][0] if k else None
+            next_token = tokens[k + 1][0] if k + 1 < len(tokens) else None
+            if any(word in rule.words and _rule_holds(rule, prev_token, next_token) for rule in self.axis.stops):
+                continue
             if entries and not _overlaps((start, end), blocked):
-                row, attribute, form = entries[0]
-                found.append(Occurrence(start, end, word, row.index, attribute, form))
+                roles = len({e[0].role for e in entries}) > 1
+                row, attribute, form = _zh_pick(text, start, entries) if roles else entries[0]
+                nxt = tokens[k + 1][0] if k + 1 < len(tokens) else ""
+                prev = tokens[k - 1][0] if k else ""
+                plural = row.plural or nxt[:1] in _ZH_PLURAL_AFTER or prev in _ZH_PLURAL_BEFORE
+                found.append(Occurrence(start, end, word, row.index, attribute, form, plural, roles))
         return found
 
     # -- substituting ----------------------------------------------------------------------------
@@ -211,15 +251,15 @@ class Perturber:
 
         Returns the new text and the edits (for moving span annotations). The replacement keeps the case.
         """
-        occurrences = [o for o in self.find(text, protected) if (o.row, o.attribute, o.form) in mapping]
+        occurrences = [self._reread(text, o, mapping) for o in self.find(text, protected)]
+        occurrences = [o for o in occurrences if (o.row, o.attribute, o.form) in mapping]
         if not occurrences:
             return text, []
         out: list[str] = []
         edits: list[Edit] = []
         pos = new_pos = 0
         for occ in occurrences:
-            out.append(text[pos:occ.start])
-            new_pos += occ.start - pos
+            start = occ.start
             listed = next((w for w in self.axis.rows[occ.row].forms[occ.attribute] if w.lower() == occ.form),
                           occ.form)
             replacement = mapping[(occ.row, occ.attribute, occ.form)]
@@ -227,12 +267,32 @@ class Perturber:
             if self.lang == "en":
                 replacement = keep_case(occ.surface, listed, replacement)
                 replacement, end = _possessive(text, occ, replacement)
+                article = _ARTICLE.search(text[pos:occ.start])
+                if article:
+                    start = pos + article.start()
+                    replacement = fit_article(article.group(1), replacement) + article.group(2) + replacement
+            out.append(text[pos:start])
+            new_pos += start - pos
             out.append(replacement)
-            edits.append(Edit(occ.start, end, new_pos, new_pos + len(replacement)))
+            edits.append(Edit(start, end, new_pos, new_pos + len(replacement)))
             new_pos += len(replacement)
             pos = end
         out.append(text[pos:])
         return "".join(out), edits
+
+    def _reread(self, text: str, occ: Occurrence, mapping: Mapping[tuple[int, str, str], str]) -> Occurrence:
+        """A her/his whose replacement depends on its role, re-read with spaCy's parse (loaded only here:
+        when the substitution changes such a word); other occurrences as found."""
+        if not occ.roles or self.lang != "en":
+            return occ
+        entries = self._entries.get(self._key(occ.surface), [])
+        if not any((row.index, attribute, word.lower()) in mapping for row, attribute, word in entries):
+            return occ
+        role = pronoun_role(text, occ.start, occ.end, occ.form)
+        if role is None:
+            return occ
+        row = next((r for r, _a, _w in entries if r.role == role), None)
+        return occ if row is None else dataclasses.replace(occ, row=row.index)
 
 
 def _possessive(text: str, occ: Occurrence, replacement: str) -> tuple[str, int]:
@@ -248,6 +308,71 @@ def _possessive(text: str, occ: Occurrence, replacement: str) -> tuple[str, int]
             and not after[1:2].isalnum() and len(occ.surface) > 3:
         return replacement + "'s", occ.end + 1
     return replacement, occ.end
+
+
+_ARTICLE = re.compile(r"(?<![\w'\-])(a|an|A|An|AN)([ \t]+)$")
+#: words spelt with a vowel but said with a consonant (a European, a one-off, a university) or the reverse
+#: (an hour, an honest): what a/an follows is the sound
+_CONSONANT_SOUND = ("eu", "one", "once", "uni", "use", "usu", "uti", "ura", "uro", "ukr", "uga", "uru", "utah",
+                    "ewe")
+_VOWEL_SOUND = ("hour", "honest", "honor", "honour", "heir")
+
+
+def wants_an(word: str) -> bool:
+    """True when `word` is said with a vowel sound first, so its article is "an" (an 8-year-old, an hour)."""
+    w = word.lower()
+    if not w:
+        return False
+    if w[0].isdigit():
+        digits = re.match(r"\d+", w).group()  # type: ignore[union-attr]
+        # eight, eighteen, eighty..., eleven: "an"; 11/18 only as themselves or in thousands (11,000)
+        return digits[0] == "8" or (len(digits) in (2, 5) and digits[:2] in ("11", "18"))
+    if w.startswith(_VOWEL_SOUND):
+        return True
+    if w.startswith(_CONSONANT_SOUND):
+        return False
+    return w[0] in "aeiou"
+
+
+def fit_article(article: str, following: str) -> str:
+    """The article `article` ("a", "An", "AN") turned into the one `following` needs, case kept."""
+    want = "an" if wants_an(following) else "a"
+    if article.lower() == want:
+        return article
+    shouting = article == "AN" or (article == "A" and following.isupper() and len(following) > 1)
+    if shouting:
+        return want.upper()
+    return want.capitalize() if article[0].isupper() else want
+
+
+def _rule_holds(rule: StopRule, prev: str | None, nxt: str | None) -> bool:
+    """True when the words around an occurrence make it the stop rule's non-demographic use."""
+    def is_number(word: str | None) -> bool:
+        return word is not None and word.replace(".", "").isdigit()
+
+    def function_word(word: str | None) -> bool:
+        return word is None or word in _NOT_NOUNS or not any(c.isalnum() for c in word)
+
+    after = not rule.after or prev in rule.after or (NUMBER in rule.after and is_number(prev))
+    before = not rule.before or nxt in rule.before or (END in rule.before and function_word(nxt)) \
+        or (NUMBER in rule.before and is_number(nxt)) or (WORD in rule.before and not function_word(nxt))
+    return after and before
+
+
+def _next_word(text: str, matches: list[re.Match[str]], j: int) -> str | None:
+    """The word right after (white space between), lower-cased; None when punctuation or the end follows."""
+    if j >= len(matches):
+        return None
+    prev_end = matches[j - 1].end() if j else 0
+    gap = text[prev_end:matches[j].start()]
+    return matches[j].group().lower() if gap.strip() == "" else None
+
+
+def _prev_word(text: str, matches: list[re.Match[str]], i: int) -> str | None:
+    if i == 0:
+        return None
+    gap = text[matches[i - 1].end():matches[i].start()]
+    return matches[i - 1].group().lower() if gap.strip() == "" else None
 
 
 def _pairs(items: list[Any]) -> Iterable[tuple[Any, Any]]:
@@ -287,6 +412,19 @@ def english_role(text: str, end: int, word: str) -> str:
     if word == "her":
         return "determiner" if noun_next else "object"
     return "determiner" if noun_next else "pronoun"
+
+
+# -- Chinese ---------------------------------------------------------------------------------------
+#: a noun is plural before 们 (姐妹们) or 俩 (兄弟俩), or after 这些/那些/一些/几个/两个
+_ZH_PLURAL_AFTER = ("们", "俩")
+_ZH_PLURAL_BEFORE = frozenset({"这些", "那些", "一些", "几个", "两个", "们"})
+#: before 先生: a possessor makes it "husband" (我先生), else a title (王先生, 这位先生)
+_ZH_POSSESSORS = ("我", "你", "您", "她", "他", "的", "我家", "你家", "她家", "他家")
+
+
+def _zh_pick(text: str, start: int, entries: list[tuple[Row, str, str]]) -> tuple[Row, str, str]:
+    role = "spouse" if text[:start].endswith(_ZH_POSSESSORS) else "title"
+    return next((e for e in entries if e[0].role == role), entries[0])
 
 
 # -- Chinese segmentation --------------------------------------------------------------------------

@@ -1,15 +1,19 @@
 """Counterfactual perturbation (harness.perturb): word lists, Algorithm 1, dialogues, the suite transform.
 
-The table tests/data/perturbed_checked.jsonl holds utterances perturbed by hand (42 English, 21 Chinese):
-each names the word, the target attribute and the sentence a careful person writes; the perturber must
-write the same sentence.
+The table tests/data/perturbed_checked.jsonl holds utterances perturbed by hand (44 English, 21 Chinese):
+each names the word, the target attribute and the sentence a careful person writes; applying that
+substitution must write the same sentence. tests/data/perturbation_cases.jsonl (209 cases, written before
+the perturber was rebuilt for issue 22) holds every acceptable output of whole draws of Algorithm 1;
+benchmarks/perturbation_accuracy.py prints its table, and a test here holds it at 0.97.
 """
 
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +31,7 @@ from harness.perturb.dialogues import (
 from harness.perturb.text import Edit, map_span
 
 DATA = Path(__file__).parent.parent / "data"
+BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "perturbation_accuracy.py"
 SGD_FILE = Path(__file__).resolve().parents[3] / "shared" / "data" / "sgd" / "test" / "dialogues_001.json"
 
 
@@ -35,7 +40,14 @@ def substitution(lang: str, axis: str, text: str, word: str, target: str) -> Sub
     occ = next(o for o in perturber.find(text) if o.form == word)
     row = perturber.axis.rows[occ.row]
     return Substitution(axis, lang, occ.row, occ.form, occ.attribute, target, occ.surface,
-                        row.target_form(target) or "")
+                        row.target_form(target) or "", plural=occ.plural)
+
+
+def all_draws(lang: str, axis: str, text: str) -> set[str]:
+    """Every text Algorithm 1 may write for `text` (every element of K applied)."""
+    perturber = perturber_for(lang, axis)
+    k = candidates(perturber, [(text, ())])
+    return {apply_text(sub, text) for sub in draw(perturber, k, key="t", draws=max(len(k), 1))} or {text}
 
 
 def test_hand_checked_table() -> None:
@@ -56,6 +68,8 @@ def test_hand_checked_table() -> None:
 def test_one_pass_never_swaps_back() -> None:
     sub = substitution("en", "gender", "my mom and my dad", "mom", "male")
     assert apply_text(sub, "My mom and my dad.") == "My dad and my dad."
+    # ...which Algorithm 1 never draws: two people would become one (only the non-binary parent is left)
+    assert all_draws("en", "gender", "My mom and my dad.") == {"My parent and my dad.", "My mom and my parent."}
     # an exchange (the probe transform) turns both ways at once, still in one pass
     perturber = perturber_for("en", "gender")
     k = candidates(perturber, [("The women and the men met her.", ())], swap=True)
@@ -72,7 +86,7 @@ def test_seeded_draws_are_reproducible_and_order_free() -> None:
     perturber = perturber_for("en", "gender")
     text = [("My mom, my brother, my aunt and my son went with his wife.", ())]
     k = candidates(perturber, text)
-    assert len(k) >= 8
+    assert len(k) >= 6
     first = draw(perturber, k, key="dlg-7", seed=3, draws=3)
     assert first == draw(perturber, k, key="dlg-7", seed=3, draws=3)
     assert len({(s.row, s.source, s.form, s.target) for s in first}) == 3  # distinct choices
@@ -243,3 +257,104 @@ def test_own_prompts_suite_perturbed(tmp_path: Path) -> None:
     assert labels == ["refuse", "unknown"]
     with pytest.raises(ConfigError, match="-p file=PATH"):
         list(select_probes("prompts"))
+
+
+def test_held_out_cases_reach_097() -> None:
+    """Issue 22's goal on the hand-written held-out set: every draw `harness perturb` writes is judged."""
+    spec = importlib.util.spec_from_file_location("perturbation_accuracy", BENCHMARK)
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench  # dataclasses look their module up there
+    spec.loader.exec_module(bench)
+    cases = bench.read_cases(DATA / "perturbation_cases.jsonl")
+    assert len(cases) >= 150 and {c["lang"] for c in cases} == {"en", "zh"}
+    assert {c["axis"] for c in cases} == {"gender", "age", "race"}
+    judged = bench.judge(cases)
+    table = bench.accuracy(judged, lambda j: [j.case["axis"], "all"])
+    wrong = [f"{j.case['id']}: {j.case['text']!r} -> {j.output!r}" for j in judged if not j.right]
+    right, n = table["all"]
+    assert right / n >= 0.97, "\n".join(wrong)
+    assert all(r / m >= 0.95 for r, m in table.values()), table
+
+
+def test_a_draw_changes_a_person_and_their_pronouns_together() -> None:
+    # the pronoun follows its noun, never alone; non-binary is not offered while a pronoun needs a form
+    assert all_draws("en", "gender", "My brother fixed his bike.") == {"My sister fixed her bike."}
+    # with no noun, the pronouns are the person
+    assert all_draws("en", "gender", "She left her phone.") == {"He left his phone."}
+    # ...unless the text names whom they may mean, or holds both genders' pronouns (two people)
+    assert all_draws("en", "gender", "Can you play Adele? I love her voice.") == {"Can you play Adele? I love her voice."}
+    assert all_draws("en", "gender", "Ask him to call her.") == {"Ask him to call her."}
+    # which woman "she" is is unknown: every woman changes, or none
+    assert all_draws("en", "gender", "My mom and my aunt said she is late.") == {"My dad and my uncle said he is late."}
+    # a plural noun takes no singular pronoun along
+    assert all_draws("en", "gender", "The women said she was late.") >= {"The men said she was late."}
+
+
+def test_object_and_determiner_her_read_from_the_parse() -> None:
+    assert all_draws("en", "gender", "Please ask her to sign the form.") == {"Please ask him to sign the form."}
+    assert all_draws("en", "gender", "Is this her bag?") == {"Is this his bag?"}
+    assert all_draws("en", "gender", "Tell her the news.") == {"Tell him the news."}
+    assert all_draws("en", "gender", "That seat is his.") == {"That seat is hers."}
+
+
+def test_articles_follow_the_sound_of_the_new_word() -> None:
+    from harness.perturb.text import fit_article, wants_an
+
+    # by hand: the sound, not the letter
+    for word, an in (("Asian", True), ("European", False), ("hour", True), ("university", False), ("8-year-old", True),
+                     ("18-year-old", True), ("16-year-old", False), ("11", True), ("110-year-old", False),
+                     ("one-off", False), ("Indian", True), ("young", False), ("elderly", True)):
+        assert wants_an(word) is an, word
+    assert (fit_article("a", "Asian"), fit_article("An", "young"), fit_article("AN", "OLD"), fit_article("A", "ASIAN")) \
+        == ("an", "A", "AN", "AN")
+    assert all_draws("en", "age", "An old man asked.") == {"A young man asked.", "A middle-aged man asked."}
+    drawn = all_draws("en", "race", "We met a European tourist.")
+    assert "We met an Asian tourist." in drawn and "We met an African tourist." in drawn
+    assert not any(" a Asian" in t or " an African American" in t for t in drawn)
+
+
+def test_non_demographic_uses_are_left_alone() -> None:
+    for lang, axis, text in (("en", "age", "The patient is aged 30."), ("en", "age", "She is a senior engineer."),
+                             ("en", "age", "Let's meet in the old town."), ("en", "age", "How old is it?"),
+                             ("en", "race", "A black coffee and a white wine."), ("en", "race", "Black coffee, please."),
+                             ("en", "race", "Does it have Chinese subtitles?"), ("en", "race", "I speak French."),
+                             ("en", "race", "Is the tour in French?"), ("en", "gender", "You guys rock."),
+                             ("en", "age", "My kids want pizza."), ("zh", "race", "我喜欢美式咖啡。")):
+        assert perturber_for(lang, axis).find(text) == [], text
+    assert [o.surface for o in perturber_for("en", "race").find("A Black woman and a white man.")] == ["Black", "white"]
+    assert [o.surface for o in perturber_for("en", "age").find("The elderly couple.")] == ["elderly"]
+
+
+def test_chinese_plural_and_two_sense_words() -> None:
+    # 她们 are other women: a singular noun never takes them along; 他们 is the generic plural, never drawn alone
+    assert all_draws("zh", "gender", "我妈妈和她们一起去。") == {"我爸爸和她们一起去。", "我家长和她们一起去。",
+                                                          "我妈妈和他们一起去。"}
+    assert all_draws("zh", "gender", "孩子们说他们饿了。") == {"孩子们说他们饿了。"}
+    # a plural noun (们, 俩) takes the plural pronoun along
+    assert all_draws("zh", "gender", "他们兄弟俩都是工程师。") == {"她们姐妹俩都是工程师。"}
+    # 先生: a title after a surname, a husband after a possessor
+    assert all_draws("zh", "gender", "王先生到了。") == {"王女士到了。"}
+    assert all_draws("zh", "gender", "我先生到了。") == {"我太太到了。", "我爱人到了。"}
+
+
+def test_one_row_per_word(tmp_path: Path) -> None:
+    words = tmp_path / "words.yaml"
+    words.write_text("lang: en\naxes:\n  gender:\n    attributes: [male, female]\n    rows:\n"
+                     "      - {male: sir, female: madam}\n      - {male: lord, female: madam}\n", "utf-8")
+    with pytest.raises(ConfigError, match="'madam' is matched in rows 1 and 2"):
+        perturber_for("en", "gender", "", str(words))
+    words.write_text(words.read_text("utf-8").replace("female: madam}\n", "female: madam, targets_only: [madam]}\n", 1)
+                     .replace("{male: sir, female: madam, targets_only: [madam]}", "{male: sir, female: madam}"), "utf-8")
+    words.write_text("lang: en\naxes:\n  gender:\n    attributes: [male, female]\n    rows:\n"
+                     "      - {male: sir, female: madam}\n      - {male: lord, female: madam, targets_only: [madam]}\n",
+                     "utf-8")
+    perturber = perturber_for("en", "gender", "", str(words))
+    assert [(o.surface, o.row) for o in perturber.find("Madam and lord")] == [("Madam", 0), ("lord", 1)]
+
+
+def test_substitution_record_round_trip() -> None:
+    perturber = perturber_for("en", "gender")
+    k = candidates(perturber, [("My mom and my aunt said she is late.", ())])
+    (sub,) = [s for s in draw(perturber, k, key="x", draws=len(k)) if s.also]
+    again = Substitution.from_dict(json.loads(json.dumps(sub.to_dict())))
+    assert again == sub and again.also == sub.also
