@@ -51,6 +51,36 @@ class _RichProgress:
         return lambda n: self.progress.advance(task, n)
 
 
+#: harness.whitebox.debias.objective.METHODS and select.GRIDS, here so that a typo is refused without importing
+#: torch (tests/cli/test_command_refusals.py checks they stay equal)
+METHODS = ("lmd", "add", "hd", "cada", "ctda")
+GRIDS = ("small", "paper", "upstream")
+
+
+def _check_arguments(*, method: str, model: str, category: str, out: Path, grid: str, report_categories: list[str],
+                     spec_file: Path | None, heldout: Path | None, replies: Path | None) -> None:
+    """Everything about the arguments that can be wrong, checked with light modules only (ConfigError)."""
+    from harness.core.errors import ConfigError
+    from harness.whitebox.debias.models import locate
+    from harness.whitebox.debias.spec import get_spec, load_spec
+
+    if method.strip().lower() not in METHODS:
+        raise ConfigError(f"Unknown debiasing method '{method}'; choose one of {', '.join(METHODS)}.")
+    if grid not in GRIDS:
+        raise ConfigError(f"Unknown grid '{grid}'; choose one of {', '.join(GRIDS)}.")
+    get_spec(category)
+    for name in report_categories:
+        get_spec(name)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ConfigError(f"The output directory {out} is not empty; choose a new one.")
+    if spec_file is not None:
+        load_spec(spec_file)
+    for flag, path in (("--heldout", heldout), ("--replies", replies)):
+        if path is not None and not path.is_file():
+            raise ConfigError(f"The {flag} file {path} does not exist.")
+    locate(model)
+
+
 def debias(
     method: Annotated[str, typer.Option("--method", metavar="lmd|add|hd|cada|ctda", help="Debiasing method.")],
     model: Annotated[str, typer.Option("--model", metavar="M",
@@ -84,15 +114,19 @@ def debias(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the data order.")] = 42,
 ) -> None:
     """Debias an open causal LM for a CHBias category and report t-values and costs before and after."""
+    report_categories = [c.strip() for c in categories.split(",") if c.strip()]
+    # every refusal in the first second: torch, transformers and accelerate take 15-20 s to import
+    overrides = {"batch_size": _floats(batch_size, "batch-size"), "grad_accum": _floats(grad_accum, "grad-accum"),
+                 "debias_hyp": _floats(debias_hyp, "debias-hyp"), "lm_hyp": _floats(lm_hyp, "lm-hyp")}
+    _check_arguments(method=method, model=model, category=category, out=out, grid=grid,
+                     report_categories=report_categories, spec_file=spec_file, heldout=heldout, replies=replies)
     from harness.whitebox.debias.run import DebiasRequest, run
     from harness.whitebox.debias.train import TrainSettings
 
-    overrides = {"batch_size": _floats(batch_size, "batch-size"), "grad_accum": _floats(grad_accum, "grad-accum"),
-                 "debias_hyp": _floats(debias_hyp, "debias-hyp"), "lm_hyp": _floats(lm_hyp, "lm-hyp")}
     settings = TrainSettings(epochs=epochs, max_steps=max_steps, learning_rate=learning_rate, block_size=block_size,
                              lora_rank=lora, seed=seed)
     req = DebiasRequest(method=method, model=model, category=category, out=out, grid=grid, overrides=overrides,
-                        settings=settings, report_categories=[c.strip() for c in categories.split(",") if c.strip()],
+                        settings=settings, report_categories=report_categories,
                         heldout_file=heldout, heldout_limit=heldout_limit, replies_file=replies,
                         replies_limit=replies_limit, train_limit=train_limit, spec_file=spec_file,
                         pairs_limit=pairs_limit)

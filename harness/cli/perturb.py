@@ -43,13 +43,18 @@ def perturb_command(
         raise ConfigError(f"--axis must be one of {', '.join(AXES)}, not '{axis}'.")
     if lang is not None and lang not in ("en", "zh"):
         raise ConfigError(f"--lang must be en or zh, not '{lang}'.")
+    _check_out(out, file)
     source = read_dialogues(file, lang)
     words_arg = str(words) if words else ""
     lexicon_axis(source.lang or source.dialogue_lang(source.dialogues[0]), axis, pairs=pairs or None,
                  words=words_arg or None)  # a bad pair or word list: one sentence before any work
     records, stats = perturb_file(source, axis, draws=draws, seed=seed, pairs=pairs, words=words_arg,
                                   protect_entities=entities)
-    path = write_dialogues(records, source.shape, out)
+    try:
+        path = write_dialogues(records, source.shape, out)
+    except OSError as exc:  # the disk filled up, the folder is read-only: say so, and leave no half-written file
+        out.with_name(out.name + ".tmp").unlink(missing_ok=True)
+        raise ConfigError(f"Cannot write {out}: {exc.strerror or exc}.") from None
     console = Console()
     shape = "SGD dialogues" if source.shape == SHAPE_SGD else "JSONL dialogues"
     article = "an" if axis[0] in "aeiou" else "a"
@@ -58,6 +63,18 @@ def perturb_command(
                   f"to {escape(str(path))}", highlight=False, soft_wrap=True)
     shown = ", ".join(f"{escape(k)} {v:,}" for k, v in stats.pairs.most_common(8))
     console.print(f"substitutions by attribute pair: {shown}", highlight=False, soft_wrap=True)
+
+
+def _check_out(out: Path, source: Path) -> None:
+    """--out must name a file that can be written, never the input itself: one sentence before any work
+    (a folder there made the final rename fail after the whole file was written, leaving OUT.tmp behind)."""
+    from harness.core.errors import ConfigError
+
+    out = out.expanduser()
+    if out.is_dir():
+        raise ConfigError(f"--out {out} is a folder; give a file name, e.g. --out {out / 'perturbed.json'}.")
+    if out.exists() and source.exists() and out.resolve() == source.resolve():
+        raise ConfigError(f"--out {out} is the input file; give another name so the input stays as it is.")
 
 
 def register(app: typer.Typer) -> None:

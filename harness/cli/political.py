@@ -40,7 +40,8 @@ def is_political_suite(suite: str | None, resume: str | None = None, run: str | 
 
 def political_judge(judge: Sequence[str] | None, *, check: bool = True) -> Any:
     """The loaded political judge for the --judge values, checked on one sentence unless `check` is False
-    (--dry-run loads no model); None when none was given."""
+    (--dry-run loads no model; a py:MODULE:FUNCTION judge is imported and tried even then); None when none
+    was given."""
     if not judge:
         return None
     if len(judge) > 1:
@@ -48,6 +49,6 @@ def political_judge(judge: Sequence[str] | None, *, check: bool = True) -> Any:
     from harness.judge.political import check_judge, load_judge
 
     loaded = load_judge(judge[0])
-    if check:
+    if check or loaded.kind == "callable":  # --dry-run loads no model, but a user's function costs nothing to try
         check_judge(loaded)
     return loaded

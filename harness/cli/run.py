@@ -16,17 +16,16 @@ import sys
 from typing import Annotated, Any
 
 import typer
-import yaml
 from rich.console import Console
 
-from harness.cli.options import check_method  # noqa: F401  (re-exported for callers of harness.cli.run)
+from harness.cli.options import check_method, parse_gates, parse_pairs  # noqa: F401  (check_method re-exported)
 from harness.core.display import assemble, untrusted
 from harness.core.errors import EXIT_INFRA, HarnessError
 from harness.run import manifest as mf
 from harness.run.execute import RunOutcome, run_suite
 from harness.run.plan import ANSWER_GENERATE, ANSWER_LOGLIK, ANSWER_PERPLEXITY
 from harness.run.progress import print_summary
-from harness.run.session import threads_left_running
+from harness.run.session import is_locked, threads_left_running
 
 EXIT_INTERRUPTED = 130
 DEFAULT_MAX_ERROR_RATE = 0.1
@@ -45,29 +44,8 @@ def estimate_tokens(text: str) -> int:
     return cjk + (len(text) - cjk + 3) // 4 + 4
 
 
-def _parse_pairs(pairs: list[str] | None, option: str) -> dict[str, Any]:
-    """KEY=VALUE options; values are read as YAML scalars (so 3 is an int, true a bool)."""
-    parsed: dict[str, Any] = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise HarnessError(f"{option} expects KEY=VALUE, got '{pair}'.")
-        try:
-            parsed[key.strip()] = yaml.safe_load(value)
-        except yaml.YAMLError:
-            parsed[key.strip()] = value
-    return parsed
-
-
-def _parse_gates(specs: list[str] | None) -> list[Any]:
-    if not specs:
-        return []
-    try:
-        from harness.gates.checks import parse_gate
-    except ImportError as exc:
-        raise HarnessError("--fail-above needs harness.gates.checks, which is not available in this "
-                           "installation.") from exc
-    return [parse_gate(spec) for spec in specs]
+_parse_pairs = parse_pairs  # the name harness.cli.calibrate imports
+_parse_gates = parse_gates
 
 
 def _exit_interrupted(outcome: RunOutcome) -> None:
@@ -198,14 +176,10 @@ def _judge_dry_run(console: Console, reader: Any, *, suite: str | None, target: 
 
 def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, compat: bool,
                       reader: Any = None, political_judge: Any = None) -> dict[str, Any] | None:
-    """Score the transcript and write the report folder; None (with a note) if scoring is unavailable."""
-    try:
-        from harness.report.reporting import write_report
-        from harness.score.scoring import score_run
-    except ImportError:
-        console.print("[yellow]note:[/] scoring is not available in this installation; the transcript is "
-                      f"complete in {outcome.run_dir}.")
-        return None
+    """Score the transcript and write the report folder; the metrics for the gates."""
+    # lazy: pandas, jinja2 and the oracles are slow to import
+    from harness.report.reporting import write_report
+    from harness.score.scoring import score_run
     result = score_run(outcome.run_dir, method=method, compat=compat, reader=reader, console=console,
                        political_judge=political_judge)
     write_report(outcome.run_dir, result, console=console)  # prints the metric tables and the report path
@@ -283,6 +257,8 @@ def run_command(
     if gates and no_report:
         raise HarnessError("--fail-above needs the scores; drop --no-report.")
     answer_mode = _preflight(suite=suite, target=target, method=method, answer_mode=answer_mode)
+    if judge and suite and not dry_run:  # a suite option's typo: one sentence, before a judge model is loaded
+        _first_probe(suite, sample=sample, seed=seed, limit=limit, params=params)
     pjudge, reader = _readers(judge, mode, threshold, suite=suite, target=target, resume=resume,
                               allow_self=allow_self_judge, progress=progress, use_cache=not no_cache,
                               method=method, compat=compat, check=not dry_run)
@@ -322,6 +298,13 @@ def _check_unscored(outcome: Any, gates: list[Any], max_error_rate: float, retry
     if gates:
         raise HarnessError("--fail-above needs scoring, which is not available in this installation.",
                            exit_code=EXIT_INFRA)
+
+
+def _first_probe(suite: str, *, sample: int | None, seed: int, limit: int | None, params: dict[str, Any]) -> None:
+    """Select the suite's first probe with these options, so that a bad option fails now (ConfigError)."""
+    from harness.run.plan import load_suite_any, select_any
+
+    next(iter(select_any(load_suite_any(suite), sample=sample, seed=seed, limit=limit, overrides=params)), None)
 
 
 def _readers(judge: list[str] | None, mode: str | None, threshold: float | None, *, suite: str | None,
@@ -374,25 +357,9 @@ def live_status(run_dir: Any, manifest: dict[str, Any], missing: str = "?") -> s
     """The manifest's status, except that "running" with no process holding the folder is "stopped"
     (killed or crashed: resume it)."""
     status = str(manifest.get("status") or missing)
-    if status == mf.STATUS_RUNNING and not _is_locked(run_dir):
+    if status == mf.STATUS_RUNNING and not is_locked(run_dir):
         return "stopped"
     return status
-
-
-def _is_locked(run_dir: Any) -> bool:
-    """True while a harness process holds the run folder (harness.run.engine.run_lock)."""
-    import fcntl
-
-    lock = run_dir / ".lock"
-    if not lock.exists():
-        return False
-    with lock.open("a+") as fh:
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-        return False
 
 
 def runs_command(

@@ -67,13 +67,32 @@ def load_labelled(data_dir: Path | None = None, *, batches: tuple[int, ...] = BA
             if not path.is_file():
                 raise HarnessError(f"{path} is missing: give --data the tests/data folder of a harness source "
                                    "checkout (the labelled replies are not installed with the package).")
-            for line in path.read_text(encoding="utf-8").splitlines():
-                if not line.strip():
-                    continue
-                item = json.loads(line)
-                probe = Probe.from_dict(item["probe"])
-                out.append(Labelled(probe, Reply(probe.id, item.get("source", "labelled"), item["reply"]),
-                                    item["label"], item.get("favoured"), int(item.get("batch", 1))))
+            out.extend(_read_file(path))
+    return out
+
+
+def _read_file(path: Path) -> list[Labelled]:
+    """One labelled file; a line that is not a labelled reply (cut off, binary, a missing field) is a
+    HarnessError naming the file and the line."""
+    out = []
+    for number, raw in enumerate(path.read_bytes().splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            item = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise HarnessError(f"{path}, line {number}: not UTF-8 text (binary bytes?); a labelled file holds one "
+                               "JSON object per line (tests/data/LABELLING.md).") from None
+        except ValueError as exc:
+            raise HarnessError(f"{path}, line {number}: not a complete JSON object ({exc}); a labelled file "
+                               "holds one per line (tests/data/LABELLING.md).") from None
+        try:
+            probe = Probe.from_dict(item["probe"])
+            out.append(Labelled(probe, Reply(probe.id, item.get("source", "labelled"), item["reply"]),
+                                item["label"], item.get("favoured"), int(item.get("batch", 1))))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise HarnessError(f"{path}, line {number}: not a labelled reply ({type(exc).__name__}: {exc}); each "
+                               "line needs probe, reply and label (tests/data/LABELLING.md).") from None
     return out
 
 

@@ -234,7 +234,12 @@ class CallableJudge(PoliticalJudge):
         return hashlib.sha256(f"{self.name}\x1f{source}".encode()).hexdigest()[:16]
 
     def _score(self, texts: Sequence[str]) -> list[JudgeScore]:
-        values = list(self.function(list(texts)))
+        try:
+            values = list(self.function(list(texts)))
+        except Exception as exc:  # the user's code: its error is theirs to fix, in one sentence, never a traceback
+            where = _raised_at(exc)
+            raise ConfigError(f"Judge {self.name!r} raised {type(exc).__name__}: {exc}{where}; fix the function "
+                              "or pick another --judge.") from None
         if len(values) != len(texts):
             raise ConfigError(f"Judge {self.name!r} returned {len(values)} scores for {len(texts)} texts.")
         out = []
@@ -251,12 +256,23 @@ class CallableJudge(PoliticalJudge):
         return await asyncio.to_thread(self._score, texts)
 
 
+def _raised_at(exc: BaseException) -> str:
+    """Where a user function's error was raised, as ' (file.py, line N)' (innermost frame), or ''."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return f" ({Path(tb.tb_frame.f_code.co_filename).name}, line {tb.tb_lineno})" if tb is not None else ""
+
+
 def _import_callable(spec: str, name: str) -> Callable[..., Any]:
     module_name, _, attr = spec.rpartition(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise ConfigError(f"Judge {name!r}: cannot import module {module_name!r} ({exc}).") from None
+    except Exception as exc:  # the user's module fails while importing (a syntax or name error): theirs to fix
+        raise ConfigError(f"Judge {name!r}: importing {module_name!r} raised {type(exc).__name__}: {exc}"
+                          f"{'' if isinstance(exc, SyntaxError) else _raised_at(exc)}.") from None
     function = getattr(module, attr, None)
     if not callable(function):
         raise ConfigError(f"Judge {name!r}: {module_name} has no function {attr!r}.")
