@@ -71,6 +71,11 @@ class Adapter:
     kind: ClassVar[str] = "base"
     #: True when ask_batch() is cheaper than concurrent ask() calls (local models batch on one device).
     supports_batch: ClassVar[bool] = False
+    #: False when ask() cannot hand `history` (the earlier turns of a conversation, as Message values) on to
+    #: the target: a task pipeline, an http request template without a "{messages}" slot. The run engine
+    #: then records a multi-turn probe (Probe.turns) as an error with that reason instead of asking its later
+    #: turns without their context.
+    supports_history: ClassVar[bool] = True
 
     def __init__(self, name: str, settings: Mapping[str, Any] | None = None) -> None:
         self.name = name

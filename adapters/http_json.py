@@ -79,6 +79,8 @@ class HttpJsonAdapter(Adapter):
         if "{prompt}" not in json.dumps(template) and "{messages}" not in json.dumps(template):
             raise ConfigError(f"Target '{name}': request_template must contain \"{{prompt}}\" or \"{{messages}}\".")
         self._template = template
+        # Only a template with a "{messages}" slot passes the earlier turns of a conversation on.
+        self.supports_history = "{messages}" in json.dumps(template)  # type: ignore[misc]
         # Secrets arrive from the registry keyed by variable name; direct construction reads the environment.
         secrets = dict(secrets or {})
         headers = dict(self.settings.get("headers") or {})

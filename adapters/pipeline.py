@@ -67,6 +67,7 @@ async def _maybe_await(value: Any) -> Any:
 
 class PipelineAdapter(Adapter):
     kind = "pipeline"
+    supports_history = False  # a turn request carries its own dialogue history; chat history is not used
 
     def __init__(self, name: str, settings: Mapping[str, Any] | None = None) -> None:
         super().__init__(name, settings)

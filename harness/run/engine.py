@@ -274,6 +274,10 @@ class Engine:
         the turns answered before the failure, or None when the session stopped (the recorded turns stay).
         """
         turns = probe.turns
+        if not getattr(self.adapter, "supports_history", True):
+            return Reply(probe_id=probe.id, target=self.adapter.name, text="", status=STATUS_ERROR, attempts=0,
+                         error=f"target kind '{self.adapter.kind}' passes no chat history, so a conversation of "
+                               f"{len(turns)} turns cannot be asked (adapters.base.Adapter.supports_history)")
         replies = list(self.partial.pop(probe.id, ()))[: len(turns) - 1]
         history: list[Message] = []
         for question, said in zip(turns, replies, strict=False):

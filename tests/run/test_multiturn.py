@@ -137,3 +137,26 @@ def test_old_transcript_lines_load_unchanged_and_one_turn_lines_have_no_turns_ke
     entry = latest_by_probe(tmp_path / "transcript.jsonl")["p1"]
     assert entry.probe.turns == ("Are X good?",) and entry.reply.turns == ()
     assert entry.reply.to_dict() == old["reply"] and entry.probe.to_dict() == old["probe"]
+
+
+def test_a_target_that_passes_no_history_records_a_conversation_as_an_error(tmp_path: Path) -> None:
+    class NoHistory(ChatAdapter):
+        supports_history = False
+
+    adapter = NoHistory()
+    engine = run(adapter, [conversation(), Probe.make("unit", "en", "yes_no", "relative", "Are X good?")], tmp_path)
+    assert [p for p, _ in adapter.asked] == ["Are X good?"]  # the one-turn probe is asked as usual
+    errors = [r["reply"] for r in lines(tmp_path) if r["reply"]["status"] == "error"]
+    assert len(errors) == 1 and "passes no chat history" in errors[0]["error"]
+    assert engine.stats.errors == 1 and engine.stats.answered == 1
+
+
+def test_the_http_json_adapter_passes_history_only_through_a_messages_slot() -> None:
+    from harness.adapters.http_json import HttpJsonAdapter
+
+    plain = HttpJsonAdapter("h", {"url": "http://127.0.0.1:9/x", "request_template": {"q": "{prompt}"}})
+    chat = HttpJsonAdapter("h", {"url": "http://127.0.0.1:9/x", "request_template": {"messages": "{messages}"}})
+    assert plain.supports_history is False and chat.supports_history is True
+    sent = chat.build_request("again?", [Message("user", "q1"), Message("assistant", "a1")])
+    assert sent == {"messages": [{"role": "user", "content": "q1"}, {"role": "assistant", "content": "a1"},
+                                 {"role": "user", "content": "again?"}]}
