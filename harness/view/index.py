@@ -38,7 +38,7 @@ from harness.core.records import STATUS_OK
 from harness.run.transcript import TRANSCRIPT_FILE
 from harness.score.review import REVIEWS_FILE, read_reviews, reply_sha
 
-SCHEMA = 3
+SCHEMA = 4
 VERDICTS_FILE = "verdicts.csv"
 READINGS_FILE = "readings.csv"
 PAIR_KEYS = ("counterfactual", "metamorphic")  # meta[key] = {"role", "pair", ...}: a probe and its partners
@@ -193,6 +193,11 @@ def _flag(value: Any) -> int | None:
     return None
 
 
+def _text(value: Any) -> str | None:
+    """A verdicts.csv cell; empty and pandas' "nan" (a missing favoured group written as NaN) are None."""
+    return None if value in ("", "nan", "NaN", "None") else value
+
+
 def _number(value: Any) -> float | None:
     try:
         out = float(value)
@@ -297,7 +302,7 @@ class RunIndex:
             if c not in df.columns:
                 df[c] = ""
         db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
-            (r[0], r[1], _flag(r[2]), r[3] or None, _number(r[4]), r[5], r[6], _number(r[7]))
+            (r[0], r[1], _flag(r[2]), _text(r[3]), _number(r[4]), r[5], _text(r[6]), _number(r[7]))
             for r in df[list(cols)].itertuples(index=False)))
 
     @staticmethod

@@ -55,10 +55,15 @@ def page(browser: object) -> Iterator[object]:
     assert not errors, f"page errors: {errors}"
 
 
-def _shot(page: object, name: str) -> None:
+def _shot(page: object, name: str, at: str | None = None) -> None:
+    """A screenshot of the window, scrolled to the top or to the element `at`."""
     out = os.environ.get("HARNESS_VIEW_SCREENSHOTS")
     if out:
         Path(out).mkdir(parents=True, exist_ok=True)
+        if at is None:
+            page.evaluate("window.scrollTo(0, 0)")
+        else:
+            page.locator(at).first.evaluate("e => e.scrollIntoView({block: 'start'})")
         page.screenshot(path=str(Path(out) / f"view_{name}.png"), full_page=False)
 
 
@@ -72,7 +77,6 @@ def test_list_run_filter_finding_review_and_the_metric_recomputed(view: ViewServ
     page.fill("#run-filter", "bot-b")
     expect(rows).to_have_count(1)
     page.fill("#run-filter", "")
-    _shot(page, "runs")
     page.click(f"a[href='/runs/{RUN_A}']")
     expect(page.locator("h1")).to_have_text(RUN_A)
     count = page.locator("#count")
@@ -126,13 +130,14 @@ def test_compare_two_runs_tables_heatmaps_and_one_probe_side_by_side(view: ViewS
     expect(first.locator("h3")).to_contain_text("Absolute bias rate")
     expect(first.locator("thead th")).to_have_text(["", "R1", "R2"])
     expect(page.locator("#legend")).to_contain_text(RUN_B)
+    _shot(page, "compare")
     page.wait_for_function("[...document.querySelectorAll('#board img')].length > 0 && "
                            "[...document.querySelectorAll('#board img')].every(i => i.complete && i.naturalWidth > 0)")
     page.fill("#probe-q", "healthier")
     page.press("#probe-q", "Enter")
     page.locator("#probe-hits a").first.click()
     expect(page.locator("#side .reply-col")).to_have_count(2)
-    _shot(page, "compare")
+    _shot(page, "compare_probe", at="#probe h2")
 
 
 def test_a_run_being_written_updates_in_the_list_and_its_page(view: ViewServer, live_run, page: object) -> None:
@@ -145,6 +150,7 @@ def test_a_run_being_written_updates_in_the_list_and_its_page(view: ViewServer, 
     expect(row.locator(".answered")).to_have_text("3")
     live_run.add(5)
     expect(row.locator(".answered")).to_have_text("8")
+    _shot(page, "runs")
     page.goto(view.url + f"/runs/{name}")
     expect(page.locator("#count")).to_contain_text("8 finding(s)")
     live_run.add(4)

@@ -22,10 +22,11 @@
   const table = el("table", { id: "findings" });
   const pager = el("div", { class: "pager", id: "pager" });
   const detail = el("div", { class: "panel", id: "detail" }, el("p", { class: "muted", text: "Open a finding to read it in full." }));
-  clear(main).append(head, cards, notes,
-    el("details", { open: true }, el("summary", { text: "Figures" }), figures), report,
+  const notesBox = el("details", { id: "notes-box" }, el("summary", { text: "Notes" }), notes);
+  clear(main).append(head, cards, notesBox,
     el("h2", { text: "Findings" }), form, count,
-    el("div", { class: "split" }, el("div", {}, table, pager), detail));
+    el("div", { class: "split" }, el("div", {}, table, pager), detail),
+    el("details", { open: true }, el("summary", { text: "Figures" }), figures), report);
 
   function select(name, label, options) {
     const s = el("select", { name, "aria-label": label, id: "f-" + name },
@@ -99,6 +100,7 @@
     clear(notes).append(...(r.notes || []).map((n) => el("li", { text: n })));
     const errs = Object.entries(r.error_reasons || {});
     if (errs.length) notes.append(el("li", { text: "Errors (not scored): " + errs.map(([k, v]) => `${k} (${v})`).join("; ") }));
+    notesBox.querySelector("summary").textContent = `Notes (${notes.children.length})`;
   }
 
   function renderFigures(r) {
@@ -200,7 +202,7 @@
       parts.push(el("p", {}, el("a", { href: runUrl(id, "/review?probe=" + encodeURIComponent(f.probe_id)),
                                        id: "review-this", class: "button", text: "Review this reply →" })));
     }
-    clear(detail).append(...parts);
+    clear(detail).append(...parts.filter((x) => x));
   }
 
   async function loadRun() {

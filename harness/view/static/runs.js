@@ -28,10 +28,11 @@
     location.href = "/compare?" + q;
   });
 
-  const COLUMNS = [
+  let shown = METRICS;  // the metric columns some run of the folder has
+  const columns = () => [
     ["", null], ["run", "id"], ["suite", "suite"], ["target", "target"], ["model", "model"],
     ["started (UTC)", "started_at"], ["status", "status"], ["answered", "answered"], ["errors", "errors"],
-    ["to do", "pending"], ...METRICS.map((k) => [LABELS[k], "m:" + k]),
+    ["to do", "pending"], ...shown.map((k) => [LABELS[k], "m:" + k]),
   ];
 
   function value(run, key) {
@@ -55,7 +56,8 @@
       if (y === null || y === "") return -1;
       return (x < y ? -1 : 1) * state.dir;
     });
-    const head = el("tr", {}, COLUMNS.map(([label, key]) => {
+    shown = METRICS.filter((k) => state.runs.some((r) => r.metrics.some((m) => m.key === k)));
+    const head = el("tr", {}, columns().map(([label, key]) => {
       const th = el("th", { class: key ? "sortable" + (state.sort === key ? (state.dir > 0 ? " asc" : " desc") : "") : "",
                             text: label });
       if (key) th.addEventListener("click", () => {
@@ -68,14 +70,14 @@
                                  disabled: !r.scored, title: r.scored ? "pick to compare" : "not scored yet",
                                  onchange: (e) => { e.target.checked ? state.picked.add(r.id) : state.picked.delete(r.id);
                                                     compareBtn.disabled = state.picked.size < 2; } })),
-      el("td", {}, el("a", { href: runUrl(r.id), text: r.id })),
+      el("td", { class: "run-id" }, el("a", { href: runUrl(r.id), text: r.id })),
       el("td", { text: r.suite }), el("td", { text: r.target }), el("td", { text: r.model }),
       el("td", { text: (r.started_at || "").slice(0, 16).replace("T", " ") }),
       el("td", { class: "run-status" }, badge(r.status)),
       el("td", { class: "num answered", text: fmtCount(r.counts.answered) }),
       el("td", { class: "num", text: fmtCount(r.counts.errors) }),
       el("td", { class: "num", text: fmtCount(r.counts.pending) }),
-      ...METRICS.map((k) => el("td", { class: "num" }, metricCell(r.metrics.find((m) => m.key === k)))),
+      ...shown.map((k) => el("td", { class: "num" }, metricCell(r.metrics.find((m) => m.key === k)))),
     ));
     clear(table).append(el("thead", {}, head), el("tbody", {}, body));
     summary.textContent = `${state.runs.length} run(s) in ${state.folder || "the folder"}; showing ${rows.length}.`;
