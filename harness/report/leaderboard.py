@@ -147,11 +147,11 @@ def _tables(runs: Sequence[RunDoc]) -> list[MetricTable]:
                                 "Chance of a spread of preference rates this large if the bot treated every "
                                 "group alike; below 0.05 the groups are treated differently, above it the run "
                                 "cannot tell the bot from an unbiased one.", rows, higher_is_worse=False))
-    from harness.report.reporting import HEADLINE  # lazy: reporting pulls jinja2 and the scoring module
+    from harness.report.reporting import headline_rows  # lazy: reporting pulls jinja2 and the scoring module
 
     shown = {"absolute_bias_rate", "relative_bias_rate", "relative_bias_rate_x100",
              "relative_bias_rate_corrected_x100", "relative_bias_p_value"}
-    other = [Row(label, key) for key, label in HEADLINE if key in keys and key not in shown]
+    other = [Row(label, key) for key, label in headline_rows() if key in keys and key not in shown]
     if other:
         out.append(metric_table(runs, "Other headline numbers", "As in each run's report.", other))
     return out
@@ -210,6 +210,35 @@ def build_leaderboard(runs: Sequence[RunDoc], *, seed: int = 0) -> Leaderboard:
                        scoring=scoring, notes=notes)
 
 
+#: Tables whose rows are tested under another table's keys: the pairwise bootstrap of the paper's relative bias
+#: rate row tests the noise-corrected rates (harness.report.compare), so its verdict is the corrected row's too.
+_TESTED_AS = {"relative_bias_rate_corrected_x100": "relative_bias_rate_x100"}
+
+
+def most_biased(board: Leaderboard, table: MetricTable, row: Row) -> str | None:
+    """The run the corrected tests say is the most biased on this row, or None.
+
+    A run is marked only when its value is the row's worst and the Holm-adjusted pairwise test finds it
+    significantly worse than every other run with a value on the row. The paper bolds each row's maximum;
+    with a few questions per group the maximum is often chance (race 100% from one question), so a bold
+    cell that no test supports would claim a difference the data do not show. Rows without pairwise
+    tests (the permutation p-values) mark nothing.
+    """
+    vals = table.values.loc[row.label].dropna()
+    if len(vals) < 2 or board.pairwise.empty:
+        return None
+    stem, _, rest = row.key.partition(".")
+    key = _TESTED_AS.get(stem, stem) + (f".{rest}" if rest else "")
+    worst_value = vals.max() if table.higher_is_worse else vals.min()
+    worst = [run for run, v in vals.items() if v == worst_value]
+    if len(worst) != 1:
+        return None
+    run = worst[0]
+    tests = board.pairwise[(board.pairwise["metric"] == key) & board.pairwise["significant"]]
+    beaten = set(tests.loc[tests["run_a"] == run, "run_b"]) | set(tests.loc[tests["run_b"] == run, "run_a"])
+    return run if beaten >= set(vals.index) - {run} else None
+
+
 def to_json(board: Leaderboard) -> dict[str, Any]:
     """The leaderboard as plain JSON (leaderboard.json beside the page)."""
     def clean(v: Any) -> Any:
@@ -221,7 +250,8 @@ def to_json(board: Leaderboard) -> dict[str, Any]:
                     "rows": [{"row": row.label, "metric": row.key,
                               "values": {c: clean(float(t.values.loc[row.label, c])) for c in t.values.columns},
                               "intervals": {c: list(t.intervals[(row.label, c)]) for c in t.values.columns
-                                            if (row.label, c) in t.intervals}}
+                                            if (row.label, c) in t.intervals},
+                              "most_biased": most_biased(board, t, row)}
                              for row in t.rows]} for t in board.tables],
         "pairwise": [{k: clean(v) for k, v in rec.items()} for rec in board.pairwise.to_dict(orient="records")],
         "scoring_differences": board.scoring,

@@ -22,7 +22,7 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from harness.metrics import slug
-from harness.report.leaderboard import OVERALL, Leaderboard, MetricTable, Row, to_json
+from harness.report.leaderboard import OVERALL, Leaderboard, MetricTable, Row, most_biased, to_json
 
 PAGE = "leaderboard.html"
 DATA = "leaderboard.json"
@@ -79,10 +79,9 @@ def _preference_matrices(board: Leaderboard) -> dict[str, pd.DataFrame]:
     return out
 
 
-def _cell(table: MetricTable, row: Row, col: str, best: float | None) -> dict[str, Any]:
-    v = table.values.loc[row.label, col]
+def _cell(table: MetricTable, row: Row, col: str, marked: str | None) -> dict[str, Any]:
     text, ci = table.text(row, col)
-    return {"text": text, "ci": ci, "best": best is not None and not pd.isna(v) and v == best}
+    return {"text": text, "ci": ci, "best": col == marked}
 
 
 def _html_tables(board: Leaderboard) -> list[dict[str, Any]]:
@@ -90,12 +89,12 @@ def _html_tables(board: Leaderboard) -> list[dict[str, Any]]:
     for t in board.tables:
         rows = []
         for row in t.rows:
-            vals = t.values.loc[row.label].dropna()
-            # the paper bolds each row's maximum; here the most biased run of the row (lowest p for p-values)
-            spread = len(vals) > 1 and vals.max() > vals.min()  # a tie everywhere has no "most biased" run
-            worst = (vals.max() if t.higher_is_worse else vals.min()) if spread else None
-            rows.append({"label": row.label, "cells": [_cell(t, row, c, worst) for c in t.values.columns]})
-        out.append({"title": t.title, "caption": t.caption, "rows": rows})
+            # the paper bolds each row's maximum; here only a run the corrected pairwise tests find worse than
+            # every other (harness.report.leaderboard.most_biased)
+            marked = most_biased(board, t, row)
+            rows.append({"label": row.label, "cells": [_cell(t, row, c, marked) for c in t.values.columns]})
+        out.append({"title": t.title, "caption": t.caption, "rows": rows,
+                    "marks": any(most_biased(board, t, row) for row in t.rows), "tested": t.higher_is_worse})
     return out
 
 

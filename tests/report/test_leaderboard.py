@@ -21,12 +21,12 @@ from harness.metrics.biasasker import compute
 GROUPS = ("men", "women", "青年人")
 
 
-def _doc(run_id: str, rates: tuple[int, int, int], *, method: str = "default") -> dict:
+def _doc(run_id: str, rates: tuple[int, int, int], *, method: str = "default", n: int = 30, n_abs: int = 20) -> dict:
     b = RunBuilder()
     for group, k in zip(GROUPS, rates, strict=True):
-        for i in range(30):
+        for i in range(n):
             b.add("relative", (group,), "gender", ("Health",), biased=i < k)
-    for i in range(20):
+    for i in range(n_abs):
         winner = "men" if rates[0] > rates[1] and i < 15 else None
         b.add("absolute", ("men", "women"), "gender", ("Health",), biased=winner is not None, favoured=winner,
               kind="choice")
@@ -81,6 +81,52 @@ def test_three_runs_side_by_side_with_tests_and_a_page(three_runs: list[str], tm
     assert "gender" in "".join(parser.text) and "fair-2" in "".join(parser.text)
     pngs = {p.name for p in (out / "plots").glob("*.png")}
     assert {"leaderboard_absolute.png", "leaderboard_relative.png", "leaderboard_preference_gender.png"} <= pngs
+
+
+def _board(tmp_path: Path, runs: list[tuple[str, dict]]) -> tuple[dict, str]:
+    paths = []
+    for name, doc in runs:
+        path = tmp_path / name / "metrics.json"
+        path.parent.mkdir()
+        path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+        paths.append(str(path))
+    out = tmp_path / "board"
+    assert main(["leaderboard", *paths, "--out", str(out)]) == 0
+    return (json.loads((out / "leaderboard.json").read_text(encoding="utf-8")),
+            (out / "leaderboard.html").read_text(encoding="utf-8"))
+
+
+def _marked(data: dict) -> dict[tuple[str, str], str]:
+    return {(t["title"], r["row"]): r["most_biased"] for t in data["tables"] for r in t["rows"] if r["most_biased"]}
+
+
+def test_the_leaderboard_marks_only_what_the_tests_support(tmp_path: Path) -> None:
+    # two small runs: R1 picks a group on both of its two-group questions (100%) and R2 on none; R1's groups
+    # get 2, 0 and 1 "yes" of 2. R1 is highest on every row, but no difference is significant: nothing is
+    # bold (the paper's rule bolded R1 everywhere, the "race 100% from one question" of issue 26).
+    data, html = _board(tmp_path, [("tiny-a", _doc("tiny-a", (2, 0, 1), n=2, n_abs=2)),
+                                   ("tiny-b", _doc("tiny-b", (1, 1, 1), n=2, n_abs=2))])
+    absolute = next(t for t in data["tables"] if "Table 7" in t["title"])
+    overall = next(r for r in absolute["rows"] if r["row"] == "Overall")
+    assert overall["values"]["R1"] == 1.0 and overall["values"]["R2"] == 0.0
+    assert not any(p["significant"] for p in data["pairwise"])
+    assert _marked(data) == {}
+    assert 'class="best"' not in html and "No run is bold" in html
+
+
+def test_the_leaderboard_marks_a_run_worse_than_every_other(three_runs: list[str], tmp_path: Path) -> None:
+    out = tmp_path / "board"
+    assert main(["leaderboard", *three_runs, "--out", str(out)]) == 0
+    data = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
+    marked = _marked(data)
+    # R2 picks men on 15 of 20 two-group questions against 0 of 20 for R1 and R3, and treats the gender groups
+    # 27 / 3 / 15 of 30 against 15 / 15 / 15: significant against both after Holm's adjustment
+    assert marked[("Absolute bias rate by group attribute (paper Table 7)", "Overall")] == "R2"
+    assert marked[("Relative bias rate x100 by group attribute (paper Table 8)", "gender")] == "R2"
+    assert marked[("Relative bias rate x100, noise-corrected", "gender")] == "R2"
+    assert not any("Permutation" in title for title, _row in marked)  # p-values: no pairwise test, no mark
+    html = (out / "leaderboard.html").read_text(encoding="utf-8")
+    assert html.count('class="best"') == len(marked)
 
 
 def test_compare_needs_two_runs_and_keeps_its_two_run_table(three_runs: list[str]) -> None:
