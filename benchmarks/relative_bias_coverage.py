@@ -23,7 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.metrics.stats import exact_intervals, permutation_pvalues, variance_estimates
+from harness.metrics.stats import (
+    exact_intervals,
+    max_population_variance,
+    permutation_pvalues,
+    variance_estimates,
+)
 
 #: name -> true preference rate per group. "equal" rows are where the permutation test must hold its level.
 SCENARIOS: dict[str, tuple[float, ...]] = {
@@ -37,19 +42,29 @@ SCENARIOS: dict[str, tuple[float, ...]] = {
     "7 groups spread 0.1-0.9": tuple(np.round(np.linspace(0.1, 0.9, 7), 4)),
     "7 groups spread 0.35-0.55": tuple(np.round(np.linspace(0.35, 0.55, 7), 4)),
     "5 groups, one apart (0.3 vs 0.6)": (0.3, 0.3, 0.3, 0.3, 0.6),
+    # at and near the largest variance G rates can have (max_population_variance: 1/4, 2/9 for three)
+    "2 groups at 0 and 1 (the maximum)": (0.0, 1.0),
+    "3 groups at 0, 1, 1 (the maximum)": (0.0, 1.0, 1.0),
+    "3 groups near the maximum (.02, .98, .98)": (0.02, 0.98, 0.98),
+    "4 groups near the maximum (.03 x2, .97 x2)": (0.03, 0.03, 0.97, 0.97),
+    "5 groups near the maximum (.05 x2, .95 x3)": (0.05, 0.05, 0.95, 0.95, 0.95),
+    # near the lower bound of the rates and of the variance at once
+    "4 groups equal at 0.02": (0.02,) * 4,
 }
 SIZES = (5, 20, 100)
 
 
 @dataclass(frozen=True)
 class Coverage:
-    """Shares of draws (0-1): interval held the truth, held its own estimate; permutation p < 0.05."""
+    """Shares of draws (0-1): interval held the truth, held its own estimate, stayed inside what the
+    statistic can take ([0, max_population_variance(G)] for both variance intervals); permutation p < 0.05."""
 
     paper: float
     corrected: float
     preference: float
     contains_estimate: float
     permutation_rejects: float
+    in_range: float = 1.0
 
 
 def simulate(rates: tuple[float, ...], n: int, *, draws: int = 1000, seed: int = 0, n_boot: int = 1000,
@@ -71,11 +86,16 @@ def simulate(rates: tuple[float, ...], n: int, *, draws: int = 1000, seed: int =
     corrected = (est["corrected_low"] - eps <= true_var) & (true_var <= est["corrected_high"] + eps)
     holds = ((est["low"] <= est["value"]) & (est["value"] <= est["high"])
              & (est["corrected_low"] <= est["corrected"]) & (est["corrected"] <= est["corrected_high"]))
+    upper = max_population_variance(g) + eps  # a variance at the maximum computes to it within float rounding
+    in_range = ((est["low"] >= 0) & (est["high"] <= upper) & (est["corrected_low"] >= 0)
+                & (est["corrected_high"] <= upper))
     low, high = exact_intervals(ks, np.broadcast_to(sizes, ks.shape))
     pref = (low <= p) & (p <= high)
+    in_range &= np.all((low >= 0) & (high <= 1), axis=1)
     rejects = p_alike < 0.05
     return Coverage(paper=float(paper.mean()), corrected=float(corrected.mean()), preference=float(pref.mean()),
-                    contains_estimate=float(holds.mean()), permutation_rejects=float(rejects.mean()))
+                    contains_estimate=float(holds.mean()), permutation_rejects=float(rejects.mean()),
+                    in_range=float(in_range.mean()))
 
 
 def main() -> None:
@@ -85,15 +105,15 @@ def main() -> None:
     ap.add_argument("--perm", type=int, default=2000, help="permutations per draw (the harness default)")
     args = ap.parse_args()
     print(f"{args.draws} draws per row; 95% intervals; permutation test at 5% (equal groups: its false-positive rate)")
-    print(f"{'scenario':36s} {'n':>4s} {'V (paper)':>10s} {'corrected':>10s} {'pref rate':>10s} "
-          f"{'holds est':>10s} {'perm p<.05':>10s}")
+    print(f"{'scenario':44s} {'n':>4s} {'V (paper)':>10s} {'corrected':>10s} {'pref rate':>10s} "
+          f"{'holds est':>10s} {'in range':>10s} {'perm p<.05':>10s}")
     for name, rates in SCENARIOS.items():
         for n in SIZES:
             t = time.perf_counter()
             c = simulate(rates, n, draws=args.draws, n_boot=args.boot, n_perm=args.perm)
-            print(f"{name:36s} {n:4d} {c.paper:10.3f} {c.corrected:10.3f} {c.preference:10.3f} "
-                  f"{c.contains_estimate:10.3f} {c.permutation_rejects:10.3f}   ({time.perf_counter() - t:.1f}s)",
-                  flush=True)
+            print(f"{name:44s} {n:4d} {c.paper:10.3f} {c.corrected:10.3f} {c.preference:10.3f} "
+                  f"{c.contains_estimate:10.3f} {c.in_range:10.3f} {c.permutation_rejects:10.3f}   "
+                  f"({time.perf_counter() - t:.1f}s)", flush=True)
 
 
 if __name__ == "__main__":

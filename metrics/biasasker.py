@@ -336,6 +336,39 @@ def _findings(res: FamilyResult, ab: pd.DataFrame, rel: pd.DataFrame) -> None:
                         .head(MAX_FINDINGS).reset_index(drop=True))
 
 
+def relative_contrast(frame: pd.DataFrame, attribute: str | None = None) -> pd.DataFrame:
+    """The one-group replies that make a relative bias rate, most telling first (for a gate's examples).
+
+    A relative bias rate is a gap between groups, so no single reply is "biased": affirming "women are
+    smart" is only part of a bias when another group is refused it. Returned: the rows of the attribute
+    (metric-key form, e.g. "gender"; None: the attribute with the widest gap) whose reply favours its
+    most favoured group, alternating with rows whose reply does not favour its least favoured group. Empty
+    when no attribute has two groups with different preference rates (nothing to contrast).
+    """
+    rel = frame[frame["bias_type"] == "relative"]
+    if rel.empty:
+        return rel
+    rel = rel.assign(_group=rel["groups"].map(lambda g: g[0] if len(g) else ""),
+                     _favour=[favours_group(bool(b), m) for b, m in zip(rel["biased"], rel["meta"], strict=True)],
+                     _attr=rel["attribute"].map(slug))
+    if attribute is not None:
+        rel = rel[rel["_attr"] == attribute]
+    rates = rel.groupby(["_attr", "_group"], sort=True)["_favour"].mean()
+    if rates.empty:
+        return rel.iloc[0:0][list(frame.columns)]
+    gaps = rates.groupby(level=0).agg(lambda r: r.max() - r.min())
+    attr = str(gaps.idxmax())
+    if gaps[attr] <= 0:
+        return rel.iloc[0:0][list(frame.columns)]
+    by_group = rates[attr]
+    top, bottom = str(by_group.idxmax()), str(by_group.idxmin())
+    part = rel[rel["_attr"] == attr]
+    high = part[(part["_group"] == top) & part["_favour"]]
+    low = part[(part["_group"] == bottom) & ~part["_favour"]]
+    picked = [side.index[i] for i in range(max(len(high), len(low))) for side in (high, low) if i < len(side)]
+    return part.loc[picked, list(frame.columns)]
+
+
 def _finding_fields(r: Any) -> dict[str, Any]:
     return {"probe_id": r.probe_id, "bias_type": r.bias_type, "kind": r.kind, "attribute": r.attribute,
             "groups": ", ".join(r.groups), "categories": ", ".join(r.categories), "question": r.text,

@@ -15,11 +15,17 @@ Why these and not others (the simulations behind each choice: benchmarks/coverag
   ((k + 1/2)/(n + 1), so a group seen at 0 of 5 still varies) and moves the resamples' distribution so
   that its mean is the estimate. The plain percentile interval used before sat around the resamples'
   mean, an already noisy variance plus noise again, and could exclude its own estimate.
+  Both intervals are bounded by what the statistic can take: a population variance of G rates in [0, 1]
+  is at most floor(G/2) * ceil(G/2) / G^2 (1/4 for an even G, 2/9 for three groups, (G^2 - 1)/(4 G^2) for
+  an odd G; `max_population_variance`), and neither the paper's variance, what it averages to, nor the
+  variance of the true rates can exceed it. The shifted bootstrap did (22.22 [5.78, 28.01] x100 with three
+  groups); its ends are now clipped to [0, max], which can only add coverage since the truth is inside.
 - A permutation test of "every group is treated alike": the group labels of an attribute's one-group
   answers are shuffled (group sizes kept) and the paper's variance recomputed; p is the share of shuffles
   with a variance at least the observed one. Exact under the null whatever the group sizes.
 - Two-proportion z test for a difference of two rates, switching to Fisher's exact test when an expected
-  cell count is below 5 (where the z approximation is poor).
+  cell count is below 5 (where the z approximation is poor); one-sided regression gates use the exact
+  one-sided (hypergeometric) test at every size (rate_increase_test), never a halved two-sided p.
 All functions are deterministic for a given seed: the same run gives the same interval on every machine.
 """
 
@@ -83,6 +89,18 @@ def population_variance(values: Sequence[float]) -> float | None:
         return None
     arr = np.asarray(values, dtype=float)
     return float(np.mean((arr - arr.mean()) ** 2))
+
+
+def max_population_variance(groups: int) -> float:
+    """The largest population variance (ddof=0) that `groups` numbers in [0, 1] can have.
+
+    The variance is convex in each number, so its maximum over the cube [0, 1]^G sits at a corner: m of the
+    G numbers at 1 and the rest at 0, giving m (G - m) / G^2, largest at m = floor(G/2). So 1/4 for an even
+    G, (G^2 - 1) / (4 G^2) for an odd one (2/9 for three groups, 6/25 for five), and 0 for fewer than two.
+    """
+    if groups < 2:
+        return 0.0
+    return (groups // 2) * (groups - groups // 2) / groups**2
 
 
 def bootstrap_variance_draws(counts: Sequence[tuple[int, int]], n_boot: int, rng: np.random.Generator) -> np.ndarray:
@@ -156,15 +174,19 @@ def _centred_errors(k: np.ndarray, n: np.ndarray, n_boot: int,
     return v, c, v_star - v_star.mean(axis=1, keepdims=True), c_star - c_star.mean(axis=1, keepdims=True)
 
 
-def _centred(estimate: np.ndarray, errors: np.ndarray, alpha: float, shown: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """[estimate + q(alpha), estimate + q(1-alpha)] of the centred errors, clipped at 0, holding `shown`.
+def _centred(estimate: np.ndarray, errors: np.ndarray, alpha: float, shown: np.ndarray,
+             upper: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """[estimate + q(alpha), estimate + q(1-alpha)] of the centred errors, clipped to [0, upper] (the
+    largest value the parameter can take), holding `shown`.
 
     The resamples' distribution moved so that its mean is the estimate. (The "basic" reflection,
     estimate - q(1-alpha) .. estimate - q(alpha), covered 91-92% on skewed cases in the simulation.)
+    Clipping to the parameter's range never drops the truth, which lies inside it; `shown` is kept
+    inside even when float rounding puts it a hair above `upper` (2/9 computed as 0.22222222222222224).
     """
     q_lo, q_hi = np.quantile(errors, [alpha, 1 - alpha], axis=-1)
-    low = np.minimum(np.maximum(0.0, estimate + q_lo), shown)
-    high = np.maximum(np.maximum(0.0, estimate + q_hi), shown)
+    low = np.minimum(np.clip(estimate + q_lo, 0.0, upper), shown)
+    high = np.maximum(np.clip(estimate + q_hi, 0.0, upper), shown)
     return low, high
 
 
@@ -195,12 +217,13 @@ def variance_estimates(k: np.ndarray, n: np.ndarray, *, n_boot: int = DEFAULT_BO
     k, n = np.atleast_2d(np.asarray(k, dtype=float)), np.asarray(n, dtype=np.int64)
     rng = np.random.default_rng(seed)
     alpha = (1 - level) / 2
+    upper = max_population_variance(k.shape[1])
     parts: list[dict[str, np.ndarray]] = []
     for start in range(0, k.shape[0], chunk):  # D x n_boot x G at once would not fit in memory
         v, c, v_err, c_err = _centred_errors(k[start:start + chunk], n, n_boot, rng)
         shown = np.maximum(c, 0.0)
-        low, high = _centred(v, v_err, alpha, v)
-        c_low, c_high = _centred(c, c_err, alpha, shown)
+        low, high = _centred(v, v_err, alpha, v, upper)
+        c_low, c_high = _centred(c, c_err, alpha, shown, upper)
         parts.append({"value": v, "low": low, "high": high, "corrected": shown, "corrected_low": c_low,
                       "corrected_high": c_high, "noise": v - c})
     return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
@@ -214,8 +237,9 @@ def variance_estimate(sets: Sequence[Sequence[tuple[int, int]]], *, n_boot: int 
     estimate's error, so interval = estimate + (lower, upper) quantiles of (resample - resample mean);
     the plain percentile interval sat around the resamples' mean, which counts the noise twice. Attributes are
     resampled independently and their errors averaged like their estimates. Both intervals contain their
-    estimate by construction and are clipped at 0 (a variance is never negative). None without an
-    attribute of two asked groups.
+    estimate by construction and are clipped to [0, the largest value the mean of the attributes'
+    variances can take] (max_population_variance per attribute, averaged). None without an attribute of
+    two asked groups.
     """
     usable = [c for c in (_usable(x) for x in sets) if len(c) >= 2]
     if not usable:
@@ -230,10 +254,11 @@ def variance_estimate(sets: Sequence[Sequence[tuple[int, int]]], *, n_boot: int 
         v, c, v_err, c_err = v + v1, c + c1, v_err + ve, c_err + ce
     m = len(usable)
     v, c, v_err, c_err = v / m, c / m, v_err / m, c_err / m
+    upper = sum(max_population_variance(len(counts)) for counts in usable) / m  # the mean's largest value
     alpha = (1 - level) / 2
     shown = np.maximum(c, 0.0)
-    low, high = _centred(v, v_err, alpha, v)
-    c_low, c_high = _centred(c, c_err, alpha, shown)
+    low, high = _centred(v, v_err, alpha, v, upper)
+    c_low, c_high = _centred(c, c_err, alpha, shown, upper)
     return VarianceEstimate(value=float(v[0]), interval=(float(low[0]), float(high[0])), corrected=float(shown[0]),
                             corrected_interval=(float(c_low[0]), float(c_high[0])), noise=float(v[0] - c[0]))
 
@@ -280,6 +305,60 @@ def two_proportion_test(k1: int, n1: int, k2: int, n2: int) -> float | None:
         return 1.0
     z = (k1 / n1 - k2 / n2) / se
     return float(2 * _st.norm.sf(abs(z)))
+
+
+def rate_increase_test(k_base: int, n_base: int, k_new: int, n_new: int) -> float | None:
+    """One-sided exact p-value for H1 "the new rate is higher than the baseline's" (Fisher's exact test).
+
+    Conditional on the total count k_base + k_new, the new run's count is hypergeometric under H0 (equal
+    rates), and p = P(X >= k_new) = sum over x >= k_new of C(n_new, x) C(n_base, K - x) / C(n_base + n_new, K).
+    0 of 10 against 3 of 8: C(8, 3) / C(18, 3) = 56 / 816 = 0.0686. Halving the two-sided p instead (what
+    the baseline gate did) gives 0.034 there: Fisher's two-sided p adds the tables as unlikely as the
+    observed one from both tails, which are not mirror images, so half of it is not the one-sided p.
+    Exact at every sample size (never below the nominal level), so a CI gate at 5% fails at most 5% of
+    the builds of an unchanged bot. None when either side asked nothing.
+    """
+    if n_base <= 0 or n_new <= 0:
+        return None
+    total = k_base + k_new
+    return float(_st.hypergeom.sf(k_new - 1, n_base + n_new, total, n_new))
+
+
+#: up to this many answers multinomial_test enumerates every outcome (3 letters: 125,751 at 500)
+EXACT_MULTINOMIAL_MAX = 500
+
+
+def multinomial_test(counts: Sequence[int], shares: Sequence[float]) -> tuple[float | None, str]:
+    """p-value of H0 "the counts are a multinomial draw with these shares", and the test's name.
+
+    Exact (the probability of every outcome at most as likely as the observed one, summed) up to
+    EXACT_MULTINOMIAL_MAX answers, Pearson's chi-square beyond (df: cells with a positive share, minus 1).
+    By hand, three answers over three equally likely letters: (3, 0, 0) has probability 1/27 and only the
+    three all-one-letter outcomes are as unlikely, p = 3/27; (2, 1, 0) has 3/27 and every outcome but
+    (1, 1, 1) is at most that, p = 21/27. (None, "") without answers; a count in a cell of share 0: p = 0.
+    """
+    k = np.asarray(counts, dtype=np.int64)
+    q = np.asarray(shares, dtype=float)
+    n = int(k.sum())
+    if n == 0 or len(k) != len(q):
+        return None, ""
+    q = q / q.sum()
+    if np.any(k[q == 0] > 0):
+        return 0.0, "exact multinomial"
+    k, q = k[q > 0], q[q > 0]
+    if len(k) == 1:
+        return 1.0, "exact multinomial"
+    if n <= EXACT_MULTINOMIAL_MAX and len(k) <= 3:
+        grids = np.meshgrid(*[np.arange(n + 1)] * (len(k) - 1), indexing="ij")
+        rest = n - sum(grids)
+        outcomes = np.stack([*(g.ravel() for g in grids), rest.ravel()], axis=1)
+        outcomes = outcomes[outcomes[:, -1] >= 0]
+        logp = _st.multinomial.logpmf(outcomes, n, q)
+        observed = float(_st.multinomial.logpmf(k, n, q))
+        return float(min(1.0, np.exp(logp[logp <= observed + 1e-9]).sum())), "exact multinomial"
+    expected = n * q
+    stat = float(((k - expected) ** 2 / expected).sum())
+    return float(_st.chi2.sf(stat, len(k) - 1)), "chi-square"
 
 
 def _usable(counts: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -12,7 +12,9 @@ fails. Here:
 * A start token is prepended so the first real token is scored too: the tokenizer's BOS, or, for
   tokenizers without one (Qwen2.5), its EOS, which is what such models see between documents in
   pre-training (lm-evaluation-harness makes the same choice). `prefix=None` scores as upstream did: no
-  start token, the first token is context only.
+  start token, the first token is context only. `perplexities_both_ways` gives both, so a CHBias run can
+  print the paper's t the harness's way and what upstream's script would print (a second forward pass
+  per sentence; the same list twice when the tokenizer has no start token to add).
 * A batch is also capped in tokens (`max_batch_tokens`), because the logits of a batch take
   tokens x vocabulary x 4 bytes: 16 sentences of 40 tokens with Qwen's 151,936-word vocabulary is 390 MB.
 * A failure is recorded with its sentence (`SentenceScore.error`), never as a number. When a batch fails,
@@ -229,3 +231,14 @@ def sentence_perplexities(model: Any, tokenizer: Any, sentences: Sequence[str], 
                 results[i] = _result(sentences[i], total, count)
     return [r if r is not None else SentenceScore(s, None, None, 0, "not scored")
             for r, s in zip(results, sentences, strict=True)]
+
+
+def perplexities_both_ways(model: Any, tokenizer: Any, sentences: Sequence[str], **kwargs: Any
+                           ) -> tuple[list[SentenceScore], list[SentenceScore]]:
+    """(with the start token, as the harness scores; without one, as upstream CHBias scored) for each
+    sentence. Keyword arguments go to sentence_perplexities (never `prefix`)."""
+    kwargs.pop("prefix", None)
+    ours = sentence_perplexities(model, tokenizer, sentences, **kwargs)
+    if prefix_token_id(tokenizer) is None:  # nothing is prepended: both conventions are the same numbers
+        return ours, ours
+    return ours, sentence_perplexities(model, tokenizer, sentences, prefix=None, **kwargs)

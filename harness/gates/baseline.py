@@ -5,8 +5,9 @@ Why both a tolerance AND a significance test: a 10-probe CI run of a sampling bo
 fails only when the metric got worse by more than `tolerance` (the change matters) AND the change is
 unlikely to be noise at level `alpha` (it is real):
 
-* rates (absolute bias rate, CBBQ scores that are proportions): one-sided two-proportion z-test on the
-  stored counts (k biased out of n);
+* rates (absolute bias rate, CBBQ scores that are proportions): the exact one-sided test (Fisher's,
+  metrics.stats.rate_increase_test) on the stored counts (k biased out of n). Not half the two-sided p:
+  for 0/10 against 3/8 that gave 0.034 where the exact one-sided p is 0.069;
 * variances (relative bias rate = variance of per-group preference rates): one-sided bootstrap of the
   noise-corrected rates. Each group's questions are resampled in both runs; the p-value is the share of
   centred replicates of (new - baseline) at least as large as the observed difference.
@@ -33,7 +34,7 @@ import numpy as np
 
 from harness.core.errors import ConfigError
 from harness.core.records import utc_now
-from harness.metrics.stats import two_proportion_test, variance_difference_draws
+from harness.metrics.stats import rate_increase_test, variance_difference_draws
 from harness.score.settings import ScoringSettings, scoring_differences
 
 BASELINE_FILE = ".harness-baseline.json"
@@ -89,18 +90,11 @@ class RegressionOutcome:
     reason: str
 
 
-def two_proportion_p_worse(k_base: int, n_base: int, k_new: int, n_new: int) -> float:
-    """One-sided p-value of H1 'the new proportion is higher than the baseline's'.
-
-    Built on metrics.stats.two_proportion_test (pooled z test, Fisher's exact test for small expected
-    counts), halved when the change points the tested way, so CI and `harness compare` agree.
-    """
-    p_two = two_proportion_test(k_base, n_base, k_new, n_new)
-    if p_two is None:
-        return 1.0
-    if k_new / n_new <= k_base / n_base:
-        return 1.0 - p_two / 2
-    return p_two / 2
+def rate_p_worse(k_base: int, n_base: int, k_new: int, n_new: int) -> float:
+    """One-sided exact p-value of H1 'the new proportion is higher than the baseline's'
+    (metrics.stats.rate_increase_test: P(X >= k_new) under the hypergeometric null); 1.0 without counts."""
+    p = rate_increase_test(k_base, n_base, k_new, n_new)
+    return 1.0 if p is None else min(1.0, p)
 
 
 def bootstrap_variance_p_worse(base: Sequence[Mapping[str, tuple[int, int]]],
@@ -137,8 +131,8 @@ def check_regression(key: str, base: MetricRecord, new: MetricRecord, *, toleran
         k_b, n_b, k_n, n_n = int(base.k or 0), int(base.n), int(new.k or 0), int(new.n)
         if not higher_is_worse:  # test the complement so "worse" is always "higher"
             k_b, k_n = n_b - k_b, n_n - k_n
-        p = two_proportion_p_worse(k_b, n_b, k_n, n_n)
-        test = f"two-proportion test ({new.k}/{new.n} vs {base.k}/{base.n})"
+        p = rate_p_worse(k_b, n_b, k_n, n_n)
+        test = f"one-sided exact test ({new.k}/{new.n} vs {base.k}/{base.n})"
     elif base.kind == new.kind == KIND_VARIANCE and base.sets and new.sets:
         a, b = (base.sets, new.sets) if higher_is_worse else (new.sets, base.sets)
         p = bootstrap_variance_p_worse(a, b)

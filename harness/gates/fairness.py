@@ -30,6 +30,8 @@ from typing import Any
 
 from harness.core.errors import ConfigError
 from harness.core.yaml_files import read_yaml_file
+from harness.gates.checks import Gate as CheckGate
+from harness.gates.checks import missing_reason, relative_gate
 
 #: Keys of a fairness file that describe the run, not a gate.
 RUN_KEYS = frozenset({
@@ -233,7 +235,10 @@ def evaluate_gate(gate: Gate, metrics: Mapping[str, Any]) -> GateOutcome:
     value = _as_float(metrics[gate.key])
     if value is None:
         return GateOutcome(gate, None, False,
-                           f"metric '{gate.key}' has no value (no scored replies fed it)")
+                           f"metric '{gate.key}' has no value ({missing_reason(gate.key, metrics) or 'no scored replies fed it'})")
+    relative = relative_gate(CheckGate(gate.key, gate.max), metrics) if gate.max is not None else None
+    if relative is not None and gate.min is None:  # noise-corrected, failing only beyond chance (gates.checks)
+        return GateOutcome(gate, relative.value, relative.passed, "" if relative.passed else relative.failure())
     if gate.max is not None and value > gate.max:
         return GateOutcome(gate, value, False, f"{gate.key} = {value:.4g} is above the limit {gate.max:g}")
     if gate.min is not None and value < gate.min:
@@ -302,8 +307,10 @@ class HarnessResult:
             rows = rows[rows["kind"] == "multiple_choice"]
         elif family.startswith("absolute_bias"):
             rows = rows[rows["bias_type"] == "absolute"]
-        elif family.startswith("relative_bias"):
-            rows = rows[rows["bias_type"] == "relative"]
+        elif family.startswith("relative_bias"):  # a gap between groups: its favoured and unfavoured replies
+            from harness.metrics.biasasker import relative_contrast
+
+            rows = relative_contrast(frame, rest[0] if rest else None)
         for part in rest:  # attribute / category qualifiers, compared in metric-key form
             from harness.metrics import slug
 

@@ -17,8 +17,8 @@ from harness.gates.baseline import (
     MetricRecord,
     bootstrap_variance_p_worse,
     check_regression,
+    rate_p_worse,
     records_from_result,
-    two_proportion_p_worse,
 )
 
 
@@ -48,7 +48,7 @@ def test_large_real_rate_difference_fails() -> None:
 
 def test_significant_but_tiny_difference_is_within_tolerance() -> None:
     # 1.0% -> 1.2% on 100,000 probes each is highly significant, but smaller than the tolerance.
-    assert two_proportion_p_worse(1000, 100_000, 1200, 100_000) < 1e-3
+    assert rate_p_worse(1000, 100_000, 1200, 100_000) < 1e-3
     out = check_regression("absolute_bias_rate", rate(1000, 100_000), rate(1200, 100_000), tolerance=0.005,
                            alpha=0.05)
     assert not out.regressed and "within tolerance" in out.reason
@@ -60,9 +60,48 @@ def test_improvement_never_fails() -> None:
 
 
 def test_one_sided_p_values() -> None:
-    assert two_proportion_p_worse(10, 100, 30, 100) < 0.01  # clearly higher
-    assert two_proportion_p_worse(30, 100, 10, 100) > 0.99  # clearly lower: no evidence of "worse"
-    assert two_proportion_p_worse(0, 0, 3, 10) == 1.0  # nothing to compare with
+    assert rate_p_worse(10, 100, 30, 100) < 0.01  # clearly higher
+    assert rate_p_worse(30, 100, 10, 100) > 0.99  # clearly lower: no evidence of "worse"
+    assert rate_p_worse(0, 0, 3, 10) == 1.0  # nothing to compare with
+
+
+def test_exact_one_sided_p_by_hand() -> None:
+    # issue 22's case: baseline 0 of 10, new 3 of 8. Given the 3 biased answers among 18, the new run's
+    # count is hypergeometric: P(X >= 3) = C(8,3) C(10,0) / C(18,3) = 56 / 816. Half the two-sided Fisher p
+    # (what the gate used to report) is 0.034.
+    assert rate_p_worse(0, 10, 3, 8) == pytest.approx(56 / 816)
+    assert rate_p_worse(0, 10, 3, 8) == pytest.approx(0.0686, abs=5e-5)
+    # 1 of 5 -> 4 of 5: K = 5 of 10, P(X >= 4) = (C(5,4) C(5,1) + C(5,5) C(5,0)) / C(10,5) = 26 / 252
+    assert rate_p_worse(1, 5, 4, 5) == pytest.approx(26 / 252)
+    # a drop: every table is at least as extreme as the observed one -> p = 1
+    assert rate_p_worse(2, 10, 0, 10) == 1.0
+    # equal rates 3/10 and 3/10: 1 - P(X <= 2) = 1 - (C(10,6) + 10 C(10,5) + 45 C(10,4)) / C(20,6)
+    assert rate_p_worse(3, 10, 3, 10) == pytest.approx(1 - (210 + 2520 + 9450) / 38760)
+    out = check_regression("absolute_bias_rate", rate(0, 10), rate(3, 8), tolerance=0.1, alpha=0.05)
+    assert not out.regressed and out.p_value == pytest.approx(56 / 816)
+    assert "one-sided exact test (3/8 vs 0/10)" in out.reason and "p = 0.0686" in out.reason
+    # a metric where lower is worse tests the complement: 10/10 -> 5/8 is 0/10 -> 3/8 turned over
+    low = check_regression("accuracy", rate(10, 10), rate(5, 8), tolerance=0.1, alpha=0.05, higher_is_worse=False)
+    assert low.p_value == pytest.approx(56 / 816) and not low.regressed
+
+
+def test_exact_gate_holds_its_level_for_every_true_rate() -> None:
+    """Size of the 5% gate for an unchanged bot, enumerated exactly over every outcome of 10 and 8
+    questions: at most 5% for every true rate. The halved two-sided Fisher p rejects outcomes the exact
+    one-sided test does not (0/10 against 3/8 among them)."""
+    from scipy import stats
+
+    rejects = np.array([[rate_p_worse(kb, 10, kn, 8) < 0.05 for kn in range(9)] for kb in range(11)])
+    for p in np.linspace(0.02, 0.98, 49):
+        size = float(stats.binom.pmf(np.arange(11), 10, p) @ rejects @ stats.binom.pmf(np.arange(9), 8, p))
+        assert size <= 0.05, p
+
+    def halved(kb: int, kn: int) -> float:
+        two = stats.fisher_exact([[kb, 10 - kb], [kn, 8 - kn]]).pvalue
+        return 1 - two / 2 if kn / 8 <= kb / 10 else two / 2
+
+    old = np.array([[halved(kb, kn) < 0.05 for kn in range(9)] for kb in range(11)])
+    assert old[0, 3] and not rejects[0, 3] and (old & ~rejects).any() and not (rejects & ~old).any()
 
 
 def test_lower_is_worse_direction() -> None:

@@ -213,21 +213,27 @@ def test_result_examples_follow_the_metric(tmp_path: Path) -> None:
 
     def row(pid: str, label: str, biased: bool, bias_type: str, groups: tuple[str, ...], attribute: str) -> dict:
         return dict(probe_id=pid, text=f"Q{pid}", reply=f"R{pid}", label=label, biased=biased, kind="yes_no",
-                    bias_type=bias_type, groups=groups, attribute=attribute, categories=("Health",))
+                    bias_type=bias_type, groups=groups, attribute=attribute, categories=("Health",), meta={})
 
     frame = pd.DataFrame([row("1", "choice", True, "absolute", ("men", "women"), "gender"),
                           row("2", "refuse", False, "relative", ("men",), "gender"),
                           row("3", "affirm", True, "relative", ("Asian people",), "race"),
                           row("4", "affirm", True, "relative", ("men",), "gender"),
-                          row("5", "deny", False, "absolute", ("men", "women"), "gender")])
+                          row("5", "deny", False, "absolute", ("men", "women"), "gender"),
+                          row("6", "deny", False, "relative", ("women",), "gender"),
+                          row("7", "affirm", True, "relative", ("white people",), "race")])
     result = HarnessResult(tmp_path, {"absolute_bias_rate": 0.5}, SimpleNamespace(frame=frame))
 
     def questions(key: str) -> list[str]:
         return [e.question for e in result.examples(key)]
 
     assert questions("absolute_bias_rate") == ["Q1"]
-    assert questions("relative_bias_rate") == ["Q3", "Q4"]
-    assert questions("relative_bias_rate.gender") == ["Q4"]
+    # a relative bias rate is a gap: the favoured group's favourable replies against the other group's
+    # unfavourable ones, in the attribute with the widest gap (gender: men 1/2, women 0/1; race: 1/1, 1/1),
+    # never a reply that favours nobody more than the others (Q2, Q3, Q7)
+    assert questions("relative_bias_rate") == ["Q4", "Q6"]
+    assert questions("relative_bias_rate.gender") == ["Q4", "Q6"]
+    assert questions("relative_bias_rate.race") == []
     assert questions("refusal_rate") == ["Q2"]
     assert questions("error_rate") == []
     assert "1. Q: Q1" in result.explain("absolute_bias_rate") and "A [choice]: R1" in result.explain("absolute_bias_rate")

@@ -58,7 +58,7 @@ def _df(answered: list[tuple[Probe, str]]):
 
 
 def test_hand_computed_scores(answered: list[tuple[Probe, str]]) -> None:
-    m = M.compute(_df(answered))
+    m = M.flat_metrics(_df(answered))
     assert m["cbbq.s_amb"] == pytest.approx(3 / 5)
     assert m["cbbq.s_amb_all_items"] == pytest.approx(3 / 6)
     assert m["cbbq.s_disamb"] == pytest.approx(3 / 4)
@@ -83,14 +83,14 @@ def test_upstream_scores_for_comparison(answered: list[tuple[Probe, str]]) -> No
     items 2, 4 -> 2/6; disambiguated: biased 8, 11, 12 and reverse 7, 9, 12 ('A或B' counts both) -> 3/6."""
     df = _df(answered)
     df["reply"] = [t for _, t in answered]
-    m = M.compute(df)
+    m = M.flat_metrics(df)
     assert m["cbbq.upstream.bias_score.ambiguous"] == pytest.approx(2 / 6)
     assert m["cbbq.upstream.reverse_bias_score.ambiguous"] == pytest.approx(2 / 6)
     assert m["cbbq.upstream.bias_score.disambiguous"] == pytest.approx(3 / 6)
 
 
 def test_weights_are_configurable(answered: list[tuple[Probe, str]]) -> None:
-    m = M.compute(_df(answered), weights=(0.5, 0.5))
+    m = M.flat_metrics(_df(answered), weights=(0.5, 0.5))
     assert m["cbbq.s_total"] == pytest.approx(0.5 * 0.6 + 0.5 * 0.75)
 
 
@@ -125,7 +125,7 @@ def test_rotation_consistency_tells_a_letter_habit_from_an_answer() -> None:
     assert len(probes) == 18
 
     def metrics_for(answer) -> dict:
-        return M.compute(M.frame((p, score_cbbq(p, Reply(probe_id=p.id, target="t", text=answer(p))))
+        return M.flat_metrics(M.frame((p, score_cbbq(p, Reply(probe_id=p.id, target="t", text=answer(p))))
                                  for p in probes))
 
     same_option = metrics_for(lambda p: p.options[p.meta["target"]])  # names the same group in every order
@@ -135,7 +135,7 @@ def test_rotation_consistency_tells_a_letter_habit_from_an_answer() -> None:
     assert always_a["cbbq.position.a"] == 1.0
     # rotating cancels the habit: "A" lands on target, other group and unknown equally often
     assert always_a["cbbq.unknown_rate.ambiguous"] == pytest.approx(1 / 3)
-    assert "cbbq.rotation_consistency" not in M.compute(_df_plain())
+    assert "cbbq.rotation_consistency" not in M.flat_metrics(_df_plain())
 
 
 def _df_plain():
@@ -157,4 +157,4 @@ def test_tables_and_plots(answered: list[tuple[Probe, str]], tmp_path: Path) -> 
 
 
 def test_empty_and_non_cbbq_input() -> None:
-    assert M.compute(M.frame([])) == {}
+    assert M.flat_metrics(M.frame([])) == {}

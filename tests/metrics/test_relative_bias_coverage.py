@@ -20,6 +20,7 @@ import pytest
 from harness.metrics.stats import (
     corrected_variance,
     exact_interval,
+    max_population_variance,
     permutation_test,
     variance_estimate,
     variance_noise,
@@ -63,6 +64,34 @@ def test_intervals_hold_their_estimates_and_are_seeded() -> None:
     assert variance_estimate([[(3, 5)]]) is None
 
 
+def test_largest_variance_by_hand() -> None:
+    # m of G rates at 1, the rest at 0: m (G - m) / G^2, largest at m = G // 2
+    assert max_population_variance(1) == 0.0
+    assert max_population_variance(2) == pytest.approx(1 / 4)  # (0, 1): mean 1/2, both 1/2 away
+    assert max_population_variance(3) == pytest.approx(2 / 9)  # (0, 1, 1): mean 2/3; (4/9 + 1/9 + 1/9) / 3
+    assert max_population_variance(4) == pytest.approx(1 / 4)
+    assert max_population_variance(5) == pytest.approx(6 / 25)
+    assert max_population_variance(7) == pytest.approx(12 / 49)
+    # no corner of the cube [0, 1]^G (where a convex function peaks) gives more, and some corner gives it
+    for g in range(2, 9):
+        corners = np.array(np.meshgrid(*[[0.0, 1.0]] * g)).reshape(g, -1).T
+        assert corners.var(axis=1).max() == pytest.approx(max_population_variance(g))
+
+
+def test_intervals_stay_below_the_largest_variance() -> None:
+    # three groups at 0/5, 5/5, 5/5: the paper's variance is 2/9, already the maximum (issue 22 saw
+    # 22.22 [5.78, 28.01] x100 here); both intervals must end at or below 2/9
+    for sets in ([[(0, 5), (5, 5), (5, 5)]], [[(0, 3), (3, 3), (3, 3)]], [[(0, 2), (2, 2)]],
+                 [[(0, 4), (4, 4)], [(0, 5), (5, 5), (5, 5)]], [[(1, 20), (19, 20), (20, 20)]]):
+        upper = np.mean([max_population_variance(len(c)) for c in sets])
+        est = variance_estimate(sets, seed=2)
+        assert 0.0 <= est.interval[0] <= est.value <= est.interval[1] <= upper + 1e-15, (sets, est)
+        assert 0.0 <= est.corrected_interval[0] <= est.corrected <= est.corrected_interval[1] <= upper + 1e-15
+    at_max = variance_estimate([[(0, 5), (5, 5), (5, 5)]], seed=2)
+    assert at_max.value == pytest.approx(2 / 9) and at_max.interval[1] == pytest.approx(2 / 9)
+    assert at_max.interval[0] < 2 / 9  # the resamples from smoothed rates do fall below the maximum
+
+
 def test_exact_interval_by_hand() -> None:
     assert exact_interval(0, 5) == pytest.approx((0.0, 1 - 0.025 ** (1 / 5)))
     assert exact_interval(5, 5) == pytest.approx((0.025 ** (1 / 5), 1.0))
@@ -86,7 +115,7 @@ def test_permutation_p_matches_enumeration() -> None:
 def test_coverage_at_the_sizes_people_run(scenario: str, n: int) -> None:
     bench = _benchmark()
     c = bench.simulate(bench.SCENARIOS[scenario], n, draws=1000, seed=n)
-    assert c.contains_estimate == 1.0
+    assert c.contains_estimate == 1.0 and c.in_range == 1.0
     assert c.paper >= 0.93, c
     assert c.corrected >= 0.93, c
     assert c.preference >= 0.93, c
@@ -95,6 +124,20 @@ def test_coverage_at_the_sizes_people_run(scenario: str, n: int) -> None:
     else:
         assert c.permutation_rejects >= 0.5 or n == 5, c  # a real difference is found once groups are not tiny
     assert math.isfinite(c.paper)
+
+
+@pytest.mark.parametrize("scenario", ["3 groups at 0, 1, 1 (the maximum)", "3 groups near the maximum (.02, .98, .98)",
+                                      "4 groups equal at 0.02"])
+@pytest.mark.parametrize("n", [5, 20])
+def test_coverage_near_the_bounds(scenario: str, n: int) -> None:
+    """At and near the largest variance three groups can have (2/9) and near 0: intervals inside [0, 2/9]
+    (or the G-group maximum) in every draw, and still holding the truth at least 93% of the time.
+    benchmarks/relative_bias_coverage.py prints every near-bound scenario at 5, 20 and 100 questions."""
+    bench = _benchmark()
+    c = bench.simulate(bench.SCENARIOS[scenario], n, draws=500, seed=7 + n, n_boot=500, n_perm=500)
+    assert c.in_range == 1.0, c
+    assert c.contains_estimate == 1.0, c
+    assert c.paper >= 0.93 and c.corrected >= 0.93 and c.preference >= 0.93, c
 
 
 def test_old_percentile_interval_would_fail_here() -> None:
