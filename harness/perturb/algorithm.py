@@ -23,7 +23,7 @@ from typing import Any
 from harness.core.errors import ConfigError
 from harness.core.records import stable_id
 from harness.perturb.lexicon import Axis, lexicon_axis
-from harness.perturb.parse import names_a_person, pronoun_misread
+from harness.perturb.parse import names_a_person, pronoun_misread, zh_names_a_person
 from harness.perturb.text import Edit, Perturber, Span
 
 DEFAULT_DRAWS = 3
@@ -151,11 +151,14 @@ def candidates(perturber: Perturber, texts: Iterable[tuple[str, Iterable[Span]]]
     texts = [(text, list(protected)) for text, protected in texts]
     first: dict[tuple[int, str, str], str] = {}
     plural: dict[tuple[int, str, str], bool] = {}
+    only: dict[tuple[int, str, str], set[str]] = {}  # targets the words' contexts allow (all when absent)
     for text, protected in texts:
         for occ in perturber.find(text, protected):
             key = (occ.row, occ.attribute, occ.form)
             first.setdefault(key, occ.surface)
             plural[key] = plural.get(key, False) or occ.plural
+            if occ.only:
+                only[key] = only[key] & set(occ.only) if key in only else set(occ.only)
     present = {attribute for _row, attribute, _form in first}
     rows_present = {(row, attribute) for row, attribute, _form in first}
 
@@ -179,7 +182,7 @@ def candidates(perturber: Perturber, texts: Iterable[tuple[str, Iterable[Span]]]
     for (row, source, form), surface in sorted(first.items()):
         group = (source, plural[(row, source, form)])
         for target in axis.targets(source):
-            if axis.rows[row].target_form(target) is None:
+            if axis.rows[row].target_form(target) is None or target not in only.get((row, source, form), {target}):
                 continue
             if swap and target in present:
                 if frozenset((source, target)) not in swaps:
@@ -225,6 +228,8 @@ def _pronoun_alone(perturber: Perturber, texts: list[tuple[str, list[Span]]], fo
         return False
     if axis.lang == "en" and not group[1]:
         return not any(names_a_person(text) or pronoun_misread(text) for text, _p in texts if text)
+    if axis.lang == "zh":
+        return not any(zh_names_a_person(text) for text, _p in texts if text)
     return True
 
 

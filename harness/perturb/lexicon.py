@@ -25,7 +25,7 @@ from harness.core.yaml_files import read_yaml_file
 
 AXES = ("gender", "age", "race")
 LANGS = ("en", "zh")
-ROLES = ("object", "determiner", "pronoun", "title", "spouse")
+ROLES = ("object", "determiner", "pronoun", "title", "spouse", "person", "thing")
 NUMBERS = ("singular", "plural")
 END = "_END_"  # in a stop rule's `before`: no word follows (punctuation or the end of the text)
 NUMBER = "_NUMBER_"  # in a stop rule's `before`: a number follows ("aged 30"); in `after`: a number precedes
@@ -97,6 +97,9 @@ class Axis:
     stops: tuple[StopRule, ...] = ()
     #: words never drawn on their own (Chinese 他们: the generic plural), only following a drawn noun
     generic: frozenset[str] = frozenset()
+    #: (heads, attributes): a word right before one of the heads may only become one of the attributes
+    #: ("a 30-year-old man" never becomes "an 8-year-old man")
+    head_targets: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = ()
 
     def targets(self, source: str) -> list[str]:
         """Target attributes a word of `source` may be turned into (Algorithm 1, line 9), sorted."""
@@ -207,6 +210,23 @@ def _word_heads(value: Any, where: str) -> dict[str, frozenset[str]]:
     return {str(w).lower(): _lower_words(extra or [], f"{where}, {w}") for w, extra in value.items()}
 
 
+def _head_targets(value: Any, attributes: tuple[str, ...], where: str
+                  ) -> tuple[tuple[frozenset[str], tuple[str, ...]], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(r, Mapping) and r.get("heads") and r.get("attributes")
+                                              for r in value):
+        raise ConfigError(f"{where} must be a list of {{heads: [...], attributes: [...]}}.")
+    out = []
+    for rule in value:
+        attrs = tuple(str(a) for a in rule["attributes"])
+        unknown = sorted(set(attrs) - set(attributes))
+        if unknown:
+            raise ConfigError(f"{where} names unknown attribute(s) {', '.join(unknown)}.")
+        out.append((_lower_words(rule["heads"], where), attrs))
+    return tuple(out)
+
+
 def _stops(value: Any, where: str) -> tuple[StopRule, ...]:
     if value is None:
         return ()
@@ -297,6 +317,7 @@ def _axis(name: str, lang: str, raw: Any, where: str) -> Axis:
         alone_or_head=_word_heads(raw.get("alone_or_head"), f"{here}: alone_or_head"),
         stops=_stops(raw.get("stop"), here),
         generic=frozenset(str(w) for w in raw.get("generic") or ()),
+        head_targets=_head_targets(raw.get("head_targets"), attributes, f"{here}: head_targets"),
     )
     _check_one_row_per_word(axis, here)
     return axis

@@ -1,4 +1,4 @@
-"""spaCy's parse of an English text, for what the word lists cannot read: a pronoun's role, a named person.
+"""What the word lists cannot read: a pronoun's role, a named person (spaCy for English, jieba for Chinese).
 
 Why a parser: "her" is the object ("ask her to sign" -> him) or a determiner ("her car" -> his), and no
 rule over the next word tells "give her flowers" from "love her cooking"; "his" is a determiner or stands
@@ -10,6 +10,7 @@ Why lazy: importing spaCy costs up to 15 s on a busy machine, more than perturbi
 loaded on the first text that needs it (a substitution that replaces her/his, or a pronoun drawn without
 its noun) and never for the rest. Parses are cached per text. Without the package the callers fall back
 to the rule over the next word (text.english_role) and to "no named person" (`available` says which).
+Chinese names come from jieba's part-of-speech tagger (nr: 张伟, 王芳, 李老师), loaded the same lazy way.
 """
 
 from __future__ import annotations
@@ -79,3 +80,15 @@ def pronoun_misread(text: str) -> bool:
     if doc is None:
         return False
     return any(t.lower_ in ("he", "she") and t.head.i == t.i + 1 and t.head.pos_ == "NOUN" for t in doc)
+
+
+@functools.lru_cache(maxsize=4096)
+def zh_names_a_person(text: str) -> bool:
+    """True when jieba's tagger reads a person's name in the Chinese text (tag nr: 张伟, 王芳, 李老师)."""
+    import logging
+
+    import jieba
+    import jieba.posseg
+
+    jieba.setLogLevel(logging.WARNING)
+    return any(flag.startswith("nr") for _word, flag in jieba.posseg.lcut(text))

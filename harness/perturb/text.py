@@ -56,6 +56,7 @@ class Occurrence:
     form: str  # the lexicon spelling it matched (lower-cased for English)
     plural: bool = False  # a plural use (the row's number; Chinese: followed by 们 or 俩)
     roles: bool = False  # a spelling of several rows told apart by role (her, his, 先生): re-read on apply
+    only: tuple[str, ...] = ()  # the target attributes its context allows ("a 30-year-old man": adults), () all
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +179,9 @@ class Perturber:
                 continue
             row, attribute, word = self._pick(text, end, entries)
             roles = len({e[0].role for e in entries}) > 1
-            found.append(Occurrence(start, end, surface, row.index, attribute, word.lower(), row.plural, roles))
+            nxt = _next_word(text, matches, i + n)
+            only = next((attrs for heads, attrs in self.axis.head_targets if nxt in heads), ())
+            found.append(Occurrence(start, end, surface, row.index, attribute, word.lower(), row.plural, roles, only))
             i += n
         return found
 
@@ -216,7 +219,13 @@ class Perturber:
         """The entry of a spelling listed in several rows: by role for the shared pronouns, else the first."""
         if len(entries) == 1 or not any(e[0].role for e in entries):
             return entries[0]
-        role = english_role(text, end, entries[0][2].lower())
+        roles = {e[0].role for e in entries}
+        if roles <= {"person", "thing"}:  # "Asian women" (race) against "Asian food" (a region's cuisine)
+            follow = _EN_WORD.search(text, end)
+            nxt = follow.group().lower() if follow and text[end:follow.start()].strip() == "" else None
+            role = "thing" if nxt is not None and nxt not in _NOT_NOUNS and nxt not in self.axis.heads else "person"
+        else:
+            role = english_role(text, end, entries[0][2].lower())
         for entry in entries:
             if entry[0].role == role:
                 return entry
@@ -266,6 +275,8 @@ class Perturber:
             end = occ.end
             if self.lang == "en":
                 replacement = keep_case(occ.surface, listed, replacement)
+                if occ.surface[:1].isupper() and _SENTENCE_START.search(text[:occ.start]):
+                    replacement = replacement[:1].upper() + replacement[1:]  # "Asian women..." -> "White women..."
                 replacement, end = _possessive(text, occ, replacement)
                 article = _ARTICLE.search(text[pos:occ.start])
                 if article:
@@ -310,6 +321,7 @@ def _possessive(text: str, occ: Occurrence, replacement: str) -> tuple[str, int]
     return replacement, occ.end
 
 
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|^\W+)$")
 _ARTICLE = re.compile(r"(?<![\w'\-])(a|an|A|An|AN)([ \t]+)$")
 #: words spelt with a vowel but said with a consonant (a European, a one-off, a university) or the reverse
 #: (an hour, an honest): what a/an follows is the sound
