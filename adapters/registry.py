@@ -143,12 +143,15 @@ def adapter_kinds() -> dict[str, AdapterKind]:
     return kinds
 
 
-def adapter_class(kind: str) -> type[Adapter]:
-    """Import the Adapter subclass for `kind`, with a one-sentence error when that is impossible."""
+def adapter_class(kind: str, *, target: TargetConfig | None = None) -> type[Adapter]:
+    """Import the Adapter subclass for `kind`, with a one-sentence error when that is impossible; `target`,
+    the target whose kind it is, is named in that sentence with the file that set it."""
     kinds = adapter_kinds()
     info = kinds.get(kind)
     if info is None:
-        raise ConfigError(f"Unknown adapter kind '{kind}'; available kinds: {', '.join(sorted(kinds))}.")
+        where = (f"Target '{target.name}' in {target.source if target.source != 'built-in' else 'the built-in presets'} "
+                 "has an unknown adapter kind" if target is not None else "Unknown adapter kind")
+        raise ConfigError(f"{where} '{kind}'; available kinds: {', '.join(sorted(kinds))}.")
     try:
         if info.source == "built-in":
             module_name, _, attr = info.target.partition(":")
@@ -361,7 +364,7 @@ def create_adapter(name_or_config: str | TargetConfig, **overrides: Any) -> Adap
               else name_or_config)
     if config.missing_settings():  # with any missing key in the same sentence, before anything is imported
         raise ConfigError(setup_sentence(config))
-    cls = adapter_class(config.adapter)
+    cls = adapter_class(config.adapter, target=config)
     settings = dict(config.settings)
     if config.timeout_s is not None:
         settings.setdefault("timeout_s", config.timeout_s)

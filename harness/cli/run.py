@@ -84,7 +84,7 @@ def _preflight(*, suite: str | None, target: str | None, method: str, answer_mod
     from harness.run.plan import target_config
 
     config = target_config(target)
-    cls = adapter_class(config.adapter)  # unknown kind / broken plugin: one sentence
+    cls = adapter_class(config.adapter, target=config)  # unknown kind / broken plugin: one sentence
     if answer_mode == ANSWER_LOGLIK and not hasattr(cls, "loglikelihoods"):
         raise HarnessError(f"Target '{target}' ({cls.__name__}) gives no log-likelihoods; --answer-mode loglik "
                            "needs an hf target (e.g. local-zh-hf), or use --answer-mode generate.")

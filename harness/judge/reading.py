@@ -93,7 +93,7 @@ def check_judges(settings: ReaderSettings, *, target: str | None = None, allow_s
             raise ConfigError(f"Judge '{name}' needs the environment variable{'s' if len(missing) > 1 else ''} "
                               f"{' and '.join(missing)}; set {'them' if len(missing) > 1 else 'it'} or pick "
                               "another --judge.")
-        adapter_class(config.adapter)
+        adapter_class(config.adapter, target=config)
         same = tested is not None and (name == tested.name or (
             config.adapter == tested.adapter
             and settings_fingerprint(config.adapter, config.settings)

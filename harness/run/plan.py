@@ -140,7 +140,8 @@ def check_target_kind(suite: Any, target: str | Adapter) -> None:
     else:
         from harness.adapters.registry import adapter_class
 
-        kind = adapter_class(target_config(target).adapter).kind
+        config = target_config(target)
+        kind = adapter_class(config.adapter, target=config).kind
     name = getattr(target, "name", target)
     if kind != wanted:
         raise HarnessError(f"Suite '{suite.name}' asks a {wanted} target, and '{name}' is a {kind} one; use "

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from run_builders import make_run
 
 from harness.cli import main
 from harness.core.errors import EXIT_USAGE
@@ -132,3 +133,15 @@ def test_debias_checks_match_the_training_modules() -> None:
     from harness.whitebox.debias.select import GRIDS as GRID_TABLE
 
     assert METHODS == TRAINED and tuple(GRID_TABLE) == GRIDS
+
+
+def test_an_unknown_adapter_kind_names_its_target_and_file(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (run_env / "targets.toml").write_text('[targets.mybot]\nadapter = "opnai"\nmodel = "gpt-4o-mini"\n',
+                                          encoding="utf-8")
+    expected = f"Target 'mybot' in {run_env / 'targets.toml'} has an unknown adapter kind 'opnai'"
+    assert main(["run", "-s", "builtin-en", "-t", "mybot", "--sample", "2", "--dry-run"]) == EXIT_USAGE
+    assert expected in " ".join(capsys.readouterr().err.split())
+    run = run_env / "transcripts" / "judged"
+    make_run(run, errors=0, n_rel=1, n_abs=1, xss=False)
+    assert main(["report", str(run), "--judge", "mybot", "--dry-run"]) == EXIT_USAGE  # as a judge too
+    assert expected in " ".join(capsys.readouterr().err.split())
