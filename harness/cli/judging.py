@@ -217,8 +217,8 @@ def _print_evaluation(console: Console, result: Any, batches: tuple[int, ...], s
                                 + ", ".join(f"{m} {k}" for m, k in c["label_methods"].items())))
         if c["cached"] or c["recorded"]:
             console.print(untrusted(f"  the time above leaves out the {c['cached'] + c['recorded']} answers given "
-                                    "before; to time the judge, evaluate with --no-cache after removing "
-                                    "the judge's folder under <cache>/oracle-eval/judges"))
+                                    "before; to time the judge, evaluate with --no-cache (it asks every "
+                                    "question again)"))
     flips = result.judge_calls.get("position_flips")
     if flips and flips[1]:
         console.print(untrusted(f"position flips: {flips[0]} of {flips[1]} choice questions read both ways"))
