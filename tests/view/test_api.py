@@ -17,6 +17,7 @@ import pytest
 from conftest import RUN_A, RUN_B, ZH_QUESTION, ViewServer
 from run_builders import XSS_SCRIPT
 
+from harness.core.records import Probe, Reply
 from harness.view.security import COOKIE, PAGE_CSP, REPORT_CSP
 
 POST = {"x-harness-view": "1"}
@@ -74,6 +75,8 @@ def test_findings_are_filtered_and_paged_on_the_server(view: ViewServer) -> None
     assert len(ids1) == 7 and not set(ids1) & set(ids2)
     assert ids1 + ids2 == [f["probe_id"] for f in everything["items"][:14]]
     assert httpx.get(api, params={"min_confidence": "lots"}).status_code == 400
+    assert httpx.get(api, params={"sort": "seq; DROP TABLE probes"}).status_code == 400
+    assert httpx.get(api, params={"q": "' OR 1=1 --", "attribute": "x' OR '1'='1"}).json()["total"] == 0
 
 
 def test_a_finding_has_its_reply_verdict_and_partner(view: ViewServer) -> None:
@@ -224,9 +227,19 @@ def test_the_index_follows_a_growing_and_a_rewritten_transcript(view: ViewServer
     assert httpx.get(f"{api}/findings").json()["total"] == 3
     live_run.add(4)
     assert httpx.get(f"{api}/findings").json()["total"] == 7
-    assert httpx.get(f"{api}/findings", params={"verdict": "unscored"}).json()["total"] == 7  # answered, not scored
-    live_run.close()
     transcript = live_run.run_dir / "transcript.jsonl"
+    half = Probe.make("builtin-zh", "zh", "yes_no", "relative", "写到一半的问题", groups=("老年人",), attribute="年龄",
+                      meta={"template": "half"})
+    line = (json.dumps({"probe": half.to_dict(), "reply": Reply(half.id, "live-bot", "是的。").to_dict()},
+                       ensure_ascii=False) + "\n").encode("utf-8")
+    with transcript.open("ab") as fh:  # a reply half written: not a finding until its line is complete
+        fh.write(line[:40])
+        fh.flush()
+        assert httpx.get(f"{api}/findings").json()["total"] == 7
+        fh.write(line[40:])
+    assert httpx.get(f"{api}/findings", params={"q": "写到一半"}).json()["total"] == 1
+    assert httpx.get(f"{api}/findings", params={"verdict": "unscored"}).json()["total"] == 8  # answered, not scored
+    live_run.close()
     lines = transcript.read_bytes().splitlines(keepends=True)
     transcript.write_bytes(b"".join(lines[:2]))  # rewritten shorter: read again from the start
     assert httpx.get(f"{api}/findings").json()["total"] == 2
