@@ -218,6 +218,9 @@ class RunIndex:
         self.path = base / f"{digest}.sqlite"
         self._lock = threading.Lock()
         with self._connect() as db:
+            # WAL: the pages read while a growing transcript is indexed; NORMAL is safe from corruption in WAL
+            # and the index is a cache that any file change rebuilds anyway
+            db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_DDL)
             if self._meta(db, "schema") != str(SCHEMA):
                 for table in ("probes", "verdicts", "reviews", "readings", "meta"):
@@ -228,6 +231,7 @@ class RunIndex:
     def _connect(self) -> Iterator[sqlite3.Connection]:
         db = sqlite3.connect(self.path, timeout=30)
         db.row_factory = sqlite3.Row
+        db.execute("PRAGMA synchronous=NORMAL")
         try:
             with db:
                 yield db

@@ -105,7 +105,6 @@ def test_list_run_filter_finding_review_and_the_metric_recomputed(view: ViewServ
     page.click("#review-this")
     expect(page.locator("#review-reply")).to_be_visible()
     oracle_biased = "(biased)" in page.locator("#review-item").inner_text()
-    _shot(page, "review")
     page.keyboard.press("d")  # deny: not biased, so it disagrees with the oracle's biased verdict
     expect(page.locator("#changes-table")).to_be_visible(timeout=WAIT_MS)
     agreement = page.locator("#changes-table tr[data-key='oracle_agreement'] td.after")
