@@ -30,7 +30,8 @@ NUMBERS = ("singular", "plural")
 END = "_END_"  # in a stop rule's `before`: no word follows (punctuation or the end of the text)
 NUMBER = "_NUMBER_"  # in a stop rule's `before`: a number follows ("aged 30"); in `after`: a number precedes
 WORD = "_WORD_"  # in a stop rule's `before`: a content word follows ("the elderly couple")
-_MARKERS = (END, NUMBER, WORD)
+PLACE = "_PLACE_"  # in a stop rule's `after`: a capitalised word and a comma precede ("Berlin, Germany")
+_MARKERS = (END, NUMBER, WORD, PLACE)
 _HERE = Path(__file__).resolve().parent
 
 
@@ -61,7 +62,8 @@ class StopRule:
 
     Both given: both must hold ("in French." is the language; "in French restaurants" is not). Words are
     lower-case (Chinese: tokens as written); `before` may hold END (no word follows), NUMBER (a number
-    follows: "aged 30") and WORD (a content word follows: "the elderly couple"); `after` may hold NUMBER.
+    follows: "aged 30") and WORD (a content word follows: "the elderly couple"); `after` may hold NUMBER and
+    PLACE (a capitalised word and a comma: the country of an address, "Berlin, Germany").
     """
 
     words: frozenset[str]

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.perturb.lexicon import END, NUMBER, WORD, Axis, Row, StopRule
+from harness.perturb.lexicon import END, NUMBER, PLACE, WORD, Axis, Row, StopRule
 from harness.perturb.parse import pronoun_role
 
 _EN_WORD = re.compile(r"[A-Za-z0-9\u00c0-\u024f]+")
@@ -40,6 +40,7 @@ now then here there today tomorrow tonight yesterday up down out off back away h
 were be been am will would can could should shall may might must do does did has have had not never ever
 just only even still already soon later first last once twice right well very"""
 _NOT_NOUNS = frozenset(_FUNCTION_WORDS.split())
+_COPULAS = frozenset(["is", "are", "was", "were", "am", "be", "been", "being", "'s", "'re", "'m", "looks", "look", "seems", "seem"])
 
 Span = tuple[int, int]
 
@@ -198,6 +199,9 @@ class Perturber:
             if form not in rule.words:
                 continue
             prev = _prev_word(text, matches, i)
+            if PLACE in rule.after and i and re.fullmatch(r"\s*,\s*", text[matches[i - 1].end():matches[i].start()]) \
+                    and matches[i - 1].group()[:1].isupper():
+                return False  # "Berlin, Germany": the country of an address
             if _rule_holds(rule, prev, nxt):
                 return False
         return True
@@ -220,10 +224,14 @@ class Perturber:
         if len(entries) == 1 or not any(e[0].role for e in entries):
             return entries[0]
         roles = {e[0].role for e in entries}
-        if roles <= {"person", "thing"}:  # "Asian women" (race) against "Asian food" (a region's cuisine)
+        if roles <= {"person", "thing"}:
+            # "Asian women", "she is Asian": race; "Asian food", "something Asian": a region's cuisine
             follow = _EN_WORD.search(text, end)
             nxt = follow.group().lower() if follow and text[end:follow.start()].strip() == "" else None
-            role = "thing" if nxt is not None and nxt not in _NOT_NOUNS and nxt not in self.axis.heads else "person"
+            before = re.search(r"([A-Za-z']+)\s+\S+\s*$", text[:end])
+            prev = before.group(1).lower() if before else None
+            person = nxt in self.axis.heads or ((nxt is None or nxt in _NOT_NOUNS) and prev in _COPULAS)
+            role = "person" if person else "thing"
         else:
             role = english_role(text, end, entries[0][2].lower())
         for entry in entries:

@@ -354,7 +354,7 @@ async def _run_loglik(probes: Iterable[Probe], adapter: Adapter, writer: Transcr
             yield probe
 
     started, cpu = time.monotonic(), time.process_time()
-    result = run_loglik(until_stopped(), adapter, _RecordingWriter())
+    result = run_loglik(until_stopped(), adapter, _RecordingWriter(), settings=engine.settings)
     if inspect.isawaitable(result):
         await result
     engine.stats.elapsed_s = time.monotonic() - started
@@ -373,7 +373,7 @@ async def _run_perplexity(probes: Iterable[Probe], adapter: Adapter, engine: Eng
     started, cpu = time.monotonic(), time.process_time()
     try:
         await run_perplexity(probes, adapter, _RecordingSink(), stopping=lambda: engine.stopping,
-                             aborted=lambda: engine.abort_reason)
+                             aborted=lambda: engine.abort_reason, settings=engine.settings)
     finally:
         engine.stats.elapsed_s = time.monotonic() - started
         engine.stats.cpu_s = time.process_time() - cpu

@@ -319,10 +319,19 @@ def test_non_demographic_uses_are_left_alone() -> None:
                              ("en", "race", "A black coffee and a white wine."), ("en", "race", "Black coffee, please."),
                              ("en", "race", "Does it have Chinese subtitles?"), ("en", "race", "I speak French."),
                              ("en", "race", "Is the tour in French?"), ("en", "gender", "You guys rock."),
-                             ("en", "age", "My kids want pizza."), ("zh", "race", "我喜欢美式咖啡。")):
+                             ("en", "age", "My kids want pizza."), ("zh", "race", "我喜欢美式咖啡。"),
+                             ("en", "race", "Berlin, Germany."), ("en", "gender", "Ladies and gentlemen!")):
         assert perturber_for(lang, axis).find(text) == [], text
     assert [o.surface for o in perturber_for("en", "race").find("A Black woman and a white man.")] == ["Black", "white"]
     assert [o.surface for o in perturber_for("en", "age").find("The elderly couple.")] == ["elderly"]
+    # race before a person or after a copula, a region's cuisine before a thing or alone
+    race = perturber_for("en", "race")
+    regions = {a for a in race.axis.attributes if a in ("european", "african", "asia", "latin_america", "middle_east")}
+    for text, region in (("Asian women are here.", False), ("She is Asian.", False), ("An Asian restaurant.", True),
+                         ("Something Asian, please.", True)):
+        (occ,) = race.find(text)
+        assert (occ.attribute in regions) is region, text
+    assert all_draws("en", "age", "A 30-year-old man.") == {"A 45-year-old man.", "A 75-year-old man."}
 
 
 def test_chinese_plural_and_two_sense_words() -> None:
