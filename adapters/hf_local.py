@@ -36,6 +36,9 @@ from harness.core.model_files import describe_model_file
 
 DEFAULT_MAX_NEW_TOKENS = 128
 DEFAULT_BATCH_SIZE = 8
+#: Rows per batch on a GPU when the target sets none: a GPU is idle with one sentence; the tokens of a
+#: batch are capped further by the memory found (harness.whitebox.perplexity.default_batch_tokens).
+GPU_BATCH_SIZE = 64
 
 
 @dataclass
@@ -76,10 +79,57 @@ def model_location(model: str, gguf_file: str | None = None) -> tuple[str, str |
     return str(path), gguf_file or None
 
 
-def load_model(model: str, gguf_file: str | None = None, dtype: str = "float32") -> LoadedModel:
-    """Load (once per process) a causal LM and its tokenizer; later calls return the same objects."""
+def gpu_count() -> int:
+    """CUDA devices torch can use here (0 without torch's CUDA build or a GPU)."""
+    import torch
+
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def default_placement(device_map: str | None = None, dtype: str | None = None) -> tuple[str | None, str]:
+    """(device_map, dtype) for a load: with a GPU, "auto" (accelerate spreads the layers over every GPU, then
+    the CPU) and bfloat16 (float16 on GPUs without bfloat16); on a CPU, one device and float32 (bfloat16
+    matmuls are slower than float32 on most CPUs). "none" asks for a plain load on the CPU."""
+    if device_map in ("none", ""):
+        device_map = None
+    elif device_map is None and gpu_count():
+        device_map = "auto"
+    if not dtype or dtype == "auto":
+        if gpu_count():
+            import torch
+
+            dtype = "bfloat16" if torch.cuda.is_bf16_supported() else "float16"
+        else:
+            dtype = "float32"
+    return device_map, dtype
+
+
+def free_memory_bytes(model: Any) -> int | None:
+    """Free memory on the device holding the model's output layer (where the logits are made): CUDA's own
+    count on a GPU, the system's available memory on a CPU; None when it cannot be read."""
+    device = getattr(model, "device", None)
+    try:
+        import torch
+
+        if device is not None and getattr(device, "type", "") == "cuda":
+            free, _total = torch.cuda.mem_get_info(device)
+            return int(free)
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    except Exception:  # noqa: BLE001 - no reading: the caller keeps its fixed default
+        return None
+
+
+def load_model(model: str, gguf_file: str | None = None, dtype: str = "float32",
+               device_map: str | None = None) -> LoadedModel:
+    """Load (once per process) a causal LM and its tokenizer; later calls return the same objects.
+
+    `device_map` is passed to transformers (accelerate places the model: "auto" over every GPU then the CPU,
+    or a dict); None loads it whole on the CPU. A model placed by accelerate takes its inputs on
+    `model.device`, which every caller uses, so the numbers are the same either way (tested on CPU)."""
     directory, gguf = model_location(model, gguf_file)
-    key = (directory, gguf or "", dtype)
+    key = (directory, gguf or "", f"{dtype}|{device_map or ''}")
     with _LOAD_LOCK:
         if key in _LOADED:
             return _LOADED[key]
@@ -87,10 +137,15 @@ def load_model(model: str, gguf_file: str | None = None, dtype: str = "float32")
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         kwargs: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
+        placement: dict[str, Any] = {"device_map": device_map} if device_map else {}
         try:
             with _quiet_loading():
                 tokenizer = AutoTokenizer.from_pretrained(directory, **kwargs)
-                lm = AutoModelForCausalLM.from_pretrained(directory, dtype=getattr(torch, dtype), **kwargs)
+                lm = AutoModelForCausalLM.from_pretrained(directory, dtype=getattr(torch, dtype), **kwargs,
+                                                          **placement)
+        except ImportError as exc:  # device_map needs accelerate
+            raise ConfigError(f"Loading '{directory}' with device_map={device_map!r} needs accelerate "
+                              f"(pip install accelerate): {' '.join(str(exc).split())[:160]}") from None
         except (OSError, ValueError) as exc:  # not a model, not on the hub, offline: one sentence, not a traceback
             where = "" if Path(directory).is_dir() else " (not a local directory, so it was looked up on the Hugging Face hub)"
             reason = " ".join(str(exc).split()).split(". ")[0][:240].rstrip(".")  # its first sentence
@@ -129,8 +184,9 @@ def _quiet_loading() -> Iterator[None]:
 
 class HFLocalAdapter(Adapter):
     """Settings: model (dir, .gguf path, or "package:"/"callable:" reference), gguf_file, max_new_tokens
-    (128), temperature (0 = greedy), top_p, system_prompt, batch_size (8), dtype (float32), threads
-    (torch intra-op threads; default: torch's choice)."""
+    (128), temperature (0 = greedy), top_p, system_prompt, batch_size (8; 64 on a GPU), dtype ("auto":
+    bfloat16 on a GPU, float32 on a CPU), device_map ("auto" with a GPU: accelerate spreads the model over
+    every GPU then the CPU; "none" for a plain load), threads (torch intra-op threads; default: torch's choice)."""
 
     kind = "hf"
     supports_batch = True
@@ -164,7 +220,10 @@ class HFLocalAdapter(Adapter):
 
                 torch.set_num_threads(int(self.settings["threads"]))
             directory, gguf = self._location
-            self._loaded = load_model(directory, gguf, str(self.settings.get("dtype", "float32")))
+            device_map, dtype = default_placement(self.settings.get("device_map"), self.settings.get("dtype"))
+            self._loaded = load_model(directory, gguf, dtype, device_map)
+            if not self.settings.get("batch_size") and gpu_count():
+                self.settings["batch_size"] = GPU_BATCH_SIZE  # logits are capped in bytes by free memory anyway
         return self._loaded
 
     def causal_lm(self) -> LoadedModel:

@@ -176,22 +176,66 @@ class LlamaCppAdapter(Adapter):
         """The threads llama.cpp runs for this target (loads the model if it is not loaded yet)."""
         return _load(self._path, self._n_ctx, self._n_threads)[2]
 
+    def chat_text(self, messages: Sequence[Mapping[str, str]]) -> str | None:
+        """`messages` rendered by the GGUF's own chat template, generation prompt added; None without one."""
+        llm, _lock = self.llama()
+        from harness.adapters.chat_format import gguf_formatter
+
+        formatter = gguf_formatter(llm)
+        return formatter(messages) if formatter is not None else None
+
     def chat_tokens(self, messages: Sequence[Mapping[str, str]]) -> list[int]:
         """`messages` as the model was trained to see them (the GGUF's own chat template, generation prompt
         added), tokenised; plain text joined by blank lines for a model without a template."""
         llm, _lock = self.llama()
-        template = (llm.metadata or {}).get("tokenizer.chat_template")
-        if template:
-            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-            vocab = llm._model
-            formatter = Jinja2ChatFormatter(template=template, eos_token=vocab.token_get_text(llm.token_eos()),
-                                            bos_token=vocab.token_get_text(llm.token_bos()),
-                                            add_generation_prompt=True)
-            text = formatter(messages=[dict(m) for m in messages]).prompt
+        text = self.chat_text(messages)
+        if text is not None:
             return llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
         text = "\n\n".join(str(m["content"]) for m in messages)
         return llm.tokenize(text.encode("utf-8"), add_bos=True, special=False)
+
+    # -- prompt log-probabilities from the model's own logits (the quantised weights, never dequantised) ----
+    def engine_tokens(self, text: str) -> list[int]:
+        """`text` as scored: the model's start token (BOS, also when the GGUF does not add it to prompts:
+        SmolLM2's <|im_start|>, Qwen's <|endoftext|>; not doubled when the text begins with it), then the text
+        with special tokens parsed, as llama.cpp's server reads a Completions prompt. A server over the same
+        GGUF given the start token's text first (`prompt_prefix`) scores the same tokens (docs/big_models.md)."""
+        llm, _lock = self.llama()
+        tokens = llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        bos = llm.token_bos()
+        return ([bos] if bos != -1 and tokens[:1] != [bos] else []) + tokens
+
+    def score_continuations_sync(self, pairs: Sequence[tuple[str, str]]) -> list[Any]:
+        """ScoredText of each continuation after its context (harness.adapters.prompt_logprobs: the tokens of
+        context + continuation past the context's own count), from this model's logits. Blocking."""
+        from harness.adapters.prompt_logprobs import PromptTokens, continuation_tokens, score_tail
+
+        llm, lock = self.llama()
+        out = []
+        with lock:
+            for context, continuation in pairs:
+                whole = self.engine_tokens(context + continuation)
+                n_cont = continuation_tokens(len(self.engine_tokens(context)), len(whole))
+                if len(whole) > llm.n_ctx():
+                    raise PermanentError(f"{len(whole)} tokens, longer than the model's context of {llm.n_ctx()}")
+                values = _token_logprobs(llm, whole, first=max(1, len(whole) - n_cont))
+                out.append(score_tail(PromptTokens([""] * len(whole), values), n_cont, what=repr(continuation[:40])))
+        return out
+
+    async def score_continuations(self, pairs: Sequence[tuple[str, str]]) -> list[Any]:
+        return await asyncio.to_thread(self.score_continuations_sync, pairs)
+
+    def loglikelihoods(self, prompt: str, continuations: Sequence[str]) -> list[float]:
+        """CBBQ's log-likelihood answers: each continuation's summed log-probability after the chat-templated
+        prompt (the same text a server over this GGUF is sent; harness.adapters.served_logprobs). Blocking."""
+        from harness.adapters.prompt_logprobs import split_context
+
+        messages = self._messages(prompt, ())
+        context = self.chat_text(messages) or "\n\n".join(m["content"] for m in messages)
+        return [s.logprob for s in self.score_continuations_sync([split_context(context, c) for c in continuations])]
+
+    async def aloglikelihoods(self, prompt: str, continuations: Sequence[str]) -> list[float]:
+        return await asyncio.to_thread(self.loglikelihoods, prompt, continuations)
 
     def model_info(self) -> dict[str, Any]:
         """The name in the GGUF file's own header (a label in targets.toml can be wrong), and the threads
@@ -210,4 +254,33 @@ def _thread_setting(name: str, value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ConfigError(f"Target '{name}': n_threads must be a positive integer or \"auto\", not {value!r}.")
     return value
+
+
+def _token_logprobs(llm: Any, tokens: Sequence[int], *, first: int = 1) -> list[float | None]:
+    """The log-probability of each token given those before it (None before `first`), from llama.cpp's logits
+    of every position: the tokens are decoded in batches of n_batch with every position's logits kept, which
+    the `Llama` object otherwise keeps only with logits_all=True (n_ctx x vocabulary floats for the model's
+    life: 1.2 GB for Qwen's 151,936 words). Call under the model's lock; leaves the context empty."""
+    import numpy as np
+
+    n_vocab = llm.n_vocab()
+    values: list[float | None] = [None] * len(tokens)
+    llm.reset()
+    llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+    try:
+        for start in range(0, len(tokens), llm.n_batch):
+            chunk = list(tokens[start:start + llm.n_batch])
+            llm._batch.set_batch(batch=chunk, n_past=start, logits_all=True)
+            llm._ctx.decode(llm._batch)
+            logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(len(chunk), n_vocab))
+            for row in range(len(chunk)):
+                target = start + row + 1  # the logits after token i predict token i + 1
+                if first <= target < len(tokens):
+                    scores = logits[row].astype(np.float64)
+                    top = scores.max()
+                    values[target] = float(scores[tokens[target]] - top - np.log(np.exp(scores - top).sum()))
+    finally:
+        llm.reset()
+        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+    return values
 

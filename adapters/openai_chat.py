@@ -73,6 +73,7 @@ class OpenAIChatAdapter(Adapter):
         self._api_key = (secrets or {}).get("api_key") or NO_KEY
         self.http_client = self._pick_http_client(self.settings.get("http_client"))
         self._clients = PerLoopClient(self._new_client, lambda c: c.close())
+        self._served: Any = None  # harness.adapters.served_logprobs.ServedLogprobs, made on first use
 
     def _pick_http_client(self, wanted: Any) -> str:
         if wanted in (None, ""):
@@ -130,9 +131,44 @@ class OpenAIChatAdapter(Adapter):
 
         Public for callers that need more of the answer than its text (harness.adapters.label_probs reads
         the log-probabilities)."""
+        return await self._post("/chat/completions", body)
+
+    async def post_completions(self, body: dict[str, Any]) -> Any:
+        """POST one legacy Completions request body (prompt log-probabilities: harness.adapters.served_logprobs);
+        the decoded JSON, failures classified as for ask()."""
+        return await self._post("/completions", body)
+
+    # -- prompt log-probabilities (white-box suites on a served model: harness.adapters.served_logprobs) -----
+    @property
+    def served_logprobs(self) -> Any:
+        """The server's prompt log-probabilities, checked once per adapter (created on first use)."""
+        if self._served is None:
+            from harness.adapters.served_logprobs import ServedLogprobs
+
+            self._served = ServedLogprobs(self)
+        return self._served
+
+    async def score_continuations(self, pairs: Sequence[tuple[str, str]]) -> list[Any]:
+        """ScoredText (summed log-probability, tokens) of each continuation after its context, as the served
+        model reads it; the engine is checked first (EngineRefused when its numbers disagree)."""
+        return await self.served_logprobs.score_continuations(pairs)
+
+    async def loglikelihoods(self, prompt: str, continuations: Sequence[str]) -> list[float]:
+        """CBBQ's log-likelihood answers on a served model: each continuation's summed log-probability after
+        the prompt, formatted by the chat template of `chat_template_from` when set (else sent as it is)."""
+        return [s.logprob for s in await self.score_continuations(self.loglik_pairs(prompt, continuations))]
+
+    def loglik_pairs(self, prompt: str, continuations: Sequence[str]) -> list[tuple[str, str]]:
+        """The (context, continuation) pairs `loglikelihoods` scores (the run layer sends them through its engine)."""
+        from harness.adapters.prompt_logprobs import split_context
+
+        context = self.served_logprobs.format_prompt(prompt)
+        return [split_context(context, c) for c in continuations]
+
+    async def _post(self, path: str, body: dict[str, Any]) -> Any:
         client = self._clients.get()
         try:
-            response = await client.post("/chat/completions", cast_to=httpx2.Response, body=body)
+            response = await client.post(path, cast_to=httpx2.Response, body=body)
         except openai.APIStatusError as exc:
             raise self._status_error(exc) from None
         except openai.APIConnectionError as exc:  # APITimeoutError is a subclass

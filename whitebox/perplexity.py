@@ -101,8 +101,14 @@ def _vocab_size(model: Any) -> int:
 
 
 def default_batch_tokens(model: Any) -> int:
-    """Padded tokens per batch whose logits fit LOGITS_BUDGET_BYTES (float32, three copies)."""
-    return max(64, LOGITS_BUDGET_BYTES // (_vocab_size(model) * 4 * 3))
+    """Padded tokens per batch whose logits fit the budget (float32, three copies): LOGITS_BUDGET_BYTES on a
+    CPU (or less when less memory is free), a quarter of the free memory on a GPU (hf_local.free_memory_bytes)."""
+    from harness.adapters.hf_local import free_memory_bytes
+
+    free = free_memory_bytes(model)
+    on_gpu = getattr(getattr(model, "device", None), "type", "cpu") == "cuda"
+    budget = free // 4 if (on_gpu and free) else min(LOGITS_BUDGET_BYTES, free // 4 if free else LOGITS_BUDGET_BYTES)
+    return max(64, budget // (_vocab_size(model) * 4 * 3))
 
 
 def _takes_position_ids(model: Any) -> bool:
@@ -163,6 +169,12 @@ def _result(text: str, total: float, count: int) -> SentenceScore:
     except OverflowError:
         return SentenceScore(text, None, mean, count, f"perplexity overflows (mean NLL {mean:.1f} nats)")
     return SentenceScore(text, ppl, mean, count)
+
+
+def score_from_nll(text: str, total_nll: float, count: int) -> SentenceScore:
+    """A SentenceScore from a summed negative log-likelihood over `count` tokens, however it was computed
+    (a served model's prompt log-probabilities: harness.run.perplexity); a non-finite value is an error."""
+    return _result(text, total_nll, count)
 
 
 def _error(text: str, exc: BaseException) -> SentenceScore:

@@ -6,7 +6,11 @@ which the text parser (rightly) marks invalid; the likelihood always yields a ch
 the model "believes" rather than its instruction following.
 
 The adapter must offer ``loglikelihoods(prompt, continuations) -> list[float]`` (sum of the continuation
-tokens' log-probabilities given the prompt; task C's ``hf`` adapter), sync or async.
+tokens' log-probabilities given the prompt), sync or async: the ``hf`` adapter, the in-process llama.cpp
+targets (the GGUF's own logits) and ``openai`` targets whose server returns prompt log-probabilities (checked
+once per run, harness.adapters.served_logprobs). A served target's requests go through a run engine of their
+own (concurrency, rate limit, retries, response cache: harness.run.perplexity.served_scores), `concurrency`
+probes at a time.
 
 Two scoring choices:
 * ``continuations="letters"`` (default): score "A", "B", "C" after the prompt, which ends in "答案：";
@@ -27,9 +31,13 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from harness.adapters.served_logprobs import EngineRefused
 from harness.core.errors import HarnessError
 from harness.core.records import STATUS_ERROR, Probe, Reply
 from harness.question_gen.cbbq_prompts import LETTERS
+from harness.run.engine import Engine, EngineSettings
+from harness.run.perplexity import ScoringCalls, is_served, served_scores
+from harness.run.response_cache import ResponseCache
 
 
 class LoglikAdapter(Protocol):
@@ -77,46 +85,86 @@ async def _loglikelihoods(adapter: LoglikAdapter, prompt: str, conts: list[str])
 
 async def run_loglik(probes: Iterable[Probe], adapter: LoglikAdapter, writer: TranscriptSink, *,
                      continuations: str = "letters", normalise: bool = False, skip: Collection[str] = (),
-                     on_reply: Callable[[Probe, Reply], None] | None = None) -> LoglikSummary:
+                     on_reply: Callable[[Probe, Reply], None] | None = None,
+                     settings: EngineSettings | None = None) -> LoglikSummary:
     """Answer every multiple-choice probe by likelihood and append each reply to the transcript at once.
 
     `skip` holds probe ids already answered (resume). Probes without options cannot be answered this way
-    and raise a HarnessError naming the suite, because the user picked the wrong mode for it.
+    and raise a HarnessError naming the suite, because the user picked the wrong mode for it. `settings`
+    (the run's engine settings) apply to a served target's requests.
     """
     if not hasattr(adapter, "loglikelihoods"):
         raise HarnessError(f"Target {getattr(adapter, 'name', '?')!r} cannot score log-likelihoods; "
                            "use --answer-mode text or an hf target.")
     summary = LoglikSummary()
     target = getattr(adapter, "name", "")
-    for probe in probes:
-        if probe.id in skip:
-            summary.skipped += 1
-            continue
-        if not probe.options:
-            raise HarnessError(f"Suite {probe.suite!r} has no multiple-choice options; "
-                               "--answer-mode loglik only works for CBBQ suites.")
+    served = is_served(adapter) and callable(getattr(adapter, "loglik_pairs", None))
+    settings = settings or EngineSettings()
+    window = max(1, settings.concurrency) if served else 1
+    cache = ResponseCache() if served else None
+    calls = ScoringCalls(adapter) if served else None
+    engine = Engine(calls, None, settings=settings, cache=cache) if calls else None  # type: ignore[arg-type]
+
+    async def answer(probe: Probe) -> Reply:
         conts = continuations_for(probe, continuations)
         started = time.perf_counter()
         try:
-            scores = await _loglikelihoods(adapter, probe.text, conts)
+            if calls is not None and engine is not None:
+                results = await served_scores(calls, engine, adapter.loglik_pairs(probe.text, conts))  # type: ignore[attr-defined]
+                failed = [r for r in results if isinstance(r, str)]
+                if failed:
+                    raise RuntimeError(failed[0])
+                scores = [r.logprob for r in results if not isinstance(r, str)]
+            else:
+                scores = await _loglikelihoods(adapter, probe.text, conts)
             if len(scores) != len(conts):
                 raise ValueError(f"expected {len(conts)} log-likelihoods, got {len(scores)}")
             idx = choose(scores, conts, normalise=normalise)
-            reply = Reply(probe_id=probe.id, target=target, text=LETTERS[idx],
-                          latency_s=time.perf_counter() - started,
-                          usage={"answer_mode": "loglik", "loglik": scores, "continuations": conts,
-                                 "normalised": normalise})
-        except (KeyboardInterrupt, asyncio.CancelledError):
+            return Reply(probe_id=probe.id, target=target, text=LETTERS[idx],
+                         latency_s=time.perf_counter() - started,
+                         usage={"answer_mode": "loglik", "loglik": scores, "continuations": conts,
+                                "normalised": normalise})
+        except (KeyboardInterrupt, asyncio.CancelledError, EngineRefused):
             raise
         except Exception as exc:  # one probe's failure must not lose the run; recorded, never scored
-            summary.errors += 1
-            reply = Reply(probe_id=probe.id, target=target, text="", status=STATUS_ERROR,
-                          error=f"loglik failed: {type(exc).__name__}: {str(exc)[:200]}",
-                          latency_s=time.perf_counter() - started)
+            return Reply(probe_id=probe.id, target=target, text="", status=STATUS_ERROR,
+                         error=f"loglik failed: {type(exc).__name__}: {str(exc)[:200]}",
+                         latency_s=time.perf_counter() - started)
+
+    def record(probe: Probe, reply: Reply) -> None:
+        summary.errors += not reply.ok
         writer.append(probe, reply)
         summary.asked += 1
         if on_reply is not None:
             on_reply(probe, reply)
+
+    pending: list[Probe] = []
+
+    async def flush() -> None:
+        try:
+            replies = await asyncio.gather(*(answer(p) for p in pending))
+        except EngineRefused as exc:
+            raise HarnessError(str(exc)) from None
+        for probe, reply in zip(pending, replies, strict=True):
+            record(probe, reply)
+        pending.clear()
+
+    try:
+        for probe in probes:
+            if probe.id in skip:
+                summary.skipped += 1
+                continue
+            if not probe.options:
+                raise HarnessError(f"Suite {probe.suite!r} has no multiple-choice options; "
+                                   "--answer-mode loglik only works for CBBQ suites.")
+            pending.append(probe)
+            if len(pending) >= window:
+                await flush()
+        if pending:
+            await flush()
+    finally:
+        if cache is not None:
+            cache.close()
     return summary
 
 

@@ -123,6 +123,38 @@ def test_greedy_next_token_is_the_most_likely_continuation(tiny_model_dir: Path)
     assert scores == sorted(scores, reverse=True)  # the model's ranking is preserved
 
 
+def test_device_map_auto_gives_the_same_numbers_as_a_plain_load(tiny_model_dir: Path) -> None:
+    """accelerate's placement (every GPU, then the CPU; here the CPU alone) changes where the model runs,
+    never what it computes: perplexities and log-likelihoods equal a plain load's."""
+    pytest.importorskip("accelerate")
+    from harness.whitebox.perplexity import sentence_perplexities
+
+    plain = load_model(str(tiny_model_dir))
+    placed = load_model(str(tiny_model_dir), device_map="auto")
+    assert placed is not plain and placed.model.device.type == "cpu"  # loaded again, placed by accelerate
+    sentences = CORPUS[:8]
+    a = sentence_perplexities(plain.model, plain.tokenizer, sentences, batch_size=4)
+    b = sentence_perplexities(placed.model, placed.tokenizer, sentences, batch_size=4)
+    assert all(s.ok for s in a) and [s.perplexity for s in b] == pytest.approx([s.perplexity for s in a], rel=1e-6)
+    adapter = tiny(tiny_model_dir, device_map="auto")
+    assert adapter.loaded is placed
+    assert adapter.loglikelihoods("Q", ["A", "B"]) == pytest.approx(tiny(tiny_model_dir).loglikelihoods("Q", ["A", "B"]),
+                                                                     abs=1e-5)
+
+
+def test_placement_defaults_follow_the_hardware(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.adapters import hf_local
+
+    monkeypatch.setattr(hf_local, "gpu_count", lambda: 0)
+    assert hf_local.default_placement() == (None, "float32")  # a CPU: one device, float32
+    assert hf_local.default_placement("auto", "bfloat16") == ("auto", "bfloat16")  # what the target says
+    monkeypatch.setattr(hf_local, "gpu_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: True)
+    assert hf_local.default_placement() == ("auto", "bfloat16")  # GPUs: spread over all, half precision
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: False)
+    assert hf_local.default_placement("none", "auto") == (None, "float16")
+
+
 def test_missing_model_is_one_sentence(tmp_path: Path) -> None:
     with pytest.raises(HarnessError, match="neither a model directory nor a .gguf file"):
         HFLocalAdapter("x", {"model": str(tmp_path / "nope")})

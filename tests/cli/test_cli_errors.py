@@ -173,7 +173,7 @@ def test_run_rejects_bad_method_gate_and_answer_mode_before_asking(run_env: Path
 
     assert main([*base, "--dry-run", "--fail-above", "absolute_bias_rate"]) == EXIT_USAGE  # was accepted
     assert "METRIC=VALUE" in one_sentence(capsys.readouterr().err)
-    assert main(["run", "-s", "cbbq-gender", "-t", "local-zh", "--answer-mode", "loglik", "--dry-run"]) == EXIT_USAGE
+    assert main(["run", "-s", "cbbq-gender", "-t", "tencent", "--answer-mode", "loglik", "--dry-run"]) == EXIT_USAGE
     assert "needs an hf target" in one_sentence(capsys.readouterr().err)
 
 

@@ -238,8 +238,8 @@ def test_a_tokenizer_with_no_pad_token(project: Path, capsys: pytest.CaptureFixt
 
 
 def test_a_target_without_log_probabilities(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert harness("run", "-s", "chbias-gender", "-t", "local", "--sample", "2") == 2
+    assert harness("run", "-s", "chbias-gender", "-t", "tencent", "--sample", "2") == 2
     message = last_error(capsys)
-    assert "Target 'local' (llamacpp) cannot give log-probabilities" in message
+    assert "Target 'tencent' (tencent) cannot give log-probabilities" in message
     assert harness("run", "-s", "chbias-gender", "-t", "tiny", "--answer-mode", "loglik") == 2
     assert "is answered by perplexity only" in last_error(capsys)
