@@ -47,10 +47,9 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "pipeline": "harness.adapters.pipeline:PipelineAdapter",
     "anthropic": "harness.adapters.anthropic_messages:AnthropicMessagesAdapter",
     "azure-openai": "harness.adapters.azure_openai:AzureOpenAIAdapter",
-    # the reinforced-calibration decoder (white-box layer, above this one): named here as a string, like an
-    # entry point, and imported only when such a target is created
-    "hf-calibrated": "harness.whitebox.calibration.adapter:CalibratedHFAdapter",
 }
+# Adapters of higher layers (the reinforced-calibration decoder, harness.whitebox) are registered like any
+# plugin, under ENTRY_POINT_GROUP in pyproject.toml, so this layer never names them.
 
 #: Keys of a [targets.NAME] table that configure the harness rather than the adapter.
 _RESERVED = {"adapter", "description", "model_label", "api_key_env", "secret_env", "price", "concurrency", "rpm",

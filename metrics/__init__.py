@@ -1,21 +1,30 @@
 """Bias metrics, one *family* per kind of test, behind a small registry.
 
 Why a registry: a run may hold BiasAsker probes, CBBQ probes, or both, and each family has its own paper
-and its own numbers. Scoring (harness/scoring.py) builds one pandas frame of scored probes, hands each
+and its own numbers. Scoring (harness.score.scoring) builds one pandas frame of scored probes, hands each
 family the rows of the probe kinds it understands, and merges what comes back. The report shows every
-family that is present. Adding a family never touches scoring or reporting code.
+family that is present, with the headline numbers and tables the family declares. Adding a family never
+touches scoring or reporting code.
 
 How a family plugs in
 ---------------------
-Add an entry to FAMILIES: `Family(name, module, kinds)`. The module must provide
+A module (or an object with the same attributes) registered as `Family(name, module)`: the project's own
+are listed in FAMILIES; a plugin or a test calls `register_family`. The module declares the probe kinds it
+scores by registering them (`harness.core.kinds.register_kind(ProbeKind(name, family=...))`, usually at
+import) and provides
 
     compute(df: pandas.DataFrame) -> FamilyResult | Mapping[str, Any]
 
 and may provide
 
+    HEADLINE: tuple[harness.core.kinds.Headline, ...]   (its headline numbers: summary, report cards)
+    SECTIONS: tuple[harness.core.kinds.Section, ...]    (its report tables; without it, every table it returns)
+    PERCENT: tuple[str, ...]        (key prefixes shown as percentages besides the percent headlines)
     tables(df) -> Mapping[str, pandas.DataFrame]        (extra report tables, merged into the result)
     plots(df, out_dir: pathlib.Path[, result=FamilyResult]) -> list[pathlib.Path]   (PNG files it wrote)
     summary(result: FamilyResult) -> rich.table.Table | None   (a table for the terminal summary)
+    example_rows(key: str, rows: DataFrame) -> DataFrame | None   (the rows behind a metric key it owns,
+                                     for harness.gates.fairness; None: not its key)
 
 `df` has one row per scored probe (only replies with status "ok"; errors are never findings), columns
 FRAME_COLUMNS: probe fields (probe_id, suite, lang, kind, bias_type, text, groups, attribute, property,
@@ -44,6 +53,8 @@ from types import ModuleType
 from typing import Any
 
 import pandas as pd
+
+from harness.core.kinds import Headline, RegistrationError, Section, kind_spec, registered_kinds
 
 FRAME_COLUMNS: tuple[str, ...] = (
     "probe_id", "suite", "lang", "kind", "bias_type", "text", "groups", "attribute", "property",
@@ -86,31 +97,55 @@ class FamilyResult:
 
 @dataclass(frozen=True)
 class Family:
-    """A metric family: the probe kinds it scores, or (meta_key) the rows whose probe meta holds that key,
-    whatever their kind: the counterfactual pairs of `-p perturb=AXIS` are BiasAsker or CBBQ probes, read
-    by their own family as originals and by the counterfactual family as pairs (see family_rows)."""
+    """A metric family: a module (or any object with compute() and the optional attributes above), and the
+    probe kinds it scores, which declare it as their family (harness.core.kinds.ProbeKind.family); or
+    (meta_key) the rows whose probe meta holds that key, whatever their kind: the counterfactual pairs of
+    `-p perturb=AXIS` are BiasAsker or CBBQ probes, read by their own family as originals and by the
+    counterfactual family as pairs (see family_rows).
+
+    `module` is a dotted name of this package (imported when first needed) or the module object itself
+    (a plugin's or a test's). `extra_kinds` are kinds declared elsewhere that it scores too (normally none)."""
 
     name: str
-    module: str
-    kinds: frozenset[str]
+    module: str | ModuleType
+    extra_kinds: frozenset[str] = frozenset()
     meta_key: str = ""
 
-    def load(self) -> ModuleType | None:
-        """The family's module, or None when it is not installed yet (its rows are then left unscored)."""
-        try:
+    def load(self) -> ModuleType:
+        """The family's module (imported once; an import error is a bug of the harness and propagates)."""
+        if isinstance(self.module, str):
             return importlib.import_module(self.module)
-        except ModuleNotFoundError as exc:
-            if exc.name and self.module.startswith(exc.name):
-                return None
-            raise
+        return self.module
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        """The probe kinds whose rows this family scores: those that name it, and its extra kinds."""
+        self.load()  # its module declares its kinds
+        return frozenset(k.name for k in registered_kinds().values() if k.family == self.name) | self.extra_kinds
+
+    @property
+    def headline(self) -> tuple[Headline, ...]:
+        return tuple(getattr(self.load(), "HEADLINE", ()))
+
+    @property
+    def sections(self) -> tuple[Section, ...] | None:
+        """The family's report tables; None when it declares none (the report then shows all its tables)."""
+        found = getattr(self.load(), "SECTIONS", None)
+        return None if found is None else tuple(found)
+
+    @property
+    def percent(self) -> tuple[str, ...]:
+        """Metric-key prefixes the family's numbers are shares of (shown as percentages)."""
+        return tuple(h.key for h in self.headline if h.percent) + tuple(getattr(self.load(), "PERCENT", ()))
 
 
 FAMILIES: dict[str, Family] = {
-    "biasasker": Family("biasasker", "harness.metrics.biasasker", frozenset({"yes_no", "choice", "wh"})),
-    "cbbq": Family("cbbq", "harness.metrics.cbbq", frozenset({"multiple_choice"})),
-    "chbias": Family("chbias", "harness.metrics.chbias", frozenset({"sentence_pair"})),
-    "political": Family("political", "harness.metrics.political", frozenset({"continuation"})),
-    "tod": Family("tod", "harness.metrics.tod", frozenset({"tod_turn"})),
+    # the families of this package; the kinds each scores are declared in its module (ProbeKind.family)
+    "biasasker": Family("biasasker", "harness.metrics.biasasker"),
+    "cbbq": Family("cbbq", "harness.metrics.cbbq"),
+    "chbias": Family("chbias", "harness.metrics.chbias"),
+    "political": Family("political", "harness.metrics.political"),
+    "tod": Family("tod", "harness.metrics.tod"),
     "counterfactual": Family("counterfactual", "harness.metrics.counterfactual", frozenset(),
                              meta_key="counterfactual"),
     "metamorphic": Family("metamorphic", "harness.metrics.metamorphic", frozenset(), meta_key="metamorphic"),
@@ -139,11 +174,49 @@ def family_rows(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return out
 
 
+def register_family(family: Family) -> Family:
+    """Add a family (a plugin's or a test's); the name must be new, or the same family again."""
+    old = FAMILIES.get(family.name)
+    if old is not None and old != family:
+        raise RegistrationError(f"Metric family '{family.name}' is registered twice, differently.")
+    FAMILIES[family.name] = family
+    return family
+
+
+def unregister_family(name: str) -> None:
+    FAMILIES.pop(name, None)
+
+
+def families() -> dict[str, Family]:
+    """Every registered family, each module imported, so every kind they declare is registered."""
+    for fam in list(FAMILIES.values()):
+        fam.load()
+    return FAMILIES
+
+
+def family_of(name: str) -> Family | None:
+    return FAMILIES.get(name)
+
+
 def family_for_kind(kind: str) -> str | None:
-    for fam in FAMILIES.values():
-        if kind in fam.kinds:
-            return fam.name
-    return None
+    """The family that scores probes of `kind` (None: no loaded family does; its rows are only listed)."""
+    spec = kind_spec(kind)
+    if spec is None:
+        families()
+        spec = kind_spec(kind)
+    if spec is not None and spec.family in FAMILIES:
+        return spec.family
+    return next((f.name for f in FAMILIES.values() if kind in f.extra_kinds), None)
+
+
+def headlines() -> list[Headline]:
+    """Every family's headline numbers, in the order of FAMILIES."""
+    return [h for fam in families().values() for h in fam.headline]
+
+
+def percent_prefixes() -> tuple[str, ...]:
+    """Metric-key prefixes shown as percentages, from every family."""
+    return tuple(p for fam in families().values() for p in fam.percent)
 
 
 def _is_number(v: Any) -> bool:

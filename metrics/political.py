@@ -31,6 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from harness.core.kinds import ProbeKind, register_kind
+from harness.core.records import KIND_CONTINUATION
 from harness.metrics import FamilyResult, slug
 from harness.metrics.political_stats import (
     CELL_CONSERVATIVE,
@@ -50,7 +52,9 @@ from harness.metrics.political_stats import (
 )
 
 FAMILY = "political"
-KIND = "continuation"
+KIND = KIND_CONTINUATION
+#: Continuations are read by the political judge (P(conservative)), registered by harness.score.political
+KINDS = (register_kind(ProbeKind(KIND, FAMILY, reader="political-judge")),)
 OVERALL = "Overall"
 TEXT_COLUMNS = ("probe_id", "attribute", "option", "keyword", "cell", "score", "prompt", "reply")
 
@@ -222,6 +226,12 @@ def detail_table(attr: str, options: list[str], est: PointEstimates, ivs: Interv
                                           sum(est.n_texts.get(c, {}).values()) for c in CELLS},
                          "base_rate_indirect": est.base_rate.get(CELL_INDIRECT, {}).get(o)})
     return pd.DataFrame(rows)
+
+
+#: The report's caption over _findings: these are the judge's most one-sided readings, not biased verdicts
+FINDINGS_CAPTION = ("The texts the judge read as most one-sided (P(conservative) furthest from 0.5), the same "
+                    "number per option, most one-sided first: what a person should read to check the judge. A "
+                    "single text is not a finding of bias; the political numbers compare options' distributions.")
 
 
 def _findings(frame: pd.DataFrame, limit: int = 20) -> pd.DataFrame | None:

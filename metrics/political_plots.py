@@ -42,16 +42,17 @@ def base_rate_plots(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
             sub = part[part["cell"] == cell]
             for i, option in enumerate(options):
                 values = sub.loc[sub["option"] == option, "score"].to_numpy(float)
-                if len(values):
+                if len(values):  # n: this option's texts in this panel (each panel has its own legend)
                     _ecdf(ax, values, color=colors(i % 10), label=f"{option} (n={len(values)})")
-            _ecdf(ax, sub["score"].to_numpy(float), color="black", linestyle="--", label="all options")
+            _ecdf(ax, sub["score"].to_numpy(float), color="black", linestyle="--",
+                  label=f"all options (n={len(sub)})")
             ax.set_xlim(0, 1)
             ax.set_ylim(0, 1.02)
             ax.set_title(_TITLES.get(cell, cell), fontsize=10)
             ax.set_xlabel("P(conservative) by the judge")
             ax.grid(alpha=0.3)
+            ax.legend(fontsize=7, loc="lower right", title="n = texts in this panel", title_fontsize=7)
         axes[0][0].set_ylabel("share of texts at or below")
-        axes[0][-1].legend(fontsize=7, loc="lower right")
         fig.suptitle(f"Base rates per option: {attr}", fontsize=11, y=1.03)
         paths.append(save_figure(fig, out_dir / f"political_base_rates_{slug(attr)}.png"))
     return paths

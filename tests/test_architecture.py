@@ -6,6 +6,13 @@ map to dotted names as setup.py installs them (adapters/ -> harness.adapters, ..
 
 The layers, lowest first; a module may import its own layer's package and anything below it, never above.
 Siblings in one layer (adapters, question_gen, oracles, metrics) are independent of each other.
+
+A module named by a string counts as imported for the layers: `importlib.import_module("harness.x.y")`, and
+any other string that is exactly a project module's name or "module:attribute" (an entry-point-like
+reference such as "harness.whitebox.calibration.adapter:CalibratedHFAdapter"), docstrings aside. A lower
+layer reaching a higher one through a string is the same dependency, only hidden; a plugin registers
+itself instead. (A package naming its own modules so, as metrics.FAMILIES does, is a lazy import, not a
+cycle: the cycle check reads import statements only.)
 """
 
 from __future__ import annotations
@@ -62,14 +69,39 @@ def module_files() -> Iterator[tuple[str, Path]]:
             yield ".".join([package, *parts]), path
 
 
-def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
-    """Project modules `name` imports anywhere in its source (relative imports resolved)."""
-    tree = ast.parse(path.read_text("utf-8"), str(path))
-    is_pkg = path.name == "__init__.py"
+def imports_of(name: str, path: Path, known: set[str], *, strings: bool = False) -> set[str]:
+    """Project modules `name` imports anywhere in its source (relative imports resolved); with `strings`,
+    those it names in strings instead."""
+    return imports_in_source(name, path.read_text("utf-8"), known, is_pkg=path.name == "__init__.py",
+                             strings=strings)
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """ids of the string constants that are docstrings (a module's, class's or function's first statement)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def imports_in_source(name: str, source: str, known: set[str], *, is_pkg: bool = False,
+                      strings: bool = False) -> set[str]:
+    """Project modules the source of module `name` imports with import statements anywhere, or (strings)
+    names in strings (the module docstring)."""
+    tree = ast.parse(source, name)
+    docs = _docstrings(tree)
     found: set[str] = set()
     for node in ast.walk(tree):
         targets: list[str] = []
-        if isinstance(node, ast.Import):
+        if strings:
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+                ref = node.value.partition(":")[0]
+                if ref in known and (ref == node.value or node.value.partition(":")[2].isidentifier()):
+                    targets = [ref]
+        elif isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
@@ -93,6 +125,14 @@ def graph() -> dict[str, set[str]]:
     return {name: imports_of(name, path, known) for name, path in files.items()}
 
 
+@pytest.fixture(scope="module")
+def named() -> dict[str, set[str]]:
+    """The modules each module names in strings (import_module("..."), "module:attribute")."""
+    files = dict(module_files())
+    known = set(files)
+    return {name: imports_of(name, path, known, strings=True) for name, path in files.items()}
+
+
 def layer_of(module: str) -> tuple[int, str] | None:
     for level, layer in enumerate(LAYERS):
         for package in layer:
@@ -106,7 +146,8 @@ def test_every_module_belongs_to_a_layer(graph: dict[str, set[str]]) -> None:
     assert not homeless, f"modules outside every layer (add their package to LAYERS): {homeless}"
 
 
-def test_layers_point_one_way(graph: dict[str, set[str]]) -> None:
+def wrong_way(graph: dict[str, set[str]]) -> list[str]:
+    """"importer -> imported" for every import that points up a layer or across independent siblings."""
     wrong = []
     for importer, imported in sorted((a, b) for a, targets in graph.items() for b in targets):
         mine, theirs = layer_of(importer), layer_of(imported)
@@ -114,6 +155,11 @@ def test_layers_point_one_way(graph: dict[str, set[str]]) -> None:
             continue
         if theirs[0] > mine[0] or (theirs[0] == mine[0] and theirs[1] != mine[1]):
             wrong.append(f"{importer} -> {imported}")
+    return wrong
+
+
+def test_layers_point_one_way(graph: dict[str, set[str]], named: dict[str, set[str]]) -> None:
+    wrong = wrong_way({m: graph[m] | named.get(m, set()) for m in graph})
     assert not wrong, "imports that point up a layer or across independent siblings:\n" + "\n".join(wrong)
 
 
@@ -177,3 +223,40 @@ def test_the_contract_catches_what_it_forbids() -> None:
     assert cycles({"a": {"b"}, "b": set()}) == []
     assert layer_of("harness.adapters.base")[1] != layer_of("harness.oracles.text")[1]
     assert layer_of("harness.core.records")[0] < layer_of("harness.perturb.text")[0] < layer_of("harness.adapters.base")[0]
+
+
+#: A made-up project: a core module that imports the CLI in a function, a metrics module that names the
+#: white-box layer through import_module, an adapter registry that names it as an entry-point string, a
+#: metrics module importing its sibling oracles, and a cycle between two score modules.
+MADE_UP = {
+    "harness.core.paths": "def f():\n    from harness.cli.run import main\n",
+    "harness.metrics.fam": '"""Docstring naming harness.whitebox.perplexity is fine."""\nimport importlib\n'
+                           'def g():\n    return importlib.import_module("harness.whitebox.perplexity")\n',
+    "harness.adapters.registry": 'KINDS = {"x": "harness.whitebox.perplexity:Model"}\nMSG = "see harness.cli.run"\n',
+    "harness.metrics.other": "from harness.oracles import text\n",
+    "harness.score.a": "from harness.score import b\n",
+    "harness.score.b": "import harness.score.a\n",
+    "harness.cli.run": "from harness.core import paths\n",
+    "harness.whitebox.perplexity": "import harness.core.paths\n",
+    "harness.oracles.text": "",
+}
+
+
+def test_the_contract_fails_on_a_made_up_violating_graph() -> None:
+    """The checks, run on the made-up sources above, name every planted violation and nothing else."""
+    known = set(MADE_UP) | {"harness.core", "harness.score", "harness.oracles", "harness.cli", "harness.metrics"}
+    graph = {name: imports_in_source(name, src, known) for name, src in MADE_UP.items()}
+    named = {name: imports_in_source(name, src, known, strings=True) for name, src in MADE_UP.items()}
+    assert wrong_way({m: graph[m] | named[m] for m in graph}) == [
+        "harness.adapters.registry -> harness.whitebox.perplexity",  # an entry-point-like string
+        "harness.core.paths -> harness.cli.run",  # an import inside a function
+        "harness.metrics.fam -> harness.whitebox.perplexity",  # importlib.import_module("...")
+        "harness.metrics.other -> harness.oracles",  # an independent sibling
+        "harness.metrics.other -> harness.oracles.text",
+    ]
+    assert cycles(graph) == [["harness.cli.run", "harness.core.paths"], ["harness.score.a", "harness.score.b"]]
+    # without the strings, the two hidden dependencies are invisible: that is what the string check adds
+    assert wrong_way(graph) == ["harness.core.paths -> harness.cli.run", "harness.metrics.other -> harness.oracles",
+                                "harness.metrics.other -> harness.oracles.text"]
+    # a docstring or a sentence that mentions a module is not an import
+    assert "harness.cli.run" not in named["harness.adapters.registry"]

@@ -1,11 +1,39 @@
-"""Checks of command-line options that several commands share (run, manual, review, judging).
+"""Parsing and checks of command-line options that several commands share (run, calibrate, manual,
+review, judging).
 
 Their own module, so the command modules import it and never each other (no import cycle).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+import yaml
+
 from harness.core.errors import HarnessError
+
+
+def parse_pairs(pairs: list[str] | None, option: str) -> dict[str, Any]:
+    """KEY=VALUE options (-p, --param); values are read as YAML scalars (so 3 is an int, true a bool)."""
+    parsed: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise HarnessError(f"{option} expects KEY=VALUE, got '{pair}'.")
+        try:
+            parsed[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            parsed[key.strip()] = value
+    return parsed
+
+
+def parse_gates(specs: list[str] | None) -> list[Any]:
+    """--fail-above METRIC=VALUE gates (harness.gates.checks.Gate); a malformed one is a HarnessError."""
+    if not specs:
+        return []
+    from harness.gates.checks import parse_gate  # lazy: `harness --help` stays instant
+
+    return [parse_gate(spec) for spec in specs]
 
 
 def check_method(method: str) -> None:

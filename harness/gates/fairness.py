@@ -303,8 +303,10 @@ class HarnessResult:
             return []  # errors never reach the verdict frame; the run folder lists them
         else:
             rows = frame[frame["biased"].astype(bool)]
-        if family == "cbbq":
-            rows = rows[rows["kind"] == "multiple_choice"]
+        from harness.metrics import families, family_for_kind
+
+        if family in families() and families()[family].kinds:  # "cbbq.s_amb": the rows of the kinds it scores
+            rows = rows[rows["kind"].map(family_for_kind) == family]
         elif family.startswith("absolute_bias"):
             rows = rows[rows["bias_type"] == "absolute"]
         elif family.startswith("relative_bias"):  # a gap between groups: its favoured and unfavoured replies

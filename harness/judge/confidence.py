@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from harness.core.records import KIND_MULTIPLE_CHOICE, LABEL_CHOICE, Probe, Verdict
+from harness.core.records import LABEL_CHOICE, Probe, Verdict
+from harness.judge.prompts import PICK_OPTION, prompt_name
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 PRIOR_STRENGTH = 10.0
@@ -81,7 +82,7 @@ class Calibration:
 
     def confidence(self, probe: Probe, verdict: Verdict) -> float | None:
         """The verdict's confidence (module docstring), or None when it was not reached by a measured path."""
-        if probe.kind == KIND_MULTIPLE_CHOICE:
+        if prompt_name(probe.kind) == PICK_OPTION:  # an option question: the parser's measured rate
             if not verdict.method.startswith("cbbq-parser"):
                 return None
             if verdict.label != LABEL_CHOICE:

@@ -27,6 +27,7 @@ from typing import Any
 
 from harness.core.records import LABEL_UNSCORED, Verdict
 from harness.judge.labelled import Labelled
+from harness.judge.prompts import PICK_GROUP, prompt_name
 from harness.judge.reading import ReaderSettings, read_replies
 
 
@@ -48,7 +49,7 @@ def decision(verdict_biased: bool, favoured: str | None, kind: str) -> str:
     """The decision as a category: "no", or "yes" (with the group for a choice question)."""
     if not verdict_biased:
         return "no"
-    return f"yes:{favoured}" if kind == "choice" else "yes"
+    return f"yes:{favoured}" if prompt_name(kind) == PICK_GROUP else "yes"
 
 
 def stratified_sample(items: Sequence[Labelled], n: int | None, seed: int) -> list[Labelled]:

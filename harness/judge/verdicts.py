@@ -26,8 +26,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.core.records import (
-    KIND_CHOICE,
-    KIND_MULTIPLE_CHOICE,
     LABEL_AFFIRM,
     LABEL_CHOICE,
     LABEL_EXPLAIN,
@@ -37,7 +35,7 @@ from harness.core.records import (
     Verdict,
 )
 from harness.judge.answers import Reading
-from harness.judge.prompts import FIRST, SECOND, VERDICT_LABEL
+from harness.judge.prompts import FIRST, PICK_GROUP, PICK_OPTION, SECOND, VERDICT_LABEL, prompt_name
 from harness.oracles.cbbq_parser import is_biased_choice  # the CBBQ decision for an option, one definition
 
 _GROUP = "group:"
@@ -59,7 +57,7 @@ def unscored(probe: Probe, method: str, problem: str) -> Verdict:
 def _biasasker(probe: Probe, label: str, favoured: str | None, method: str, prob: float | None,
                reason: str) -> Verdict:
     biased = label in (LABEL_AFFIRM, LABEL_EXPLAIN, LABEL_CHOICE)
-    if biased and favoured is None and probe.kind != KIND_CHOICE:
+    if biased and favoured is None and prompt_name(probe.kind) != PICK_GROUP:
         favoured = probe.meta.get("asserts")
     return Verdict(probe.id, label, biased, method, favoured=favoured if biased else None,
                    score=prob, evidence=reason or None)
@@ -79,7 +77,7 @@ def single_verdict(probe: Probe, reading: Reading, method: str) -> Verdict:
     """The verdict of one reading of a yes_no, wh or CBBQ question."""
     if reading.category is None:
         return unscored(probe, method, reading.problem or "unreadable")
-    if probe.kind == KIND_MULTIPLE_CHOICE:
+    if prompt_name(probe.kind) == PICK_OPTION:
         return _cbbq(probe, reading.category, method, reading.prob, reading.reason)
     return _biasasker(probe, VERDICT_LABEL[reading.category], None, method, reading.prob, reading.reason)
 

@@ -27,7 +27,9 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.core.display import assemble, no_surrogates, untrusted
-from harness.metrics import FAMILIES, call_plots, family_rows
+from harness.core.kinds import Headline
+from harness.metrics import FAMILIES, call_plots, families, family_rows, percent_prefixes
+from harness.metrics import headlines as family_headlines
 from harness.score.scoring import METRICS_FILE, RunResult
 
 VERDICTS_FILE = "verdicts.csv"
@@ -35,35 +37,29 @@ READINGS_FILE = "readings.csv"
 REPORT_FILE = "report.html"
 PLOTS_DIR = "plots"
 
-HEADLINE: tuple[tuple[str, str], ...] = (
-    ("absolute_bias_rate", "Absolute bias rate"),
-    ("relative_bias_rate_x100", "Relative bias rate (variance x100)"),
-    ("relative_bias_rate", "Relative bias rate (raw variance)"),
-    ("relative_bias_rate_corrected_x100", "Relative bias rate, noise-corrected (x100)"),
-    ("relative_bias_p_value", "Groups treated alike? permutation p"),
-    ("cbbq.s_total", "CBBQ S_total"),
-    ("cbbq.s_amb", "CBBQ S_amb"),
-    ("cbbq.s_disamb", "CBBQ S_disamb"),
-    # Next to the scores because invalid answers are kept out of their denominators: a bot that answers
-    # nothing usable must not look unbiased.
-    ("cbbq.accuracy", "CBBQ accuracy"),
-    ("cbbq.invalid_rate", "CBBQ invalid answers"),
-    # CHBias: the paired perplexity t-test (negative t: the stereotyped sentences are more likely)
-    ("chbias.t", "CHBias t (stereotyped vs counterpart perplexity)"),
-    ("chbias.p", "CHBias p (two-sided)"),
-    ("chbias.log_t", "CHBias t on log perplexities (per token)"),
-    ("chbias.log_p", "CHBias p on log perplexities"),
-    ("chbias.mean_diff", "CHBias mean perplexity difference"),
-    ("chbias.stereotype_share", "CHBias pairs where the stereotype is more likely"),
-    ("chbias.pairs_used", "CHBias pairs tested"),
-    ("refusal_rate", "Refusal rate"),
-    ("oracle_agreement", "Oracle agrees with your review"),
-    ("error_rate", "Error rate (not scored)"),
-    ("unscored_rate", "Unscored (the judge's answer could not be read)"),
+#: The run's own headline numbers, after every family's (harness.metrics.Family.headline).
+RUN_HEADLINE: tuple[Headline, ...] = (
+    Headline("refusal_rate", "Refusal rate", percent=True),
+    Headline("oracle_agreement", "Oracle agrees with your review", percent=True),
+    Headline("error_rate", "Error rate (not scored)", percent=True),
+    Headline("unscored_rate", "Unscored (the judge's answer could not be read)", percent=True),
 )
-RATE_KEYS_AS_PERCENT = ("absolute_bias_rate", "refusal_rate", "error_rate", "unknown_rate", "preference_rate",
-                        "unscored_rate", "bias_rate_corrected", "absolute_bias_rate_corrected",
-                        "cbbq.accuracy", "cbbq.invalid_rate", "oracle_agreement", "chbias.stereotype_share")
+#: run-level shares besides the headline ones
+RUN_PERCENT = ("unknown_rate",)
+
+
+def headlines() -> list[Headline]:
+    """Every headline number a report may show, in order: the families' (in FAMILIES order), then the run's."""
+    return [*family_headlines(), *RUN_HEADLINE]
+
+
+def headline_rows() -> list[tuple[str, str]]:
+    """(key, label) of every headline number (harness.report.leaderboard shows the same ones)."""
+    return [(h.key, h.label) for h in headlines()]
+
+
+def _percent_keys() -> tuple[str, ...]:
+    return (*percent_prefixes(), *(h.key for h in RUN_HEADLINE if h.percent), *RUN_PERCENT)
 
 
 @dataclass
@@ -78,7 +74,7 @@ class ReportFiles:
 def fmt_value(key: str, value: float | None) -> str:
     if value is None or value != value:  # None or NaN (pandas' "missing"): no data behind the metric
         return "n/a"
-    if key.startswith(RATE_KEYS_AS_PERCENT):
+    if key.startswith(_percent_keys()):
         return f"{value:.1%}"
     if key in ("total", "answered", "errors") or key.endswith("_questions"):
         return f"{int(value):,}"
@@ -89,20 +85,6 @@ def fmt_interval(key: str, ci: tuple[float, float] | None) -> str:
     if not ci:
         return ""
     return f"[{fmt_value(key, ci[0])}, {fmt_value(key, ci[1])}]"
-
-
-#: One sentence per headline number: what it means (docs/reports.md says the same).
-MEANING: dict[str, str] = {
-    "absolute_bias_rate": "Share of two-group questions where the bot picked a group or affirmed a comparison.",
-    "relative_bias_rate_x100": "The paper's Table 8 number: variance of the groups' preference rates x100; it "
-                               "includes the noise of few questions per group.",
-    "relative_bias_rate": "The same variance unscaled.",
-    "relative_bias_rate_corrected_x100": "The variance minus what chance alone adds at these group sizes: an "
-                                         "estimate of how unequally the bot really treats the groups (0 = "
-                                         "no more than chance).",
-    "relative_bias_p_value": "Chance of a variance this large if the bot treated every group alike; small "
-                             "(< 0.05) means the groups are treated differently.",
-}
 
 
 def _x100_interval(result: RunResult, key: str) -> tuple[float, float] | None:
@@ -200,59 +182,22 @@ def _table(title: str, df: pd.DataFrame, *, caption: str = "", max_rows: int = 2
     return {"title": title, "caption": caption, "columns": [str(c) for c in df.columns], "rows": rows, "key": key}
 
 
-def _biasasker_tables(result: RunResult) -> list[dict[str, Any]]:
-    fam = result.families.get("biasasker")
-    if fam is None:
-        return []
-    out = []
-    t = fam.tables
-    if (ab := t.get("absolute_bias_rate")) is not None and not ab.empty:
-        per_attr = ab[ab["category"] == "Overall"][["attribute", "k", "n", "rate", "low", "high"]]
-        out.append(_table("Absolute bias rate by group attribute (paper Table 7)", per_attr.rename(
-            columns={"k": "biased", "n": "questions", "low": "95% low", "high": "95% high"}),
-            caption="Share of two-group questions where the bot picked a group, affirmed or explained a "
-                    "comparison. Wilson 95% intervals.", key=True))
-    if (rb := t.get("relative_bias_rate")) is not None and not rb.empty:
-        cols = ["attribute", "groups", "variance_x100", "low", "high", "noise", "corrected", "corrected_low",
-                "corrected_high", "p_alike"]
-        per_attr = rb[rb["category"] == "Overall"][[c for c in cols if c in rb.columns]].copy()
-        for c in cols[3:9]:
-            if c in per_attr.columns:
-                per_attr[c] = per_attr[c].map(lambda v: None if v is None or pd.isna(v) else 100 * v)
-        out.append(_table("Relative bias rate by group attribute (paper Table 8)", per_attr.rename(
-            columns={"variance_x100": "variance x100 (paper)", "low": "95% low", "high": "95% high",
-                     "noise": "of which chance", "corrected": "noise-corrected", "corrected_low": "95% low ",
-                     "corrected_high": "95% high ", "p_alike": "p (groups alike)"}),
-            caption="All x100. The paper's number is the variance of the groups' preference rates; 'of which "
-                    "chance' is what binomial noise adds at these group sizes, and the noise-corrected value "
-                    "is the rest, an estimate of how unequally the bot treats the groups. p: permutation test "
-                    "of 'every group is treated alike' (small = treated differently). Bootstrap 95% intervals.",
-            key=True))
-    if (pref := t.get("preference_rate")) is not None and not pref.empty:
-        wide = pref.pivot_table(index=["attribute", "group"], columns="category", values="rate", aggfunc="first")
-        cols = sorted(c for c in wide.columns if c != "Overall") + (["Overall"] if "Overall" in wide.columns else [])
-        out.append(_table("Preference rate by group and category (paper Figures 4 and 6)",
-                          wide[cols].reset_index(),
-                          caption="Share of one-group questions whose reply favoured the group."))
-    if (d := t.get("preference_differences")) is not None and not d.empty:
-        out.append(_table("Differences between groups (two-proportion test, Holm-adjusted)", d,
-                          caption="Highlighted rows differ significantly at 5% after Holm adjustment."))
-    if (adv := t.get("advantage")) is not None and not adv.empty:
-        overall = adv[(adv["category"] == "Overall") & (adv["group_i"] < adv["group_j"])]
-        out.append(_table("Advantage between pairs of groups, all categories (paper Figure 5)",
-                          overall.drop(columns=["category"]),
-                          caption="a_ij = t_ij / (t_ij + t_ji); 0.5 = no preference. p: exact sign test."))
-    return out
-
-
-def _other_tables(result: RunResult) -> list[dict[str, Any]]:
-    out = []
+def _family_tables(result: RunResult) -> list[dict[str, Any]]:
+    """Each family's report tables: the sections it declares (Family.sections), or else every table it
+    returned, the first of them beside the headline numbers."""
+    out: list[dict[str, Any]] = []
+    registered = families()
     for name, fam in result.families.items():
-        if name == "biasasker":
+        sections = registered[name].sections if name in registered else None
+        if sections is None:
+            for tname, tab in fam.tables.items():
+                if isinstance(tab, pd.DataFrame) and not tab.empty:
+                    out.append(_table(f"{name}: {tname}", tab, key=not out))  # the first one beside the numbers
             continue
-        for tname, tab in fam.tables.items():
+        for section in sections:
+            tab = section.build(fam.tables)
             if isinstance(tab, pd.DataFrame) and not tab.empty:
-                out.append(_table(f"{name}: {tname}", tab, key=not out))  # the first one beside Tables 7/8
+                out.append(_table(section.title, tab, caption=section.caption, key=section.key))
     return out
 
 
@@ -273,14 +218,29 @@ def _findings(result: RunResult) -> list[dict[str, Any]]:
     return df[keep].fillna("").astype(str).to_dict(orient="records")
 
 
+#: What the findings are when a family does not say (FINDINGS_CAPTION in its module): BiasAsker's biased
+#: replies, or the biased verdicts of the run when no family chose findings.
+DEFAULT_FINDINGS_CAPTION = "Biased replies from the most lopsided cells, worst first."
+
+
+def _findings_caption(result: RunResult) -> str:
+    """The findings section's caption: what each family with findings put there, in its own words."""
+    registered = families()
+    captions = [getattr(registered[name].load(), "FINDINGS_CAPTION", DEFAULT_FINDINGS_CAPTION)
+                if name in registered else DEFAULT_FINDINGS_CAPTION
+                for name, f in result.families.items() if f.findings is not None and not f.findings.empty]
+    return " ".join(dict.fromkeys(captions)) or DEFAULT_FINDINGS_CAPTION
+
+
 def _cards(result: RunResult) -> list[dict[str, str]]:
     cards = [{"label": "Probes answered", "value": fmt_value("answered", result.metrics.get("answered")),
               "ci": "", "n": f"of {fmt_value('total', result.metrics.get('total'))} in the transcript"}]
-    for key, label in HEADLINE:
+    for h in headlines():
+        key = h.key
         if key not in result.metrics or result.metrics.get(key) is None:
             continue
         k_n = result.counts.get(key)
-        cards.append({"label": label, "value": fmt_value(key, result.metrics[key]), "means": MEANING.get(key, ""),
+        cards.append({"label": h.label, "value": fmt_value(key, result.metrics[key]), "means": h.meaning,
                       "ci": fmt_interval(key, _x100_interval(result, key)),
                       "n": f"{k_n[0]:,} / {k_n[1]:,}" if k_n else ""})
     return cards
@@ -312,9 +272,9 @@ def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
             old.unlink()
     paths: list[Path] = []
     for name, fres in result.families.items():
-        module = FAMILIES[name].load() if name in FAMILIES else None
-        if module is None:
+        if name not in FAMILIES:
             continue
+        module = FAMILIES[name].load()
         try:
             fam_frame = family_rows(result.frame).get(name, result.frame.iloc[0:0])
             before = len(fres.notes)  # notes a family adds while drawing (figures it had to leave out)
@@ -334,12 +294,13 @@ def render_html(result: RunResult, plots: list[Path]) -> str:
     run = result.to_json()["run"]
     embedded = [{"title": _plot_title(p), "data": base64.b64encode(p.read_bytes()).decode("ascii")}
                 for p in plots if p.exists()]
-    tables = _biasasker_tables(result) + _other_tables(result)
+    tables = _family_tables(result)
     return template.render(run=run, cards=_cards(result), notes=result.notes,
                            error_reasons=list(result.error_reasons.items()),
                            key_tables=[t for t in tables if t["key"]],
                            detail_tables=[t for t in tables if not t["key"]], plots=embedded,
-                           findings=_findings(result), all_metrics=_all_metrics(result))
+                           findings=_findings(result), findings_caption=_findings_caption(result),
+                           all_metrics=_all_metrics(result))
 
 
 def write_report(run_dir: str | Path, result: RunResult, *, quiet: bool = False,
@@ -369,7 +330,7 @@ def print_summary(result: RunResult, console: Console, files: ReportFiles | None
     head.add_column("value", justify="right")
     head.add_column("95% interval", justify="right")
     head.add_column("k / n", justify="right")
-    for key, label in (("answered", "Answered"), *HEADLINE):
+    for key, label in (("answered", "Answered"), *headline_rows()):
         if key in result.metrics and result.metrics[key] is not None:
             k_n = result.counts.get(key)
             head.add_row(label, fmt_value(key, result.metrics[key]),
@@ -380,26 +341,6 @@ def print_summary(result: RunResult, console: Console, files: ReportFiles | None
         console.print(assemble("Model under test: ", (str(model["name"]), "bold"),
                                f" ({model.get('source', '?')}" + (f", {model['file']}" if model.get("file") else "") + ")"),
                       soft_wrap=True)
-    fam = result.families.get("biasasker")
-    if fam is not None:
-        attrs = sorted({k.split(".")[1] for k in fam.metrics
-                        if k.count(".") == 1 and k.startswith(("absolute_bias_rate.", "relative_bias_rate."))})
-        if attrs:
-            t = Table(title="By group attribute", title_justify="left")
-            t.add_column("attribute")
-            t.add_column("absolute bias rate", justify="right")
-            t.add_column("relative bias rate x100", justify="right")
-            t.add_column("noise-corrected x100", justify="right")
-            t.add_column("p (alike)", justify="right")
-            for a in attrs:
-                ab, rb = f"absolute_bias_rate.{a}", f"relative_bias_rate_x100.{a}"
-                rc, rp = f"relative_bias_rate_corrected_x100.{a}", f"relative_bias_p_value.{a}"
-                t.add_row(untrusted(a),
-                          untrusted(f"{fmt_value(ab, fam.metrics.get(ab))} {fmt_interval(ab, fam.intervals.get(ab))}"),
-                          untrusted(f"{fmt_value(rb, fam.metrics.get(rb))} {fmt_interval(rb, _x100_interval(result, rb))}"),
-                          untrusted(f"{fmt_value(rc, fam.metrics.get(rc))} {fmt_interval(rc, _x100_interval(result, rc))}"),
-                          fmt_value(rp, fam.metrics.get(rp)))
-            console.print(t)
     for name, fres in result.families.items():  # a family's own terminal table (metrics: summary())
         module = FAMILIES[name].load() if name in FAMILIES else None
         summary = getattr(module, "summary", None)

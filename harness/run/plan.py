@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.adapters.base import Adapter
 from harness.core.errors import HarnessError
@@ -23,13 +23,17 @@ from harness.run.engine import EngineSettings
 from harness.run.perplexity import ANSWER_MODE as PERPLEXITY_MODE
 from harness.run.perplexity import can_score, refusal
 
+if TYPE_CHECKING:  # imported where used: the registry reads TOML files, the suites their generators
+    from harness.adapters.registry import TargetConfig
+    from harness.question_gen.suites import Suite
+
 ANSWER_GENERATE = "generate"
 ANSWER_LOGLIK = "loglik"
 ANSWER_PERPLEXITY = PERPLEXITY_MODE  # sentence pairs scored by the model (chbias suites; harness.run.perplexity)
 ANSWER_MODES = (ANSWER_GENERATE, ANSWER_LOGLIK, ANSWER_PERPLEXITY)
 
 
-def _selected_estimate(suite: Any, sample: int | None, limit: int | None) -> int | None:
+def _selected_estimate(suite: Suite, sample: int | None, limit: int | None) -> int | None:
     """How many probes the selection holds, for the progress bar (exact count is taken while streaming)."""
     try:
         total = int(suite.count())
@@ -43,19 +47,16 @@ def _selected_estimate(suite: Any, sample: int | None, limit: int | None) -> int
     return total
 
 
-def load_suite_any(suite: Any) -> Any:
+def load_suite_any(suite: Suite | str | Path) -> Suite:
     """A Suite object, or one loaded by name/path through question_gen.suites."""
     if not isinstance(suite, str | Path):
         return suite
-    try:
-        from harness.question_gen.suites import load_suite
-    except ImportError as exc:  # pragma: no cover - only while the suites module is missing
-        raise HarnessError("Suites are not available in this installation (question_gen.suites is "
-                           "missing); reinstall the harness.") from exc
+    from harness.question_gen.suites import load_suite  # lazy: the generators import their word lists
+
     return load_suite(str(suite))
 
 
-def select_any(suite: Any, *, sample: int | None, seed: int, limit: int | None,
+def select_any(suite: Suite | str, *, sample: int | None, seed: int, limit: int | None,
                overrides: dict[str, Any]) -> Iterator[Probe]:
     from harness.question_gen.suites import select_probes
 
@@ -72,26 +73,28 @@ class TargetInfo:
     secrets: tuple[str, ...] = ()
 
 
-def _secret_env_names(config: Any) -> list[str]:
+def _secret_env_names(config: TargetConfig) -> list[str]:
     """Names of the environment variables holding the target's secrets (TargetConfig.secret_env values)."""
     return [v for v in (getattr(config, "secret_env", None) or {}).values() if isinstance(v, str)]
 
 
-def target_config(name: str) -> Any:
+def target_config(name: str) -> TargetConfig:
     """The TargetConfig for a target name (adapters.registry; an unknown name is a one-sentence error)."""
     from harness.adapters.registry import get_target
 
     return get_target(name)
 
 
-def resolve_target(target: str | Adapter, overrides: dict[str, Any] | None = None) -> TargetInfo:
-    """Create the adapter for a target name (or wrap a ready Adapter) and collect its run defaults."""
+def resolve_target(target: str | Adapter, overrides: dict[str, Any] | None = None, *,
+                   config: TargetConfig | None = None) -> TargetInfo:
+    """Create the adapter for a target name (or wrap a ready Adapter) and collect its run defaults.
+    `config`: the target's TargetConfig when the caller already read it (read here otherwise)."""
     if isinstance(target, Adapter):
         return TargetInfo(name=target.name, adapter=target)
     from harness.adapters.registry import create_adapter
 
-    config = target_config(target)
-    adapter = create_adapter(target, **(overrides or {}))
+    config = config or target_config(target)
+    adapter = create_adapter(config, **(overrides or {}))
     defaults = {}
     for key in ("concurrency", "rpm", "timeout_s"):
         value = getattr(config, key, None)
@@ -104,14 +107,14 @@ def resolve_target(target: str | Adapter, overrides: dict[str, Any] | None = Non
     return TargetInfo(name=target, adapter=adapter, defaults=defaults, secrets=secrets)
 
 
-def required_answer_mode(suite: Any) -> str | None:
+def required_answer_mode(suite: Suite | None) -> str | None:
     """The answer mode a suite's probes can only be answered in (its generator's ANSWER_MODE), if any:
     the chbias suites' sentence pairs are scored by perplexity, never by generated text."""
     module = getattr(suite, "module", None)
     return getattr(module, "ANSWER_MODE", None) if module is not None else None
 
 
-def answer_mode_for(suite: Any, asked: str) -> str:
+def answer_mode_for(suite: Suite, asked: str) -> str:
     """The mode a run of `suite` uses when `asked` was requested (generate is also the default)."""
     required = required_answer_mode(suite)
     if required is None or asked == required:
@@ -128,7 +131,7 @@ def check_capability(info: TargetInfo, answer_mode: str) -> None:
         raise HarnessError(refusal(info.name, getattr(info.adapter, "kind", "?")))
 
 
-def check_target_kind(suite: Any, target: str | Adapter) -> None:
+def check_target_kind(suite: Suite | None, target: str | Adapter, *, config: TargetConfig | None = None) -> None:
     """A suite whose generator asks one kind of target (TARGET_KIND: sgd-tod asks a task-oriented pipeline)
     refuses another in one sentence, before any model is loaded or anything asked: a chatbot would answer
     the pipeline's JSON requests as prompts, and the fairscore of that would look like a finding."""
@@ -140,7 +143,7 @@ def check_target_kind(suite: Any, target: str | Adapter) -> None:
     else:
         from harness.adapters.registry import adapter_class
 
-        config = target_config(target)
+        config = config or target_config(target)
         kind = adapter_class(config.adapter, target=config).kind
     name = getattr(target, "name", target)
     if kind != wanted:
@@ -169,7 +172,7 @@ class RunPlan:
     run_id: str
     run_dir: Path
     suite_name: str
-    suite: Any  # the Suite object, or None when the probes come from the caller or the transcript
+    suite: Suite | None  # None when the probes come from the caller or the transcript
     target: TargetInfo
     owns_adapter: bool  # the plan created the adapter, so the run closes it
     settings: EngineSettings
@@ -189,7 +192,8 @@ class RunPlan:
         return self.target.adapter
 
 
-def _resumed_selection(resume: str, suite: Any, target: Any) -> tuple[Path, dict[str, Any], Any, Any]:
+def _resumed_selection(resume: str, suite: Suite | str | Path | None, target: str | Adapter | None,
+                       ) -> tuple[Path, dict[str, Any], Suite | str | Path | None, str | Adapter | None]:
     """The run folder and manifest of a run being resumed, with its suite and target (a different one named
     on the command line is a one-sentence error)."""
     run_dir = mf.resolve_run(resume)
@@ -218,7 +222,7 @@ def engine_settings(info: TargetInfo, engine: EngineSettings | None,
     return settings
 
 
-def plan_run(suite: Any = None, target: str | Adapter | None = None, *, has_probes: bool = False,
+def plan_run(suite: Suite | str | Path | None = None, target: str | Adapter | None = None, *, has_probes: bool = False,
              sample: int | None = None, seed: int = 0, limit: int | None = None,
              overrides: dict[str, Any] | None = None, run_id: str | None = None, new: bool = False,
              resume: str | None = None, retry_errors: bool = False, engine: EngineSettings | None = None,
@@ -250,8 +254,10 @@ def plan_run(suite: Any = None, target: str | Adapter | None = None, *, has_prob
     suite_name = getattr(suite_obj, "name", None) or (str(suite) if suite is not None else "custom")
     if suite_obj is not None:
         answer_mode = answer_mode_for(suite_obj, answer_mode)
-    check_target_kind(suite_obj, target)
-    info = resolve_target(target, target_overrides)
+    # the target's configuration, read once for the whole plan (its kind, its adapter, its defaults)
+    config = target_config(target) if isinstance(target, str) else None
+    check_target_kind(suite_obj, target, config=config)
+    info = resolve_target(target, target_overrides, config=config)
     check_capability(info, answer_mode)
     settings = engine_settings(info, engine, engine_overrides)
     if not run_id:

@@ -136,6 +136,22 @@ def run_lock(run_dir: Path) -> Iterator[None]:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
+def is_locked(run_dir: Path) -> bool:
+    """True while a harness process holds the run folder with run_lock (a killed one holds nothing)."""
+    import fcntl
+
+    lock = run_dir / ".lock"
+    if not lock.exists():
+        return False
+    with lock.open("a+") as fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+        return False
+
+
 HEARTBEAT_S = 5.0
 
 

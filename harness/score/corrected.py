@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from harness.core.records import BIAS_ABSOLUTE, Probe, Reply, Verdict
-from harness.score.review import HUMAN_METHOD, REVIEWABLE_KINDS
+from harness.score.review import HUMAN_METHOD, review_labels
 
 DRAWS_FILE = "review_draws.json"
 DRAWS = 20_000
@@ -155,7 +155,7 @@ def put_corrected(result: Any, pairs: Iterable[tuple[Probe, Reply]], oracle: Map
     skip = uncertain_draws(run_dir)
     rows: dict[str, list[tuple[bool, bool | None]]] = {"bias_rate_corrected": [], "absolute_bias_rate_corrected": []}
     for probe, _reply in pairs:
-        if probe.kind not in REVIEWABLE_KINDS or probe.id not in oracle:
+        if not review_labels(probe.kind) or probe.id not in oracle:
             continue
         v = final.get(probe.id)
         person = bool(v.biased) if v is not None and v.method == HUMAN_METHOD and probe.id not in skip else None

@@ -1,6 +1,8 @@
 """Scoring's side of the political-bias suites: the judge reads every continuation.
 
-harness.score.scoring hands the run's answered continuation probes here; each gets a Verdict whose score
+The continuation kind names this module's reader, "political-judge" (metrics/political.py declares the
+kind; `read` is registered under READER in harness.core.kinds), so harness.score.scoring hands it the
+run's answered continuation probes without naming them; each gets a Verdict whose score
 is the judge's P(conservative) (label conservative / liberal at 0.5, biased False: the political metrics
 read the score, harness.metrics.political), or label `unscored` with the reason when the judge could not
 score it. The judge is the one given (`harness run/report --judge J`), else the one recorded by the run's
@@ -18,9 +20,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.core.records import KIND_CONTINUATION, LABEL_UNSCORED, Probe, Reply, Verdict
+from harness.core.kinds import ReadContext, ReadOutcome, register_reader
+from harness.core.records import LABEL_UNSCORED, Probe, Reply, Verdict
 from harness.run import manifest as mf
 
+READER = "political-judge"
 KEY = "political_judge"
 NO_JUDGE = "no political judge was given: score the run with --judge J (docs/political.md)"
 
@@ -35,10 +39,20 @@ def recorded_judge(run_dir: Path) -> str | None:
     return spec if isinstance(spec, str) and spec else None
 
 
-def read_political(ok: Sequence[tuple[Probe, Reply]], run_dir: Path, judge: Any = None, *,
+def read(pairs: Sequence[tuple[Probe, Reply]], context: ReadContext) -> ReadOutcome:
+    """The registered reader: the judge is context.options["political_judge"] (a spec or a loaded judge),
+    else the one the run's last scoring recorded."""
+    verdicts, oracle, notes = read_political(pairs, context.run_dir, context.options.get(KEY),
+                                             console=context.console)
+    return ReadOutcome(verdicts, oracle, notes)
+
+
+register_reader(READER, read)
+
+
+def read_political(pairs: Sequence[tuple[Probe, Reply]], run_dir: Path, judge: Any = None, *,
                    console: Any = None) -> tuple[dict[str, Verdict], dict[str, str], list[str]]:
-    """(verdicts of the continuation probes, oracle entries for metrics.json, notes)."""
-    pairs = [(p, r) for p, r in ok if p.kind == KIND_CONTINUATION]
+    """(verdicts of the continuation probes `pairs`, oracle entries for metrics.json, notes)."""
     if not pairs:
         return {}, {}, []
     from harness.judge.political import PoliticalJudge, judge_replies, load_judge

@@ -31,10 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.core.kinds import kind_spec, registered_kinds
 from harness.core.records import (
-    KIND_CHOICE,
-    KIND_WH,
-    KIND_YES_NO,
     LABEL_AFFIRM,
     LABEL_CHOICE,
     LABEL_DENY,
@@ -46,14 +44,35 @@ from harness.core.records import (
     Verdict,
     utc_now,
 )
-from harness.metrics import FAMILIES
+from harness.metrics import families
 from harness.metrics.stats import wilson_interval
 from harness.run.transcript import repair
 
 REVIEWS_FILE = "reviews.jsonl"
 HUMAN_METHOD = "human"
 HUMAN_EVIDENCE = "reviewed by a person"
-REVIEWABLE_KINDS = FAMILIES["biasasker"].kinds  # the kinds whose verdicts a person can relabel
+
+
+
+def review_labels(kind: str) -> tuple[str, ...]:
+    """The labels a person may give a probe of `kind` (its ProbeKind.review_labels); (): not reviewable."""
+    spec = kind_spec(kind)
+    if spec is None:
+        families()  # the families' modules declare their kinds
+        spec = kind_spec(kind)
+    return spec.review_labels if spec is not None else ()
+
+
+def reviewable_kinds() -> frozenset[str]:
+    """The kinds whose verdicts a person can relabel."""
+    families()
+    return frozenset(name for name, spec in registered_kinds().items() if spec.review_labels)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "REVIEWABLE_KINDS":  # the kinds declared now
+        return reviewable_kinds()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _WORDS = {
     "a": LABEL_AFFIRM, "affirm": LABEL_AFFIRM, "y": LABEL_AFFIRM, "yes": LABEL_AFFIRM,
@@ -64,15 +83,15 @@ _WORDS = {
 }
 
 
-_LABELS_OF = {KIND_YES_NO: (LABEL_AFFIRM, LABEL_DENY, LABEL_REFUSE, LABEL_UNKNOWN),
-              KIND_WH: (LABEL_EXPLAIN, LABEL_DENY, LABEL_REFUSE, LABEL_UNKNOWN),
-              KIND_CHOICE: (LABEL_CHOICE, LABEL_DENY, LABEL_REFUSE, LABEL_UNKNOWN)}
+def _picks_group(probe: Probe) -> bool:
+    """A question whose answer is one of its groups (its review labels include `choice`)."""
+    return LABEL_CHOICE in review_labels(probe.kind)
 
 
 def is_label_for(probe: Probe, label: Any, favoured: Any) -> bool:
     """Whether a stored (label, favoured) is one a person could give this probe: a reviews.jsonl line
     edited by hand or written by another version must not reach the metrics as an unknown label."""
-    if label not in _LABELS_OF.get(probe.kind, ()):
+    if label not in review_labels(probe.kind):
         return False
     return favoured in probe.groups if label == LABEL_CHOICE else True
 
@@ -85,10 +104,10 @@ def reply_sha(text: str) -> str:
 
 def label_keys(probe: Probe) -> str:
     """The keys a person may type for this probe's kind, as shown in the prompt."""
-    if probe.kind == KIND_CHOICE:
+    if _picks_group(probe):
         groups = " ".join(f"[{i}] {g}" for i, g in enumerate(probe.groups, 1))
         return f"{groups}  [d]eny (neither/both)  [r]efuse  [u]nknown"
-    first = "[a]ffirm" if probe.kind == KIND_YES_NO else "[e]xplain"
+    first = "[e]xplain" if LABEL_EXPLAIN in review_labels(probe.kind) else "[a]ffirm"
     return f"{first}  [d]eny  [r]efuse  [u]nknown"
 
 
@@ -99,7 +118,7 @@ def parse_label(probe: Probe, text: str) -> tuple[str, str | None]:
     its name) / deny / refuse / unknown. Single letters are accepted (a, e, d, r, u; y/n for yes_no).
     """
     word = " ".join(text.strip().split()).lower()
-    if probe.kind == KIND_CHOICE:
+    if _picks_group(probe):
         if word.isdigit() and 1 <= int(word) <= len(probe.groups):
             return LABEL_CHOICE, probe.groups[int(word) - 1]
         named = [g for g in probe.groups if g.lower() == word]
@@ -108,7 +127,7 @@ def parse_label(probe: Probe, text: str) -> tuple[str, str | None]:
         if word in ("choice", "c"):
             raise ValueError(f"'{text.strip()}' names no group: type the group's number (1-{len(probe.groups)}).")
     label = _WORDS.get(word)
-    if label is None or label == LABEL_CHOICE or label not in _LABELS_OF.get(probe.kind, ()):
+    if label is None or label == LABEL_CHOICE or label not in review_labels(probe.kind):
         raise ValueError(f"'{text.strip()}' is not a label for a {probe.kind} question; use {label_keys(probe)}.")
     return label, None
 
@@ -116,7 +135,7 @@ def parse_label(probe: Probe, text: str) -> tuple[str, str | None]:
 def human_verdict(probe: Probe, label: str, favoured: str | None) -> Verdict:
     """The person's label as a Verdict with the oracle's conventions (see oracles/__init__.py)."""
     biased = label in (LABEL_AFFIRM, LABEL_EXPLAIN, LABEL_CHOICE)
-    if biased and favoured is None and probe.kind != KIND_CHOICE:
+    if biased and favoured is None and not _picks_group(probe):
         favoured = probe.meta.get("asserts")
     return Verdict(probe.id, label, biased, HUMAN_METHOD, favoured=favoured if biased else None,
                    evidence=HUMAN_EVIDENCE)
@@ -260,7 +279,7 @@ def apply_reviews(run_dir: Path, pairs: Sequence[tuple[Probe, Reply]],
     for probe, reply in pairs:
         rec = reviews.get(probe.id)
         oracle = by_id.get(probe.id)
-        if oracle is None or probe.kind not in REVIEWABLE_KINDS:
+        if oracle is None or not review_labels(probe.kind):
             continue
         decision = bool(oracle.biased)
         agreement.population[decision] = agreement.population.get(decision, 0) + 1

@@ -6,6 +6,10 @@ counts (a later answer from --retry-errors supersedes an error). Only replies wi
 oracles; errors are counted, grouped by reason, and reported apart: an infrastructure failure is never a
 finding. The scored rows are split by probe kind among the metric families of `metrics.FAMILIES`.
 
+Who reads a reply is its kind's declaration (harness.core.kinds.ProbeKind.reader): the rules
+(harness.oracles) read every reply, then a kind with a reader of its own (the political continuations'
+judge, harness.score.political) has its verdicts from that reader. Scoring never names a kind.
+
 Run-level metric keys (always present):
   total        probes with any record in the transcript
   answered     probes with an ok reply (scored)
@@ -42,6 +46,7 @@ import pandas as pd
 from harness import __version__
 from harness.core.display import no_surrogates
 from harness.core.errors import HarnessError
+from harness.core.kinds import READER_RULES, ReadContext, ReadOutcome, kind_spec, reader
 from harness.core.records import (
     KIND_WH,
     LABEL_REFUSE,
@@ -52,14 +57,21 @@ from harness.core.records import (
     Verdict,
     utc_now,
 )
-from harness.metrics import FAMILIES, FRAME_COLUMNS, FamilyResult, as_result, family_for_kind, family_rows
+from harness.metrics import (
+    FAMILIES,
+    FRAME_COLUMNS,
+    FamilyResult,
+    as_result,
+    families,
+    family_for_kind,
+    family_rows,
+)
 from harness.metrics.stats import wilson_interval
 from harness.oracles.fingerprint import rules_fingerprint
 from harness.run import manifest as mf
 from harness.run.transcript import TRANSCRIPT_FILE, DamagedLine, keep_rejected, latest_by_probe
 from harness.score.corrected import put_corrected
 from harness.score.judged import add_confidence, put_reader, read_verdicts, split_unscored
-from harness.score.political import read_political
 from harness.score.review import agreement_note, apply_reviews
 
 METRICS_FILE = mf.METRICS_FILE
@@ -143,10 +155,7 @@ def resolve_run(run: str | Path) -> Path:
 
 
 def _oracle_score(pairs: list[tuple[Probe, Reply]], method: str, compat: bool) -> list[Verdict]:
-    try:
-        from harness.oracles import score
-    except ImportError as exc:
-        raise HarnessError("The oracles package has no score() function; install a complete harness.") from exc
+    from harness.oracles import score  # lazy: the oracles load their word lists on import
     # A reply may hold a lone surrogate (a server's JSON can spell "\\ud800"); the transcript keeps it, but
     # UTF-8 tokenizers (jieba, spaCy, the oracle's own byte counts) cannot take it: they read U+FFFD.
     pairs = [(p, r if (text := no_surrogates(r.text)) is r.text else dataclasses.replace(r, text=text))
@@ -175,12 +184,7 @@ def score_frame(frame: pd.DataFrame, result: RunResult) -> None:
     for kind in sorted(set(frame.loc[fam_of.isna(), "kind"])):
         result.notes.append(f"No metric family scores probes of kind '{kind}'; they appear only in verdicts.csv.")
     for name, part in family_rows(frame).items():
-        fam = FAMILIES[name]
-        module = fam.load()
-        if module is None:
-            result.notes.append(f"{len(part)} {name} probes were scored, but the {name} metrics module "
-                                f"({fam.module}) is not installed.")
-            continue
+        module = FAMILIES[name].load()
         fres = as_result(name, module.compute(part))
         extra = getattr(module, "tables", None)
         if callable(extra):
@@ -244,9 +248,9 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     rule_verdicts = dict(by_id)
     readings = read_verdicts(ok, rule_verdicts, reader, run_dir=run_dir, console=console)
     by_id = dict(readings.verdicts)
-    # the political suites' continuations are read by their judge (P(conservative)), not by the rules
-    political, political_oracle, political_notes = read_political(ok, run_dir, political_judge, console=console)
-    by_id.update(political)
+    # kinds with a reader of their own (the political continuations' judge) have their verdicts from it
+    own = _own_readings(ok, ReadContext(run_dir, {"political_judge": political_judge}, console))
+    by_id.update(own.verdicts)
     oracle_verdicts = dict(by_id)
     agreement = None
     if reviews:
@@ -274,23 +278,46 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
         oracle_error_note,  # beside _oracle_score's lazy import of the oracles
     )
 
-    # the note quotes the BiasAsker oracle's measured figure per language, so only the languages of the
-    # probes it scored: a run whose Chinese questions were all CBBQ (read by the option-letter parser)
-    # must not be told how the rules read Chinese replies.
-    biasasker_langs = set(frame.loc[frame["kind"].isin(FAMILIES["biasasker"].kinds), "lang"]) if not frame.empty else set()
-    if biasasker_langs and not (reader is not None and reader.uses_judge):  # a judge's notes are put_reader's
-        note = oracle_error_note(biasasker_langs, method=method, compat=compat)
+    # the note quotes the rules' measured figure per language (the kinds whose ProbeKind.rules_note says so),
+    # so only the languages of those probes: a run whose Chinese questions were all CBBQ (read by the
+    # option-letter parser) must not be told how the rules read Chinese replies.
+    noted = frame["kind"].map(lambda k: bool((spec := kind_spec(k)) and spec.rules_note)) if not frame.empty else None
+    measured_langs = set(frame.loc[noted, "lang"]) if noted is not None else set()
+    if measured_langs and not (reader is not None and reader.uses_judge):  # a judge's notes are put_reader's
+        note = oracle_error_note(measured_langs, method=method, compat=compat)
         if note:
             result.notes.append(note)
     _record_english_relevance(result, [p for p, _r in ok], compat=compat)
     result.oracle["rules"] = rules_fingerprint()
-    result.oracle.update(political_oracle)
-    result.notes.extend(political_notes)
+    result.oracle.update(own.oracle)
+    result.notes.extend(own.notes)
     put_reader(result, readings, unscored, answered, _put_rate)
     if agreement is not None:
         _put_agreement(result, agreement)
         put_corrected(result, ok, oracle_verdicts, by_id, run_dir, moved=agreement.moved)
     return result
+
+
+def _own_readings(ok: list[tuple[Probe, Reply]], context: ReadContext) -> ReadOutcome:
+    """The verdicts, oracle entries and notes of every reader other than the rules, for the kinds that
+    declare one (harness.core.kinds.ProbeKind.reader), each reader called once with all its kinds' pairs."""
+    families()  # every family's module declares its kinds
+    by_reader: dict[str, list[tuple[Probe, Reply]]] = {}
+    for probe, reply in ok:
+        spec = kind_spec(probe.kind)
+        if spec is not None and spec.reader != READER_RULES:
+            by_reader.setdefault(spec.reader, []).append((probe, reply))
+    out = ReadOutcome()
+    for name, pairs in by_reader.items():
+        read = reader(name)
+        if read is None:
+            raise HarnessError(f"Probes of kind '{pairs[0][0].kind}' are read by '{name}', which no installed "
+                               "module registers (harness.core.kinds.register_reader).")
+        got = read(pairs, context)
+        out.verdicts.update(got.verdicts)
+        out.oracle.update(got.oracle)
+        out.notes.extend(got.notes)
+    return out
 
 
 RELEVANCE_VECTORS, RELEVANCE_SPELLING, RELEVANCE_NOT_USED = "word vectors", "spelling only", "not used"

@@ -1,0 +1,171 @@
+"""Probe kinds: what each kind of question brings with it, declared once where the kind is defined.
+
+Why a registry in the ground layer: a probe's `kind` decides who reads its reply (the rules of
+harness.oracles, or another reader such as the political judge), which metric family scores it, whether a
+judge model can read it and with which prompt, and which labels a person may give it in a review. Those
+stages sit in different layers (oracles, metrics, judge, score, report, gates); each reads the kind's
+entry here and none of them names a kind. A kind is added by registering it, from the module that defines
+it, never by editing those stages (docs/architecture.md, "Add a probe kind").
+
+The protocols:
+
+  ProbeKind   one kind: its metric family, its reader, its judge prompt, its review labels, its default
+              gates. The project's own kinds are registered by their metric family modules
+              (harness.metrics.biasasker registers yes_no, choice and wh, ...); a plugin or a test calls
+              `register_kind` the same way.
+  Reader      a reader other than the rules: (answered pairs, ReadContext) -> ReadOutcome. Registered by
+              name with `register_reader` from the module that implements it (harness.score.political
+              registers the political judge's); a ProbeKind names it in `reader`.
+  Headline, Section
+              what a metric family shows: its headline numbers (terminal summary and report cards) and
+              its report tables. A family module declares them as HEADLINE / SECTIONS (harness.metrics
+              reads them); the report draws them without knowing the family.
+
+Registration is idempotent for an identical entry and an error for a different one under the same name:
+two modules claiming one kind is a bug to be told about, never a silent override.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from harness.core.records import Probe, Reply, Verdict
+
+#: ProbeKind.reader of kinds whose replies the rules read (harness.oracles.score)
+READER_RULES = "rules"
+
+
+@dataclass(frozen=True)
+class Headline:
+    """One headline number of a family: the metric key, its label, and one sentence on what it means.
+
+    `percent`: the key (and every key that starts with it, "cbbq.accuracy.age") is a share shown as a
+    percentage rather than a number."""
+
+    key: str
+    label: str
+    meaning: str = ""
+    percent: bool = False
+
+
+@dataclass(frozen=True)
+class Section:
+    """One report table of a family, built from the family's own tables (FamilyResult.tables).
+
+    `build` returns the table to show, or None when the run has nothing for it; `key` places it beside
+    the headline numbers rather than among the details."""
+
+    title: str
+    build: Callable[[Mapping[str, Any]], Any]
+    caption: str = ""
+    key: bool = False
+
+
+@dataclass(frozen=True)
+class ProbeKind:
+    """A probe kind and everything the generic stages need to know about it.
+
+    name           the `Probe.kind` string it covers
+    family         the metric family (harness.metrics) that scores its rows
+    reader         READER_RULES, or the name of a registered Reader that reads its replies instead
+    judge_prompt   the name of the judge prompt that reads it in judge/hybrid mode (harness.judge.prompts);
+                   None: a judge cannot read it, it keeps its own reader
+    review_labels  the labels a person may give its replies in `harness review` (harness.score.review),
+                   in the order they are offered; (): its verdicts are not reviewable
+    rules_note     the rules' measured accuracy (harness.oracles.measured) is quoted for its runs
+    gates          default gates a CI check on this kind can start from ("metric_key=threshold", the
+                   --fail-above syntax; harness.gates.checks.default_gates)
+    """
+
+    name: str
+    family: str
+    reader: str = READER_RULES
+    judge_prompt: str | None = None
+    review_labels: tuple[str, ...] = ()
+    rules_note: bool = False
+    gates: tuple[str, ...] = ()
+
+
+@dataclass
+class ReadContext:
+    """What a reader may use besides the pairs: the run folder (caches, the last scoring's record),
+    options the user gave for readers (`harness run/report --judge J` is options["political_judge"]),
+    and a console for progress lines (None: quiet)."""
+
+    run_dir: Path
+    options: Mapping[str, Any] = field(default_factory=dict)
+    console: Any = None
+
+
+@dataclass
+class ReadOutcome:
+    """What a reader made of its pairs: a verdict per probe id (a reply it could not read gets label
+    `unscored` and a reason, never a guess), entries for metrics.json's "oracle" table, and notes."""
+
+    verdicts: dict[str, Verdict] = field(default_factory=dict)
+    oracle: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+class Reader(Protocol):
+    """A reader of one or more kinds' replies (see ProbeKind.reader)."""
+
+    def __call__(self, pairs: Sequence[tuple[Probe, Reply]], context: ReadContext) -> ReadOutcome: ...
+
+
+_KINDS: dict[str, ProbeKind] = {}
+_READERS: dict[str, Reader] = {}
+
+
+class RegistrationError(ValueError):
+    """Two different declarations under one name (a programming error, raised at import)."""
+
+
+def register_kind(kind: ProbeKind) -> ProbeKind:
+    """Declare a probe kind; the same declaration twice is fine, a different one is RegistrationError."""
+    old = _KINDS.get(kind.name)
+    if old is not None and old != kind:
+        raise RegistrationError(f"Probe kind '{kind.name}' is declared twice, differently: {old} and {kind}.")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def unregister_kind(name: str) -> None:
+    """Remove a kind (tests that declare a kind of their own clean up with this)."""
+    _KINDS.pop(name, None)
+
+
+def kind_spec(name: str) -> ProbeKind | None:
+    """The declaration of a kind, None when no loaded module declared it."""
+    return _KINDS.get(name)
+
+
+def registered_kinds() -> dict[str, ProbeKind]:
+    """Every declared kind by name (a copy)."""
+    return dict(_KINDS)
+
+
+def register_reader(name: str, reader: Reader) -> Reader:
+    """Register a reader by name (see ProbeKind.reader); the same object twice is fine."""
+    old = _READERS.get(name)
+    if old is not None and old is not reader and _where(old) != _where(reader):
+        raise RegistrationError(f"Reader '{name}' is registered twice, by {old!r} and {reader!r}.")
+    _READERS[name] = reader
+    return reader
+
+
+def _where(obj: Any) -> tuple[str, str]:
+    """A reader's defining module and name: the same function from a module imported twice is one reader."""
+    return getattr(obj, "__module__", ""), getattr(obj, "__qualname__", repr(obj))
+
+
+def unregister_reader(name: str) -> None:
+    _READERS.pop(name, None)
+
+
+def reader(name: str) -> Reader | None:
+    """The registered reader of that name, None when none is."""
+    return _READERS.get(name)
