@@ -94,8 +94,10 @@ def test_list_run_filter_finding_review_and_the_metric_recomputed(view: ViewServ
     page.locator("#findings tbody tr").first.click()
     expect(page.locator("#detail-reply")).to_have_text(XSS_SCRIPT)
     assert page.locator("script:not([src])").count() == 0
-    # a Chinese group name is offered and the figures of the run load
+    # a Chinese group name is offered, and the report opens in its sandboxed frame (its own policy, no script)
     assert "青年人" in page.locator("#f-group option").all_inner_texts()
+    page.click("#report summary")
+    expect(page.frame_locator("iframe.report").locator("body")).to_contain_text("Absolute bias rate")
     page.fill("#f-q", "")
     page.select_option("#f-verdict", "biased")
     expect(page.locator("#findings tbody tr").first).to_be_visible()
