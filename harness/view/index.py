@@ -77,7 +77,7 @@ WHERE NOT (probes.status = 'ok' AND excluded.status != 'ok')
 #: The findings' columns: the probe, its reply and the verdict, with the review and reading beside it.
 _SELECT = """
 SELECT p.probe_id, p.seq, p.lang, p.kind, p.bias_type, p.attribute, p.groups, p.property, p.categories,
-  p.question, p.status, p.error, substr(p.reply, 1, {chars}) AS reply, length(p.reply) AS reply_chars,
+  p.question, p.status, p.error, substr(p.reply, 1, {chars}) AS reply, length(p.reply) AS reply_chars, p.role,
   v.label, v.biased, v.favoured, v.method, v.confidence, v.evidence,
   r.label AS review_label, r.biased AS review_biased, r.oracle_label, r.oracle_biased,
   (r.probe_id IS NOT NULL AND r.reply_sha = p.reply_sha) AS reviewed,
@@ -359,18 +359,18 @@ class RunIndex:
             row = db.execute(_SELECT.format(chars=10**9) + " WHERE p.probe_id = ?", (probe_id,)).fetchone()
             if row is None:
                 return None
-            extra = db.execute("SELECT suite, options, meta, target, pair, role FROM probes WHERE probe_id = ?",
+            extra = db.execute("SELECT suite, options, meta, target, pair FROM probes WHERE probe_id = ?",
                                (probe_id,)).fetchone()
             reading = db.execute("SELECT * FROM readings WHERE probe_id = ?", (probe_id,)).fetchone()
             review = db.execute("SELECT * FROM reviews WHERE probe_id = ?", (probe_id,)).fetchone()
             partners = []
             if extra["pair"]:
-                partners = [_finding(r) | {"role": r["role"]} for r in db.execute(
-                    _SELECT.replace("p.groups,", "p.groups, p.role,", 1).format(chars=10**9)
-                    + " WHERE p.pair = ? AND p.probe_id != ? ORDER BY p.seq", (extra["pair"], probe_id))]
+                partners = [_finding(r) for r in db.execute(
+                    _SELECT.format(chars=10**9) + " WHERE p.pair = ? AND p.probe_id != ? ORDER BY p.seq",
+                    (extra["pair"], probe_id))]
         out = _finding(row)
         out.update(suite=extra["suite"], options=json.loads(extra["options"] or "[]"),
-                   meta=json.loads(extra["meta"] or "{}"), target=extra["target"], role=extra["role"],
+                   meta=json.loads(extra["meta"] or "{}"), target=extra["target"],
                    reading=dict(reading) if reading else None, review=dict(review) if review else None,
                    partners=partners)
         return out

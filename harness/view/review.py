@@ -41,7 +41,7 @@ from harness.score.review import (
     review_record,
     reviews_path,
 )
-from harness.view.folder import headline, stamp
+from harness.view.folder import RunFolder, headline, stamp
 
 #: The keys the page offers per kind: the letters harness.score.review.parse_label reads (groups by number).
 KEYS = {KIND_YES_NO: (("a", "affirm"), ("d", "deny"), ("r", "refuse"), ("u", "unknown")),
@@ -97,8 +97,6 @@ class ReviewBridge:
             return self._scoring
 
     def _last_run(self) -> dict[str, Any]:
-        from harness.view.folder import RunFolder
-
         return ((RunFolder.metrics_doc(self.run_dir) or {}).get("run") or {})
 
     def _method(self) -> str:
@@ -209,7 +207,6 @@ class ReviewBridge:
         """Score with the labels, rewrite the report files, and say which headline metrics moved."""
         from harness.report.reporting import write_report
         from harness.score.scoring import score_run
-        from harness.view.folder import RunFolder
 
         with self._lock:
             scored = self._scored()
@@ -218,8 +215,8 @@ class ReviewBridge:
                                reuse=scored.result)
             write_report(self.run_dir, result, quiet=True)
             after = RunFolder.metrics_doc(self.run_dir) or {}
-        return {"changes": changes(before, after), "notes": [n for n in after.get("notes") or []
-                                                             if "reviewed" in n or "review" in n]}
+        # the notes about the review (the agreement sentence, stale or invalid labels), not the oracle's own
+        return {"changes": changes(before, after), "notes": [n for n in after.get("notes") or [] if "review" in n]}
 
 
 def changes(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
