@@ -11,6 +11,7 @@ and, when all groups are equal, how often the permutation test says p < 0.05 (it
 
     python benchmarks/relative_bias_coverage.py                # the full table (a few minutes)
     python benchmarks/relative_bias_coverage.py --draws 200    # quicker, rougher
+    python benchmarks/relative_bias_coverage.py --only maximum # the scenarios at the largest variance
 
 tests/metrics/test_relative_bias_coverage.py runs the acceptance scenarios through `simulate` with 1,000 draws.
 """
@@ -103,11 +104,14 @@ def main() -> None:
     ap.add_argument("--draws", type=int, default=1000)
     ap.add_argument("--boot", type=int, default=2000, help="bootstrap resamples per draw (the harness default)")
     ap.add_argument("--perm", type=int, default=2000, help="permutations per draw (the harness default)")
+    ap.add_argument("--only", default="", help="only the scenarios whose name contains this text (e.g. maximum)")
     args = ap.parse_args()
     print(f"{args.draws} draws per row; 95% intervals; permutation test at 5% (equal groups: its false-positive rate)")
     print(f"{'scenario':44s} {'n':>4s} {'V (paper)':>10s} {'corrected':>10s} {'pref rate':>10s} "
           f"{'holds est':>10s} {'in range':>10s} {'perm p<.05':>10s}")
     for name, rates in SCENARIOS.items():
+        if args.only not in name:
+            continue
         for n in SIZES:
             t = time.perf_counter()
             c = simulate(rates, n, draws=args.draws, n_boot=args.boot, n_perm=args.perm)

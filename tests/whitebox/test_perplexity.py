@@ -177,3 +177,19 @@ def test_prefix_choice() -> None:
         prefix_token_id(Tok(), "bos")
     assert SentenceScore("x", None, None, 0, "empty sentence").ok is False
 
+
+
+def test_both_conventions_the_harness_and_upstream_chbias(tiny) -> None:
+    """perplexities_both_ways: with the start token (the harness) and without one (upstream CHBias, whose
+    script fed tokenize(s) alone), each equal to transformers' own loss on that row."""
+    from harness.whitebox.perplexity import perplexities_both_ways
+
+    model, tok = tiny
+    sentences = ["she is a nurse", "the old man would not listen to anyone at the meeting about the new road", "胖子"]
+    ours, theirs = perplexities_both_ways(model, tok, sentences, batch_size=2)
+    start = prefix_token_id(tok)
+    assert start is not None
+    for s, a, b in zip(sentences, ours, theirs, strict=True):
+        ids = tok(s, add_special_tokens=False)["input_ids"]
+        assert a.perplexity == pytest.approx(by_hand(model, [start, *ids]), rel=1e-4)
+        assert b.perplexity == pytest.approx(by_hand(model, ids), rel=1e-4) and b.tokens == len(ids) - 1
