@@ -34,6 +34,7 @@ from harness.core.errors import ConfigError, HarnessError
 from harness.core.paths import config_dirs
 
 ENTRY_POINT_GROUP = "harness.adapters"
+DISTRIBUTION = "harness-bias"  # this project's distribution: its own entry points are built-in kinds
 TARGETS_FILE = "targets.toml"
 PRESETS_PATH = Path(__file__).with_name("presets.toml")
 
@@ -138,7 +139,8 @@ def adapter_kinds() -> dict[str, AdapterKind]:
         if ep.name in kinds:
             continue
         dist = ep.dist.name if ep.dist is not None else "unknown package"
-        kinds[ep.name] = AdapterKind(ep.name, dist, ep.value)
+        # the project's own entry points (the white-box layer's adapters) are listed as built-in
+        kinds[ep.name] = AdapterKind(ep.name, "built-in" if dist == DISTRIBUTION else dist, ep.value)
     return kinds
 
 

@@ -260,3 +260,17 @@ def test_the_contract_fails_on_a_made_up_violating_graph() -> None:
                                 "harness.metrics.other -> harness.oracles.text"]
     # a docstring or a sentence that mentions a module is not an import
     assert "harness.cli.run" not in named["harness.adapters.registry"]
+
+
+def test_the_white_box_adapter_is_registered_like_a_plugin() -> None:
+    """hf-calibrated (harness.whitebox, above the adapters) comes through the project's own entry point,
+    declared in pyproject.toml, not through a string in adapters/registry.py."""
+    import tomllib
+
+    from harness.adapters.registry import BUILTIN_ADAPTERS, ENTRY_POINT_GROUP, adapter_class
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["entry-points"]
+    assert declared[ENTRY_POINT_GROUP]["hf-calibrated"] == "harness.whitebox.calibration.adapter:CalibratedHFAdapter"
+    assert "hf-calibrated" not in BUILTIN_ADAPTERS
+    assert all(target.startswith("harness.adapters.") for target in BUILTIN_ADAPTERS.values())
+    assert adapter_class("hf-calibrated").__module__ == "harness.whitebox.calibration.adapter"

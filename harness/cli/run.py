@@ -175,7 +175,7 @@ def _judge_dry_run(console: Console, reader: Any, *, suite: str | None, target: 
 
 
 def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, compat: bool,
-                      reader: Any = None, political_judge: Any = None) -> dict[str, Any] | None:
+                      reader: Any = None, political_judge: Any = None) -> dict[str, Any]:
     """Score the transcript and write the report folder; the metrics for the gates."""
     # lazy: pandas, jinja2 and the oracles are slow to import
     from harness.report.reporting import write_report
@@ -289,15 +289,14 @@ def run_command(
 
 
 def _check_unscored(outcome: Any, gates: list[Any], max_error_rate: float, retry_hint: str) -> None:
-    """No scoring (--no-report, or a build without it): infrastructure from the run's own counts; gates
-    cannot be checked, which is an error rather than a silent pass."""
+    """No scoring (--no-report): infrastructure from the run's own counts; gates cannot be checked, which is
+    an error rather than a silent pass (run_command refuses --fail-above with --no-report up front)."""
     if outcome.error_rate > max_error_rate:
         raise HarnessError(
             f"{outcome.error_rate:.1%} of probes ended in errors (limit {max_error_rate:.0%}); results are not "
             f"trustworthy. Rerun with {retry_hint}.", exit_code=EXIT_INFRA)
     if gates:
-        raise HarnessError("--fail-above needs scoring, which is not available in this installation.",
-                           exit_code=EXIT_INFRA)
+        raise HarnessError("--fail-above needs the scores; drop --no-report.", exit_code=EXIT_INFRA)
 
 
 def _first_probe(suite: str, *, sample: int | None, seed: int, limit: int | None, params: dict[str, Any]) -> None:
