@@ -3,7 +3,8 @@
 Nothing here invents a second meaning of a label. The replies a person may review, the sample and its
 order are harness.human.review_sample's (open_review scores the run with the oracle alone, select_sample
 draws the same stratified sample `harness review RUN --sample N --seed S` draws); a key typed in the page is
-read by harness.score.review.parse_label, so "a" is affirm, "d" deny, "2" the second group, exactly as in
+read by harness.score.review.parse_label (and the keys offered are the labels the probe's kind
+declares, harness.score.review.review_labels), so "a" is affirm, "d" deny, "2" the second group, exactly as in
 the terminal; each label is one line appended to reviews.jsonl by harness.score.review.ReviewWriter
 (write + flush + fsync), built by review_record, so `harness review`, `harness report` and this page read
 each other's labels.
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import HarnessError
-from harness.core.records import KIND_CHOICE, KIND_WH, KIND_YES_NO
+from harness.core.records import LABEL_CHOICE, LABEL_DENY, Probe
 from harness.human.review_sample import DEFAULT_SAMPLE, open_review, select_sample
 from harness.run.transcript import TRANSCRIPT_FILE
 from harness.score.review import (
@@ -38,15 +39,12 @@ from harness.score.review import (
     parse_label,
     read_reviews,
     reply_sha,
+    review_labels,
     review_record,
     reviews_path,
 )
 from harness.view.folder import RunFolder, headline, stamp
 
-#: The keys the page offers per kind: the letters harness.score.review.parse_label reads (groups by number).
-KEYS = {KIND_YES_NO: (("a", "affirm"), ("d", "deny"), ("r", "refuse"), ("u", "unknown")),
-        KIND_WH: (("e", "explain"), ("d", "deny"), ("r", "refuse"), ("u", "unknown")),
-        KIND_CHOICE: (("d", "deny (neither/both)"), ("r", "refuse"), ("u", "unknown"))}
 #: The metrics whose change a rescore reports: the Runs page's headline plus the review's own agreement.
 CHANGED_KEYS: tuple[tuple[str, str], ...] = (
     ("absolute_bias_rate", "Absolute bias rate"),
@@ -133,9 +131,7 @@ class ReviewBridge:
     @staticmethod
     def _item(item: ReviewItem, rec: dict[str, Any] | None) -> dict[str, Any]:
         p, v = item.probe, item.oracle
-        keys = [{"key": str(i), "label": f"choice {i} ({g})"} for i, g in enumerate(p.groups, 1)] \
-            if p.kind == KIND_CHOICE else []
-        keys += [{"key": k, "label": name} for k, name in KEYS.get(p.kind, ())]
+        keys = keys_for(p)
         return {"probe_id": p.id, "kind": p.kind, "lang": p.lang, "attribute": p.attribute, "groups": list(p.groups),
                 "question": p.text, "reply": item.reply.text,
                 "oracle": {"label": v.label, "favoured": v.favoured, "biased": bool(v.biased), "evidence": v.evidence,
@@ -217,6 +213,26 @@ class ReviewBridge:
             after = RunFolder.metrics_doc(self.run_dir) or {}
         # the notes about the review (the agreement sentence, stale or invalid labels), not the oracle's own
         return {"changes": changes(before, after), "notes": [n for n in after.get("notes") or [] if "review" in n]}
+
+
+def keys_for(probe: Probe) -> list[dict[str, str]]:
+    """The keys the page offers for this probe: one per label its kind declares (harness.score.review),
+    each the letter parse_label reads as that label (a affirm, e explain, d deny, r refuse, u unknown),
+    and a group's number for a pick."""
+    labels = review_labels(probe.kind)
+    out = []
+    for label in labels:
+        if label == LABEL_CHOICE:
+            out += [{"key": str(i), "label": f"choice {i} ({g})"} for i, g in enumerate(probe.groups, 1)]
+            continue
+        try:
+            if parse_label(probe, label[0]) != (label, None):
+                continue
+        except ValueError:
+            continue
+        out.append({"key": label[0], "label": label + (" (neither/both)" if label == LABEL_DENY and
+                                                        LABEL_CHOICE in labels else "")})
+    return out
 
 
 def changes(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
