@@ -14,8 +14,8 @@ from pathlib import Path
 import httpx
 import pandas as pd
 import pytest
-from conftest import RUN_A, RUN_B, ZH_QUESTION, ViewServer
 from run_builders import XSS_SCRIPT
+from view_runs import RUN_A, RUN_B, ZH_QUESTION, ViewServer
 
 from harness.core.records import Probe, Reply
 from harness.view.security import COOKIE, PAGE_CSP, REPORT_CSP

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import RUN_A, RUN_B, ViewServer
 from run_builders import XSS_SCRIPT
+from view_runs import RUN_A, RUN_B, ViewServer
 
 pytestmark = pytest.mark.slow
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
