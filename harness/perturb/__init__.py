@@ -5,13 +5,14 @@
     subs = draw(p, candidates(p, [(text, ())]), key="dialogue-1", seed=0)
     apply_text(subs[0], "I need a movie for my mom.")   # -> "... for my dad." (or another draw)
 
-Why in harness.core: the suite transform (question_gen), the task-oriented pipeline target (adapters:
-it perturbs its own API call and database rows) and the `harness perturb` command all apply the same
-substitution, and those layers may not import each other.
+Why a layer of its own, between harness.core and the stages: the suite transform (question_gen), the
+task-oriented pipeline target (adapters: it perturbs its own API call and database rows) and the
+`harness perturb` command all apply the same substitution, and those layers may not import each other.
 
 lexicon.py  word lists (words_en.yaml, words_zh.yaml) and (source, target) pairs
-text.py     finding and substituting words in one text (whole words, case kept, one pass)
-algorithm.py  Algorithm 1: K, seeded draws, Substitution records
+text.py     finding and substituting words in one text (whole words, case kept, one pass, context rules, a/an)
+parse.py    what the lists cannot read: her/his by role (spaCy, lazy), a named person (spaCy NER, jieba nr)
+algorithm.py  Algorithm 1: K (a person and their pronouns change together, or not), seeded draws, Substitution
 dialogues.py  SGD dialogues and plain JSONL turns, perturbed consistently (turns, state, calls, rows)
 probes.py   the same perturbation as a transform of any suite's probes (`-p perturb=gender`)
 """

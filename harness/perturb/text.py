@@ -420,11 +420,11 @@ def _overlaps(span: Span, spans: Iterable[Span]) -> bool:
 def english_role(text: str, end: int, word: str) -> str:
     """"determiner", "object" or "pronoun" for her/his ending at `end`, read from the next word.
 
-    A rule rather than a tagger: spaCy costs 15 s to import on a busy machine (more than perturbing all
-    of SGD) and still tags a sentence-final "his" as a determiner. "her"/"his" followed by a word that
-    can start a noun phrase is a determiner (her car -> his car); followed by punctuation, the end, or a
-    function word (the, to, and, now...) it is the object/pronoun (I saw her. -> him; it is his. -> hers).
-    Known miss: a double object without an article ("buy her flowers" reads as "her flowers").
+    The cheap first reading, made when a text is searched (finding candidates needs no role: her is female
+    either way); when a draw replaces the word, the role is re-read from spaCy's parse (Perturber._reread,
+    parse.pronoun_role) and this rule stays only where spaCy is not installed. "her"/"his" followed by a
+    word that can start a noun phrase is a determiner (her car -> his car); followed by punctuation, the
+    end, or a function word (the, to, and, now...) it is the object/pronoun (I saw her. -> him).
     """
     follow = _EN_WORD.search(text, end)
     gap = text[end:follow.start()] if follow else ""
