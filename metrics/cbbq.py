@@ -236,8 +236,11 @@ def rotation_scores(df: pd.DataFrame, weights: tuple[float, float] = DEFAULT_WEI
     note = (f"CBBQ options rotated ({len(rotated)} questions, each in {int(orders.loc[rotated, 'count'].max())} "
             f"orders): S_total {fmt(every['s_total'])} counts every order, so a letter habit weighs on every "
             f"option alike (bias net of position); in upstream's order alone it is {fmt(upstream['s_total'])} "
-            f"(S_amb {fmt(upstream['s_amb'])} vs {fmt(every['s_amb'])}); on the {len(same)} questions answered "
-            f"with the same option in every order, S_total {fmt(consistent['s_total'])}.")
+            f"(S_amb {fmt(upstream['s_amb'])} vs {fmt(every['s_amb'])}); ")
+    note += (f"on the {len(same)} questions answered with the same option in every order (answers that do not "
+             f"depend on position), S_total {fmt(consistent['s_total'])}." if len(same) else
+             "no question was answered with the same option in every order, so no answer here shows a preference "
+             "between the groups that does not depend on position.")
     return out, note
 
 
