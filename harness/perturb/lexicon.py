@@ -272,6 +272,30 @@ def _numbered(raw: Any, attributes: tuple[str, ...], start: int, where: str) -> 
     return rows
 
 
+def _compounds(raw: Any, attributes: tuple[str, ...], rows: list[Row], where: str) -> list[Row]:
+    """Rows for the -man compounds no row lists: fireman/firewoman/fireperson, firemen/firewomen/firepeople."""
+    if raw is None:
+        return []
+    try:
+        stems = list(dict.fromkeys(str(x) for x in raw["stems"]))
+        templates = {a: list(raw[a]) for a in attributes if a in raw}
+    except (KeyError, TypeError):
+        raise ConfigError(f"{where}: compounds needs stems and, per attribute, [singular, plural] templates.") \
+            from None
+    if len(templates) < 2 or not all(len(t) == 2 for t in templates.values()):
+        raise ConfigError(f"{where}: compounds needs [singular, plural] templates for at least two attributes.")
+    listed = {w.lower() for row in rows for ws in row.forms.values() for w in ws}
+    out = []
+    for stem in stems:
+        forms = {a: t[0].format(stem=stem) for a, t in templates.items()}
+        if any(f.lower() in listed for f in forms.values()):
+            continue  # a row of its own says it better (fireman -> firefighter)
+        for k, number in ((0, "singular"), (1, "plural")):
+            out.append(Row(len(rows) + len(out), {a: (t[k].format(stem=stem),) for a, t in templates.items()},
+                           number=number))
+    return out
+
+
 def _check_one_row_per_word(axis: Axis, where: str) -> None:
     """A source word sits in one row (the pronouns told apart by role excepted): else the first row wins
     silently, as 女士 did (王女士 became 王男士)."""
@@ -304,6 +328,7 @@ def _axis(name: str, lang: str, raw: Any, where: str) -> Axis:
     here = f"{where}, axis {name}"
     parsed = [_row(i, r, attributes, here) for i, r in enumerate(rows)]
     parsed += _numbered(raw.get("numbered"), attributes, len(parsed), here)
+    parsed += _compounds(raw.get("compounds"), attributes, parsed, here)
     axis = Axis(
         name=name, lang=lang, attributes=attributes,
         rows=tuple(parsed),
