@@ -135,3 +135,17 @@ def test_every_documented_command_and_option_exists() -> None:
 ])
 def test_a_changed_command_is_caught(words: list[str], expected: str) -> None:
     assert any(expected in p for p in _problems(words, typer.main.get_command(app)))
+
+
+def test_every_marked_example_output_has_a_command_that_makes_it() -> None:
+    # the blocks scripts/refresh_examples.py rewrites: each marked block names an example it knows how to run
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("refresh_examples", ROOT / "scripts" / "refresh_examples.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    marked = [m["name"] for path in module.FILES for m in module.MARKED.finditer(path.read_text(encoding="utf-8"))]
+    assert {"readme-run", "ci-gate-failed"} <= set(marked)
+    assert module.refresh(None, check=True) == 0
