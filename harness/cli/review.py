@@ -14,13 +14,15 @@ from rich.console import Console
 
 from harness.core.display import assemble
 from harness.core.errors import HarnessError
-from harness.human.review_sample import DEFAULT_SAMPLE
 
 if TYPE_CHECKING:
     from harness.score.scoring import RunResult
 
 console = Console(highlight=False)
 EXIT_INTERRUPTED = 130
+#: harness.human.review_sample.DEFAULT_SAMPLE, named here so that importing the CLI does not import the
+#: scoring stack (pandas, scipy: seconds on a busy machine) for every command; a test keeps the two equal
+DEFAULT_SAMPLE = 50
 
 
 def review(

@@ -14,7 +14,7 @@ from typing import Any
 
 from harness.core.errors import HarnessError
 from harness.core.records import Probe, Reply
-from harness.score.review import REVIEWABLE_KINDS, ReviewItem
+from harness.score.review import ReviewItem, reviewable_kinds
 from harness.score.scoring import score_run
 
 DEFAULT_SAMPLE = 50
@@ -26,8 +26,9 @@ def reviewable_items(result: Any) -> list[ReviewItem]:
     if frame.empty:
         return []
     items = []
+    kinds = reviewable_kinds()  # here, not at import: it loads every family's metrics (POT, torch: seconds)
     for row in frame.itertuples(index=False):
-        if row.kind in REVIEWABLE_KINDS:
+        if row.kind in kinds:
             probe: Probe = row.probe
             items.append(ReviewItem(probe, Reply(probe.id, row.target, row.reply), row.verdict))
     return sorted(items, key=lambda it: it.probe.id)

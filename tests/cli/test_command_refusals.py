@@ -112,14 +112,15 @@ def test_debias_refuses_before_the_training_imports(run_env: Path) -> None:
              f"for args in {[a for a, _e in DEBIAS_REFUSALS]!r}:\n"
              "    print(main(['debias', '--model', 'model', '--out', 'new', *args]), flush=True)\n"
              "    print('###', file=sys.stderr, flush=True)\n"
-             "heavy = ('harness.whitebox.debias.train', 'accelerate', 'transformers')\n"
+             "heavy = ('harness.whitebox.debias.train', 'accelerate', 'transformers', 'torch', 'pandas')\n"
              "print('loaded: ' + ' '.join(m for m in heavy if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=run_env, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "COLUMNS": "200"})
     assert done.returncode == 0, done.stdout + done.stderr
     *codes, loaded = done.stdout.split("\n")[:-1]
     assert codes == [str(EXIT_USAGE)] * len(DEBIAS_REFUSALS), done.stdout + done.stderr
-    assert loaded.strip() == "loaded:"  # the 15-20 s imports come after the checks (were before them)
+    # the 15-20 s imports come after the checks (were before them); the CLI itself imports no scoring stack
+    assert loaded.strip() == "loaded:"
     for err, (_args, expected) in zip(done.stderr.split("###\n"), DEBIAS_REFUSALS, strict=False):
         assert expected in " ".join(err.split()), err
         assert err.startswith("error:"), repr(err)  # one sentence, no blank line before it
@@ -145,3 +146,10 @@ def test_an_unknown_adapter_kind_names_its_target_and_file(run_env: Path, capsys
     make_run(run, errors=0, n_rel=1, n_abs=1, xss=False)
     assert main(["report", str(run), "--judge", "mybot", "--dry-run"]) == EXIT_USAGE  # as a judge too
     assert expected in " ".join(capsys.readouterr().err.split())
+
+
+def test_the_review_default_sample_is_the_samplers() -> None:
+    from harness.cli.review import DEFAULT_SAMPLE
+    from harness.human.review_sample import DEFAULT_SAMPLE as SAMPLER
+
+    assert DEFAULT_SAMPLE == SAMPLER
