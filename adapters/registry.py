@@ -150,9 +150,9 @@ def adapter_class(kind: str, *, target: TargetConfig | None = None) -> type[Adap
     kinds = adapter_kinds()
     info = kinds.get(kind)
     if info is None:
-        where = (f"Target '{target.name}' in {target.source if target.source != 'built-in' else 'the built-in presets'} "
-                 "has an unknown adapter kind" if target is not None else "Unknown adapter kind")
-        raise ConfigError(f"{where} '{kind}'; available kinds: {', '.join(sorted(kinds))}.")
+        where = "" if target is None else (f" for target '{target.name}' in "
+                                           + (target.source if target.source != "built-in" else "the built-in presets"))
+        raise ConfigError(f"Unknown adapter kind '{kind}'{where}; available kinds: {', '.join(sorted(kinds))}.")
     try:
         if info.source == "built-in":
             module_name, _, attr = info.target.partition(":")

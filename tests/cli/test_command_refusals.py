@@ -139,7 +139,7 @@ def test_debias_checks_match_the_training_modules() -> None:
 def test_an_unknown_adapter_kind_names_its_target_and_file(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (run_env / "targets.toml").write_text('[targets.mybot]\nadapter = "opnai"\nmodel = "gpt-4o-mini"\n',
                                           encoding="utf-8")
-    expected = f"Target 'mybot' in {run_env / 'targets.toml'} has an unknown adapter kind 'opnai'"
+    expected = f"Unknown adapter kind 'opnai' for target 'mybot' in {run_env / 'targets.toml'}"
     assert main(["run", "-s", "builtin-en", "-t", "mybot", "--sample", "2", "--dry-run"]) == EXIT_USAGE
     assert expected in " ".join(capsys.readouterr().err.split())
     run = run_env / "transcripts" / "judged"
