@@ -161,6 +161,8 @@ def adapter_class(kind: str, *, target: TargetConfig | None = None) -> type[Adap
             ep = next(ep for ep in _entry_points() if ep.name == kind)
             cls = ep.load()
     except ImportError as exc:
+        if (exc.name or "").split(".")[0] == "harness":  # the project's own module failed: a bug, never "install"
+            raise
         raise HarnessError(f"The '{kind}' adapter could not be imported ({exc}); "
                            f"install its dependencies (from {info.source}).") from None
     except Exception as exc:  # a broken plugin must not crash the harness with a traceback
@@ -372,11 +374,14 @@ def create_adapter(name_or_config: str | TargetConfig, **overrides: Any) -> Adap
     settings.update({k: v for k, v in overrides.items() if v is not None})
     secrets = read_secrets(config)
     if _accepts_secrets(cls):
-        return cls(config.name, settings, secrets=secrets)
-    if secrets:
+        adapter = cls(config.name, settings, secrets=secrets)
+    elif secrets:
         raise ConfigError(f"Target '{config.name}' names secrets, but the '{config.adapter}' adapter does "
                           "not accept a `secrets` argument; remove secret_env or update the adapter.")
-    return cls(config.name, settings)
+    else:
+        adapter = cls(config.name, settings)
+    adapter.label = config.display_model
+    return adapter
 
 
 def _config_for_create(name: str) -> TargetConfig:

@@ -183,22 +183,23 @@ def _table(title: str, df: pd.DataFrame, *, caption: str = "", max_rows: int = 2
 
 
 def _family_tables(result: RunResult) -> list[dict[str, Any]]:
-    """Each family's report tables: the sections it declares (Family.sections), or else every table it
-    returned, the first of them beside the headline numbers."""
+    """Each family's report tables: the sections it declares (Family.sections), then every table of the
+    families that declare none, the first of those beside the headline numbers."""
     out: list[dict[str, Any]] = []
+    undeclared: list[dict[str, Any]] = []
     registered = families()
     for name, fam in result.families.items():
         sections = registered[name].sections if name in registered else None
         if sections is None:
             for tname, tab in fam.tables.items():
                 if isinstance(tab, pd.DataFrame) and not tab.empty:
-                    out.append(_table(f"{name}: {tname}", tab, key=not out))  # the first one beside the numbers
+                    undeclared.append(_table(f"{name}: {tname}", tab, key=not undeclared))
             continue
         for section in sections:
             tab = section.build(fam.tables)
             if isinstance(tab, pd.DataFrame) and not tab.empty:
                 out.append(_table(section.title, tab, caption=section.caption, key=section.key))
-    return out
+    return out + undeclared
 
 
 def _findings(result: RunResult) -> list[dict[str, Any]]:
@@ -338,9 +339,12 @@ def print_summary(result: RunResult, console: Console, files: ReportFiles | None
     console.print(head)
     model = result.manifest.get("model") or {}
     if isinstance(model, dict) and model.get("name"):  # the model under test, as its own file names it
-        console.print(assemble("Model under test: ", (str(model["name"]), "bold"),
-                               f" ({model.get('source', '?')}" + (f", {model['file']}" if model.get("file") else "") + ")"),
-                      soft_wrap=True)
+        # the target's name for it first (a preset's model_label); the file's own header name is detail: a
+        # GGUF's general.name can be a training-run label ("Smollm2 135M 8k Lc100K Mix1 Ep2")
+        label, name = str(model.get("label") or model["name"]), str(model["name"])
+        detail = [f'{model.get("source", "?")}: "{name}"' if label != name else str(model.get("source", "?"))]
+        detail += [str(model[k]) for k in ("quantization", "file") if model.get(k)]
+        console.print(assemble("Model under test: ", (label, "bold"), f" ({', '.join(detail)})"), soft_wrap=True)
     for name, fres in result.families.items():  # a family's own terminal table (metrics: summary())
         module = FAMILIES[name].load() if name in FAMILIES else None
         summary = getattr(module, "summary", None)
