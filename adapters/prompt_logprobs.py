@@ -162,10 +162,12 @@ def _number(value: Any) -> float | None:
 # --- the trust check -------------------------------------------------------------------------------------
 
 #: Largest difference (nats) allowed between a token's log-probability when generated and when read back.
-#: llama.cpp's server over SmolLM2 (Q4_1) differed by at most 4e-6 (one sequence decoded token by token vs
-#: in one batch); vLLM in bfloat16 can differ by a few hundredths between batch shapes. A position shift or
-#: a wrong computation is off by nats.
-AGREEMENT_TOLERANCE = 0.1
+#: The same engine computes the two differently: a generated token is decoded alone (a matrix-vector product),
+#: a prompt in one batch (matrix-matrix, other kernels, other rounding of the quantised activations).
+#: Measured in process, 6 greedy tokens after 2 prompts: SmolLM2 Q4_1 up to 0.077 nats, Qwen2.5-Coder Q4_K_M
+#: up to 0.121; vLLM in bfloat16 differs by batch shape too. An echo shifted by a position was 1.5-17 nats off
+#: (llama.cpp's server, docs/big_models.md), so 0.25 separates the two.
+AGREEMENT_TOLERANCE = 0.25
 
 
 def agreement(generated: PromptTokens, read_back: PromptTokens, *, tolerance: float = AGREEMENT_TOLERANCE

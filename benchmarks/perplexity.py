@@ -16,8 +16,14 @@ With --sweep it measures instead where the time goes: this CPU's matrix-multiply
 2 x the parameters of the model's linear layers, per CPU second): CHBias's loop, then the harness at batch
 sizes 1, 4, 16 and 64. The speed-up batching can give is bounded by peak / the loop's rate.
 
+With --llamacpp it compares instead the two in-process ways to score a GGUF model: transformers (the `-hf`
+targets: the file dequantised to float32, the harness's batched scorer) and llama.cpp (the `local` targets:
+the quantised weights' own logits, harness.adapters.llamacpp_local), in sentences per second, and the values:
+each sentence's mean NLL on the very same tokens (the start token, a newline, the sentence: what the llama.cpp
+targets score), float32 against quantised arithmetic.
+
 Usage: .venv/bin/python benchmarks/perplexity.py [--model local-hf] [--category gender] [--n 400]
-       [--batch-size 16] [--threads 2] [--sweep]
+       [--batch-size 16] [--threads 2] [--sweep | --llamacpp]
 --model takes an hf target name (local-hf: SmolLM2-135M GGUF; local-zh-hf: Qwen2.5-Coder-0.5B GGUF), a model
 directory, a .gguf file or a hub name. Needs $HARNESS_DATA_DIR/chbias (harness data pull chbias).
 """
@@ -126,6 +132,53 @@ def sweep(model: Any, tok: Any, sentences: list[str], threads: int) -> None:
         show(f"harness, batch size {size}", t)
 
 
+LLAMACPP_TWIN = {"local-hf": "local", "local-zh-hf": "local-zh"}
+
+
+def llamacpp_comparison(model_name: str, model: Any, tok: Any, sentences: list[str], threads: int,
+                        batch_size: int) -> None:
+    """Sentences per second and values: transformers (dequantised, batched) vs llama.cpp (quantised)."""
+    import torch
+
+    from harness.adapters.prompt_logprobs import SENTENCE_CONTEXT
+    from harness.adapters.registry import create_adapter
+    from harness.whitebox.perplexity import sentence_perplexities
+
+    twin = LLAMACPP_TWIN.get(model_name)
+    if twin is None:
+        raise SystemExit(f"--llamacpp compares an hf preset with its llama.cpp twin: {', '.join(LLAMACPP_TWIN)}")
+    cpp = create_adapter(twin, n_threads=threads)
+    pairs = [(SENTENCE_CONTEXT, s) for s in sentences]
+    cpp.score_continuations_sync(pairs[:4])  # warm-up (loads the GGUF)
+    n = len(sentences)
+    hf_scores, (hf_wall, hf_cpu) = timed(lambda: sentence_perplexities(model, tok, sentences, batch_size=batch_size))
+    cpp_scores, (cpp_wall, cpp_cpu) = timed(lambda: cpp.score_continuations_sync(pairs))
+    print(f"{'':44s} {'wall s':>7s} {'sent/s':>7s} {'CPU s':>7s} {'sent/CPU-s':>10s}")
+    print(f"{'transformers, float32, batch ' + str(batch_size):44s} {hf_wall:7.1f} {n / hf_wall:7.2f} {hf_cpu:7.1f} "
+          f"{n / hf_cpu:10.2f}")
+    print(f"{'llama.cpp, quantised GGUF, one at a time':44s} {cpp_wall:7.1f} {n / cpp_wall:7.2f} {cpp_cpu:7.1f} "
+          f"{n / cpp_cpu:10.2f}", flush=True)
+    # values on identical tokens: llama.cpp's own token ids, through the dequantised model, one at a time
+    diffs, rel_ppl = [], []
+    for (context, sentence), score in zip(pairs, cpp_scores, strict=True):
+        ids = cpp.engine_tokens(context + sentence)
+        n_cont = len(ids) - len(cpp.engine_tokens(context))
+        with torch.inference_mode():
+            logits = model(torch.tensor([ids], device=model.device)).logits[0].double()
+        logprobs = torch.log_softmax(logits, dim=-1)
+        positions = torch.arange(len(ids) - n_cont, len(ids))
+        hf_sum = float(logprobs[positions - 1, torch.tensor(ids)[positions]].sum())
+        diffs.append(abs(hf_sum - score.logprob) / score.tokens)
+        rel_ppl.append(abs(math.exp(-hf_sum / score.tokens) / math.exp(-score.logprob / score.tokens) - 1))
+    print(f"the same {sum(s.tokens for s in cpp_scores):,} tokens, float32 (dequantised) vs llama.cpp (quantised): "
+          f"mean NLL per token differs by {statistics.mean(diffs):.4f} nats on average (max {max(diffs):.4f}); "
+          f"perplexity by {100 * statistics.median(rel_ppl):.2f}% median, {100 * max(rel_ppl):.2f}% max")
+    hf_ppl = [x.perplexity for x in hf_scores if x.ok]
+    print(f"(the hf targets' own definition, BOS then the sentence, no newline: median perplexity "
+          f"{statistics.median(hf_ppl):.1f}; llama.cpp's: "
+          f"{statistics.median(math.exp(-x.logprob / x.tokens) for x in cpp_scores):.1f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="local-hf")
@@ -134,6 +187,8 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--threads", type=int, default=2, help="torch intra-op threads")
     parser.add_argument("--sweep", action="store_true", help="GFLOP/s per batch size against the matmul peak")
+    parser.add_argument("--llamacpp", action="store_true",
+                        help="transformers (dequantised) vs llama.cpp (quantised) on the same GGUF")
     args = parser.parse_args()
 
     import torch
@@ -151,6 +206,9 @@ def main() -> None:
     upstream_loop(model, tok, sentences[:4])  # first-call costs in the timed pass
     if args.sweep:
         sweep(model, tok, sentences, args.threads)
+        return
+    if args.llamacpp:
+        llamacpp_comparison(args.model, model, tok, sentences, args.threads, args.batch_size)
         return
 
     n = len(sentences)
