@@ -69,6 +69,9 @@ class Adapter:
     """
 
     kind: ClassVar[str] = "base"
+    #: What the target's configuration calls the model (a preset's model_label, else its model setting), set by
+    #: harness.adapters.registry.create_adapter; reports show it first and the model file's own name as detail.
+    label: str = ""
     #: True when ask_batch() is cheaper than concurrent ask() calls (local models batch on one device).
     supports_batch: ClassVar[bool] = False
     #: False when ask() cannot hand `history` (the earlier turns of a conversation, as Message values) on to

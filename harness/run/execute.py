@@ -220,7 +220,9 @@ def _begin(plan: RunPlan, argv: list[str] | None) -> _Opened:
             sample=plan.sample, seed=plan.seed, limit=plan.limit, overrides=plan.overrides,
             answer_mode=plan.answer_mode, selected=plan.estimate, command=command)
     manifest["engine"] = asdict(plan.settings)
-    manifest["model"] = adapter.model_info()  # as the model file names itself: a label can be wrong
+    # as the model file names itself (a label can be wrong), beside the name the target gives it (shown first)
+    info = adapter.model_info()
+    manifest["model"] = {**info, "label": adapter.label} if adapter.label and adapter.label != info.get("name") else info
     manifest["damaged_lines"] = [{"line": d.line, "reason": d.reason} for d in damaged]
     session = mf.begin_session(manifest, command=command, mode=mode)
     mf.write_manifest(run_dir, manifest)

@@ -84,7 +84,8 @@ def test_an_api_run_records_the_model_it_asked_for(run_env: Path, monkeypatch: p
 
 
 @pytest.mark.slow
-def test_a_gguf_run_names_its_model_from_the_file_in_manifest_and_report(run_env: Path) -> None:
+def test_a_gguf_run_names_its_model_from_the_file_in_manifest_and_report(run_env: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
     from harness.cli import main
 
     (run_env / "targets.toml").write_text(
@@ -95,6 +96,14 @@ def test_a_gguf_run_names_its_model_from_the_file_in_manifest_and_report(run_env
     run_dir = next((run_env / "transcripts").iterdir())
     expected = describe_model_file(smollm2_gguf_path())
     manifest = json.loads((run_dir / "manifest.json").read_text("utf-8"))
-    assert manifest["model"] == expected and manifest["model"]["source"] == "GGUF metadata general.name"
-    assert f"model <b>{expected['name']}</b>" in (run_dir / "report.html").read_text("utf-8")
+    assert {k: manifest["model"][k] for k in expected} == expected
+    assert manifest["model"]["source"] == "GGUF metadata general.name"
+    # the target's label first, the file's own name beside it as detail (issue 26: a GGUF's general.name
+    # can be a training-run name such as "Smollm2 135M 8k Lc100K Mix1 Ep2")
+    assert manifest["model"]["label"] == "a label that could be wrong"
+    header = (run_dir / "report.html").read_text("utf-8")
+    assert "model <b>a label that could be wrong</b>" in header and f"&ldquo;{expected['name']}&rdquo;" in header
+    summary = " ".join(capsys.readouterr().out.split())
+    assert (f'Model under test: a label that could be wrong (GGUF metadata general.name: "{expected["name"]}", '
+            f'{expected["quantization"]}, {expected["file"]})') in summary
     assert json.loads((run_dir / "metrics.json").read_text("utf-8"))["run"]["model"]["name"] == expected["name"]
