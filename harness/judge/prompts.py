@@ -2,7 +2,7 @@
 
 A probe kind names the prompt that reads it (harness.core.kinds.ProbeKind.judge_prompt; the metric family
 that declares the kind says which); a kind that names none keeps its own reader. The prompts are named
-after the kinds they were written for:
+after the kinds they were written for (STATEMENT, WHY, PICK_GROUP, PICK_OPTION below).
 
 A judge model reads the question the bot was asked and the bot's reply, and answers with one label word
 (then, optionally, " - " and a short reason). The labels follow the labelling guide of the hand-labelled
