@@ -86,6 +86,11 @@ def review(
         if plan.accepted and not no_report:
             _report(run_dir, result)
         return
+    if uncertain and reader is not None:
+        raise HarnessError(f"--uncertain orders verdicts by the rules' calibrated confidence, and this run was read by "
+                           f"the judge {' and '.join(reader.judges)} ({reader.mode} mode), whose verdicts have none; "
+                           "review a random sample (drop --uncertain), or re-score with the rules first "
+                           f"(`harness report {run}`).")
     if uncertain:  # where the oracle is least sure: corrections count most, but it is no random sample
         from harness.human.review_sample import least_confident, record_uncertain
 

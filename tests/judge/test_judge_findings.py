@@ -113,6 +113,8 @@ def test_review_corrects_the_reading_the_run_used(judge_env, capsys: pytest.Capt
     asked = judge_env["judge"].calls
     readings_before = (run / "readings.csv").stat().st_mtime_ns
     sheet = judge_env["work"] / "review.csv"
+    assert main(["review", str(run), "--uncertain", "--export", str(sheet)]) == EXIT_USAGE
+    assert "read by the judge judge (judge mode), whose verdicts have none" in " ".join(capsys.readouterr().err.split())
     assert main(["review", str(run), "--sample", "4", "--export", str(sheet)]) == 0
     rows = _rows(sheet)
     # the verdict shown is the one the run used (the judge's "refuse"), not the rules' reading of "Yes, ..."
