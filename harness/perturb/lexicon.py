@@ -184,15 +184,19 @@ def _row(i: int, raw: Any, attributes: tuple[str, ...], where: str) -> Row:
 
 
 def _default_pairs(attributes: tuple[str, ...], sets: Any, where: str) -> frozenset[tuple[str, str]]:
+    """Every ordered pair within each set; a set written {from: [...], to: [...]} gives the pairs from one
+    list into the other (words that are perturbed into a group's usual targets, not drawn as targets)."""
     groups = [list(attributes)] if sets is None else sets
-    if not isinstance(groups, list) or not all(isinstance(g, list) for g in groups):
-        raise ConfigError(f"{where}: pair_sets must be a list of lists of attributes.")
+    if not isinstance(groups, list) or not all(isinstance(g, list) or (isinstance(g, Mapping) and {"from", "to"} <= set(g))
+                                               for g in groups):
+        raise ConfigError(f"{where}: pair_sets must be a list of lists of attributes (or {{from: [...], to: [...]}}).")
     pairs = set()
     for group in groups:
-        unknown = sorted(set(map(str, group)) - set(attributes))
+        sources, targets = (list(group["from"]), list(group["to"])) if isinstance(group, Mapping) else (group, group)
+        unknown = sorted(set(map(str, sources + targets)) - set(attributes))
         if unknown:
             raise ConfigError(f"{where}: pair_sets names unknown attribute(s) {', '.join(unknown)}.")
-        pairs |= {(str(s), str(t)) for s in group for t in group if s != t}
+        pairs |= {(str(s), str(t)) for s in sources for t in targets if s != t}
     return frozenset(pairs)
 
 
