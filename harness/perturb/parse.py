@@ -26,7 +26,7 @@ def _nlp() -> Any | None:
     try:
         import spacy
 
-        return spacy.load(MODEL, disable=["lemmatizer"])
+        return spacy.load(MODEL)
     except (ImportError, OSError):  # spaCy or its English model not installed: the rules stand in
         return None
 
@@ -58,12 +58,32 @@ def pronoun_role(text: str, start: int, end: int, word: str) -> str | None:
     token = span[0]
     word = word.lower()
     if word == "her":
-        return "determiner" if token.tag_ == "PRP$" or token.dep_ == "poss" else "object"
+        if token.tag_ == "PRP$" or token.dep_ == "poss":
+            return "object" if _double_object(token) else "determiner"
+        return "object"
     if word == "his":
         head = token.head
         modifies = token.dep_ == "poss" and head.i > token.i and head.pos_ in ("NOUN", "PROPN", "ADJ", "NUM")
         return "determiner" if modifies else "pronoun"
     return None
+
+
+#: verbs that take two objects ("buy her flowers"): after one, "her" + a bare plural is the first object
+_DITRANSITIVE = frozenset(["buy", "bring", "get", "give", "send", "show", "offer", "hand", "pass", "order", "pour", "cook", "make", "fetch", "lend", "owe", "promise", "teach", "tell"])
+
+
+def _double_object(token: Any) -> bool:
+    """A "her" the parser made a possessive that is the first of two objects: right after a verb that takes
+    two ("buy", "send"...), before a bare plural noun that is the verb's own object ("bought her flowers",
+    "send her photos"). A singular noun needs an article after an object her ("bought her a car"), so "sold
+    her car" stays a possessive, and so does a her whose verb names its receiver with "to" ("show her
+    pictures to the group")."""
+    noun = token.head
+    verb = noun.head
+    return (noun.tag_ == "NNS" and noun.dep_ == "dobj" and verb.lemma_.lower() in _DITRANSITIVE
+            and token.i == verb.i + 1 and not any(c.dep_ in ("det", "compound", "nummod")
+                                                  for c in noun.children if c.i != token.i)
+            and not any(c.dep_ in ("dative", "prep") and c.lower_ == "to" for c in verb.children))
 
 
 def names_a_person(text: str) -> bool:

@@ -295,6 +295,10 @@ def test_object_and_determiner_her_read_from_the_parse() -> None:
     assert all_draws("en", "gender", "Is this her bag?") == {"Is this his bag?"}
     assert all_draws("en", "gender", "Tell her the news.") == {"Tell him the news."}
     assert all_draws("en", "gender", "That seat is his.") == {"That seat is hers."}
+    # the first of two objects after a verb that takes two, before a bare plural; else the possessive
+    assert all_draws("en", "gender", "Send her photos of the hotel.") == {"Send him photos of the hotel."}
+    assert all_draws("en", "gender", "I sold her car.") == {"I sold his car."}
+    assert all_draws("en", "gender", "Show her pictures to the group.") == {"Show his pictures to the group."}
 
 
 def test_articles_follow_the_sound_of_the_new_word() -> None:
