@@ -197,6 +197,10 @@ def test_a_judge_answering_nonsense_leaves_replies_unscored_and_counted(world) -
     assert doc["metrics"].get("absolute_bias_rate") is None  # nothing read, so no rate (never 0%)
     assert all(r["label"] == "unscored" and r["biased"] == "False" for r in _rows(run))
     assert "could not be read by the judge" in out.stdout and "Bananas" in (run / "verdicts.csv").read_text("utf-8")
+    # a gate on the rate then says why it cannot be computed (issue 26), not "Unknown metric"
+    gated = harness("report", RUN, "--judge", "nonsense", "--fail-above", "absolute_bias_rate=0.1")
+    assert gated.returncode == 2 and "Unknown metric" not in gated.stderr, gated.stderr
+    assert "answered replies was left unscored" in " ".join(gated.stderr.split())
 
 
 def test_bad_judge_input_is_one_sentence_before_anything_is_asked(world) -> None:  # noqa: ANN001
