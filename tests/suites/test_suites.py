@@ -207,6 +207,7 @@ def test_fast_constructor_builds_ordinary_equal_probes():
         fast.text = "changed"  # still frozen
 
 
+@pytest.mark.needs_data("biasasker")  # it damages a copy of the real files
 def test_cli_corrupted_data_file_exit_2(tmp_path):
     import shutil
 
