@@ -178,7 +178,7 @@ def summary(result: FamilyResult) -> Any:
         return None
     t = Table(title="Metamorphic relations (findings per 1,000 probes)", title_justify="left")
     for col in ("relation", "pairs", "base /1000", "variant /1000", "hidden bias", "reverse", "McNemar p"):
-        t.add_column(col, justify="left" if col == "relation" else "right")
+        t.add_column(col, justify="left" if col == "relation" else "right", no_wrap=col == "relation")
 
     def fmt(v: Any, spec: str = ".0f") -> str:
         return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
