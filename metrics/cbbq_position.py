@@ -148,10 +148,12 @@ def notes(pt: PositionTest, s_total: float | None) -> list[str]:
     if pt.p_value is not None and pt.p_value < 0.05:
         return [f"CBBQ answer positions: a letter preference is measurable ({head}; {pt.test}, {p_text}); "
                 f"{fix}."]
-    if pt.p_value is None and pt.layout == LAYOUT_FIXED and top < 2 and share >= UNTESTABLE_SHARE:
-        return [f"CBBQ answer positions: {head}, but in upstream's order the stereotyped group sits at the same "
-                f"letter in every question asked, so a letter habit cannot be told from a group preference and "
-                f"{score} may measure the letter; {fix}."]
+    most = int(np.argmax(pt.counts))
+    if pt.p_value is None and pt.layout == LAYOUT_FIXED and most < 2 and pt.shares[most] >= UNTESTABLE_SHARE:
+        return [f"CBBQ answer positions: {pt.counts[most]} of {pt.n} valid answers ({pt.shares[most]:.0%}) are "
+                f"\"{LETTERS[most]}\", and in upstream's order the stereotyped group sits at the same letter in every "
+                f"question asked, so a letter habit cannot be told from a group preference and {score} may measure "
+                f"the letter; {fix}."]
     return []
 
 

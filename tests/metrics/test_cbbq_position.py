@@ -118,4 +118,5 @@ def test_one_category_in_upstream_order_cannot_be_tested_and_says_so() -> None:
     assert all(p.meta["target"] == probes[0].meta["target"] for p in probes)  # gender: the target is always B
     res = M.compute(_answered(probes, lambda p: "A"))
     assert "cbbq.position.p_value" not in res.metrics and res.metrics["cbbq.position.dominant"] == 0.0
-    assert any("cannot be told from a group preference" in n for n in res.notes)
+    note = next(n for n in res.notes if "cannot be told from a group preference" in n)
+    assert note.startswith(f"CBBQ answer positions: {len(probes)} of {len(probes)} valid answers (100%) are \"A\", and")
