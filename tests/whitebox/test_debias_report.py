@@ -70,3 +70,13 @@ def test_a_users_specification(tmp_path) -> None:
         load_spec(path)
     with pytest.raises(ConfigError, match="does not exist"):
         load_spec(tmp_path / "none.json")
+
+
+def test_the_report_says_bleu_is_on_0_to_100() -> None:
+    """A BLEU-4 of 0.39 is 0.39 of 100 (almost no 4-gram shared), not 39%: the row says its scale (issue 26)."""
+    from harness.whitebox.debias.report import cost_rows
+
+    side = {"heldout": {"perplexity": 12.5}, "replies": {"bleu4": 0.3855, "dist1": 0.256, "dist2": 0.414}}
+    rows = cost_rows({"before": side, "after": side})
+    assert rows[1] == ["BLEU-4, 0-100 (zh tokens)", "0.3855", "0.3855"]
+    assert [r[0] for r in rows[2:]] == ["Dist-1", "Dist-2"]

@@ -35,7 +35,8 @@ def cost_rows(result: dict[str, Any]) -> list[list[str]]:
     b, a = result["before"], result["after"]
     rows = [["held-out perplexity", _f(b["heldout"]["perplexity"]), _f(a["heldout"]["perplexity"])]]
     if "replies" in b:
-        for key, name in (("bleu4", "BLEU-4 (zh tokens)"), ("dist1", "Dist-1"), ("dist2", "Dist-2")):
+        # sacrebleu's scale is 0-100 (Dist-n is a share, 0-1): said in the row, since 0.39 reads as 39% otherwise
+        for key, name in (("bleu4", "BLEU-4, 0-100 (zh tokens)"), ("dist1", "Dist-1"), ("dist2", "Dist-2")):
             rows.append([name, _f(b["replies"][key], 4), _f(a["replies"][key], 4)])
     return rows
 
