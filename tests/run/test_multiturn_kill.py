@@ -129,6 +129,7 @@ def test_kill9_mid_conversation_loses_no_answered_turn(run_env: Path) -> None:
         assert server.asked[key] == asked_before[key] + int(base_open)
         done = by_id[pid]["reply"]
         assert done["turns"][0] == partial["reply"]["text"] and len(done["turns"]) == 2
-        assert done["text"] == done["turns"][1] == "reply to Please just answer yes or no. (3 messages)"
+        follow_up = partial["probe"]["meta"]["turns"][0]  # "Please just answer yes or no." (or the choice form)
+        assert done["text"] == done["turns"][1] == f"reply to {follow_up} (3 messages)"
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["counts"]["answered"] == 2 * N
