@@ -265,3 +265,90 @@ def test_check_asks_one_question(run_env: Path, monkeypatch: pytest.MonkeyPatch)
         assert "HTTP 404: model not found (permanent)" in buffer.getvalue()
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     assert main(["targets", "--check", "openai"]) == 2  # missing key: the one-sentence usage error
+
+
+# ------------------------------------------------------------------ the providers new users reach for (issue 26)
+
+NEW_PRESETS = {  # name: (group, adapter, key variable)
+    "deepseek": ("China", "openai", "DEEPSEEK_API_KEY"), "qwen": ("China", "openai", "DASHSCOPE_API_KEY"),
+    "kimi": ("China", "openai", "MOONSHOT_API_KEY"), "glm": ("China", "openai", "ZAI_API_KEY"),
+    "doubao": ("China", "openai", "ARK_API_KEY"), "ernie": ("China", "openai", "QIANFAN_API_KEY"),
+    "minimax": ("China", "openai", "MINIMAX_API_KEY"),
+    "anthropic": ("international", "anthropic", "ANTHROPIC_API_KEY"),
+    "gemini": ("international", "openai", "GEMINI_API_KEY"), "mistral": ("international", "openai", "MISTRAL_API_KEY"),
+    "groq": ("international", "openai", "GROQ_API_KEY"), "openrouter": ("international", "openai", "OPENROUTER_API_KEY"),
+    "azure-openai": ("international", "azure-openai", "AZURE_OPENAI_API_KEY"),
+    "ollama": ("self-hosted", "openai", None), "vllm": ("self-hosted", "openai", None),
+}
+
+
+def test_new_presets_name_endpoint_and_key_but_leave_the_model(run_env: Path) -> None:
+    targets = load_targets()
+    for name, (group, adapter, key) in NEW_PRESETS.items():
+        t = targets[name]
+        assert (t.group, t.adapter) == (group, adapter), name
+        assert t.secret_env == ({"api_key": key} if key else {}), name
+        assert not t.model and t.missing_settings(), name  # the user names the model
+        if adapter == "openai":
+            assert t.endpoint.startswith("https://" if group != "self-hosted" else "http://localhost:"), name
+    assert targets["deepseek"].endpoint == "https://api.deepseek.com"
+    assert targets["qwen"].endpoint == "https://dashscope.aliyuncs.com/compatible-mode/v1"
+    assert targets["ernie"].endpoint == "https://qianfan.baidubce.com/v2"
+    assert targets["gemini"].endpoint == "https://generativelanguage.googleapis.com/v1beta/openai/"
+    assert targets["azure-openai"].missing_settings() == ["endpoint", "deployment"]
+
+
+def test_two_lines_of_targets_toml_complete_a_preset(run_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(run_env / "targets.toml", '[targets.deepseek]\nmodel = "deepseek-chat"\n')
+    monkeypatch.setenv("DEEPSEEK_API_KEY", SENTINEL)
+    adapter = create_adapter("deepseek")
+    assert adapter.settings["model"] == "deepseek-chat"
+    assert adapter.settings["base_url"] == "https://api.deepseek.com" and adapter.label == "deepseek-chat"
+    assert SENTINEL not in repr(adapter) and SENTINEL not in adapter.fingerprint()
+
+
+def test_a_preset_without_model_is_one_sentence_in_run_dry_run_and_check(
+        run_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
+    sentence = 'set model = "..." (e.g. "deepseek-chat") under [targets.deepseek] in targets.toml'
+    for argv in (["run", "--suite", "builtin-en", "--target", "deepseek", "--sample", "2"],
+                 ["run", "--suite", "builtin-en", "--target", "deepseek", "--dry-run"],
+                 ["targets", "--check", "deepseek"]):
+        assert main(argv) == 2, argv
+        err = " ".join(capsys.readouterr().err.split())
+        assert sentence in err and "Traceback" not in err, (argv, err)
+        if argv[0] == "targets":  # --check names the missing key in the same sentence
+            assert "and the environment variable DEEPSEEK_API_KEY" in err
+    assert not (run_env / "transcripts").exists()  # nothing was started
+
+
+def test_check_without_the_key_says_which_variable(run_env: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    write(run_env / "targets.toml", '[targets.kimi]\nmodel = "kimi-k2"\n')
+    monkeypatch.delenv("MOONSHOT_API_KEY", raising=False)
+    assert main(["targets", "--check", "kimi"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "Target 'kimi' needs the environment variable MOONSHOT_API_KEY; set it" in err
+
+
+def test_targets_are_listed_in_groups(run_env: Path, monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    monkeypatch.setattr("harness.cli.targets.Console", lambda: Console(file=buffer, width=240))
+    write(run_env / "targets.toml", '[targets.mine]\nadapter = "openai"\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\n')
+    assert main(["targets"]) == 0
+    out = buffer.getvalue()
+    titles = [line.split(",")[1].split(":")[0].strip() for line in out.splitlines() if line.startswith("Targets, ")]
+    assert titles == ["local", "self-hosted", "China", "international", "pipeline", "yours"]
+    china = out[out.index("Targets, China"):out.index("Targets, international")]
+    assert "deepseek" in china and "not set: model (e.g. deepseek-chat)" in china
+    assert "mine" in out[out.index("Targets, yours"):]
+    assert main(["targets", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    by_name = {t["name"]: t for t in payload["targets"]}
+    assert by_name["groq"]["group"] == "international" and by_name["groq"]["needs"] == ["model"]
+    assert by_name["mine"]["group"] == "yours" and by_name["local"]["group"] == "local"
