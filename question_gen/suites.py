@@ -94,8 +94,10 @@ class Suite:
         """Number of probes, computed arithmetically by the generator (fast, nothing generated).
 
         With -p perturb=AXIS this counts the probes before the transform (each perturbable one is asked
-        1 + draws times, the others not at all).
+        1 + draws times, the others not at all); -p mutate=... likewise counts the bases, and a relation
+        name it does not know is one sentence here, before a run folder exists.
         """
+        relations_from_spec(self.spec)
         return int(self.module.count(self.generator_spec))
 
     def counts(self) -> dict[str, int]:

@@ -67,3 +67,11 @@ def test_perturbed_copies_can_be_mutated_without_double_counting() -> None:
     assert len(rows["biasasker"]) == roles[("original", "base")]  # the paper family: originals only
     assert len(rows["counterfactual"]) == 2 * roles[("original", "base")]  # each pair once
     assert len(rows["metamorphic"]) == len(probes)  # every base and variant
+
+
+def test_an_unknown_relation_is_found_when_the_selection_is_counted() -> None:
+    from harness.question_gen.suites import load_suite
+
+    # the run plan counts the selection before it makes a run folder: the bad name stops it there
+    with pytest.raises(ConfigError, match="fictoin"):
+        load_suite("builtin-en").with_overrides(mutate="fictoin").count()
