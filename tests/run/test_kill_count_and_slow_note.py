@@ -42,9 +42,9 @@ def test_after_two_kills_the_summary_counts_both(run_env: Path, capsys: pytest.C
     with FaultServer(healed=True, delay_s=0.05) as server:
         (run_env / "targets.toml").write_text(
             f'[targets.slow]\nadapter = "openai"\nmodel = "slow"\nbase_url = "{server.base_url}"\n', encoding="utf-8")
-        cmd = [HARNESS, "run", "--suite", "biasasker-en", "--sample", str(n), "--seed", "5", "--target", "slow",
+        cmd = [HARNESS, "run", "--suite", "builtin-en", "--sample", str(n), "--seed", "5", "--target", "slow",
                "--concurrency", "1", "--no-report", "--no-progress"]
-        run_dir = run_env / "transcripts" / f"biasasker-en__slow__s{n}-seed5"
+        run_dir = run_env / "transcripts" / f"builtin-en__slow__s{n}-seed5"
         transcript = run_dir / "transcript.jsonl"
         _start_and_kill(cmd, run_env, transcript, 5)
         _start_and_kill(cmd, run_env, transcript, _lines(transcript) + 5)
@@ -63,7 +63,7 @@ def test_progress_says_when_probes_near_the_timeout(run_env: Path, capsys: pytes
     with FaultServer(healed=True, delay_s=1.2) as server:
         (run_env / "targets.toml").write_text(
             f'[targets.slow]\nadapter = "openai"\nmodel = "slow"\nbase_url = "{server.base_url}"\n', encoding="utf-8")
-        code = main(["run", "--suite", "biasasker-en", "--sample", "4", "--target", "slow", "--timeout", "2",
+        code = main(["run", "--suite", "builtin-en", "--sample", "4", "--target", "slow", "--timeout", "2",
                      "--concurrency", "1", "--no-report", "--max-error-rate", "1"])
     said = "".join(capsys.readouterr())
     assert code == 0, said
@@ -75,7 +75,7 @@ def test_fast_probes_say_nothing_about_the_timeout(run_env: Path, capsys: pytest
     with FaultServer(healed=True, delay_s=0.0) as server:
         (run_env / "targets.toml").write_text(
             f'[targets.fast]\nadapter = "openai"\nmodel = "fast"\nbase_url = "{server.base_url}"\n', encoding="utf-8")
-        code = main(["run", "--suite", "biasasker-en", "--sample", "3", "--target", "fast", "--timeout", "30",
+        code = main(["run", "--suite", "builtin-en", "--sample", "3", "--target", "fast", "--timeout", "30",
                      "--no-report"])
     said = "".join(capsys.readouterr())
     assert code == 0, said

@@ -25,6 +25,7 @@ from harness.cli import main
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
 SUITE = "biasasker-en"
+pytestmark = pytest.mark.needs_data("biasasker")  # its probes come from the BiasAsker data
 N = 5000
 CONCURRENCY = 16
 KILL_AFTER_LINES = 1500
