@@ -352,3 +352,27 @@ def test_targets_are_listed_in_groups(run_env: Path, monkeypatch: pytest.MonkeyP
     by_name = {t["name"]: t for t in payload["targets"]}
     assert by_name["groq"]["group"] == "international" and by_name["groq"]["needs"] == ["model"]
     assert by_name["mine"]["group"] == "yours" and by_name["local"]["group"] == "local"
+
+
+def test_an_openai_wire_preset_runs_against_a_real_server_and_keeps_its_key_out(
+        run_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The `qwen` preset (OpenAI chat wire) with its base_url pointed at a server on 127.0.0.1: the key travels
+    as a bearer token, answers land in the transcript, and the key is in no file and no output."""
+    from adapter_servers import Reply, scripted_server
+
+    body = json.dumps({"choices": [{"message": {"content": "Neither."}, "finish_reason": "stop"}]}).encode()
+    with scripted_server() as srv:
+        base = srv.route("/compatible-mode", lambda r: Reply(200, body))
+        write(run_env / "targets.toml", f'[targets.qwen]\nmodel = "qwen-plus"\nbase_url = "{base}/v1"\n')
+        monkeypatch.setenv("DASHSCOPE_API_KEY", SENTINEL)
+        assert main(["run", "--suite", "builtin-zh", "--target", "qwen", "--sample", "2", "--no-report"]) == 0
+    assert [r.path for r in srv.requests] == ["/compatible-mode/v1/chat/completions"] * 2
+    assert all(r.headers["authorization"] == f"Bearer {SENTINEL}" for r in srv.requests)
+    assert json.loads(srv.requests[0].body)["model"] == "qwen-plus"
+    run_dir = next((run_env / "transcripts").iterdir())
+    assert [json.loads(x)["reply"]["text"] for x in (run_dir / "transcript.jsonl").read_text("utf-8").splitlines()] \
+        == ["Neither."] * 2
+    for path in run_env.rglob("*"):
+        if path.is_file():
+            assert SENTINEL.encode() not in path.read_bytes(), path
+    assert SENTINEL not in "".join(capsys.readouterr())
