@@ -6,12 +6,12 @@ test in metrics.json (recomputed independently), report.html with the difference
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from project_env import project_home
 from tiny_models import build_tiny_gpt2
 
 from harness.cli import main
@@ -39,21 +39,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     (root / "targets.toml").write_text(
         f'[targets.tiny]\nadapter = "hf"\nmodel = "{root / "tiny"}"\nbatch_size = 8\nthreads = 1\n'
         '[targets.ghost]\nadapter = "hf"\nmodel = "/nonexistent/models/ghost"\n', encoding="utf-8")
-    env = {"HARNESS_TRANSCRIPTS_DIR": str(root / "transcripts"), "HARNESS_CACHE_DIR": str(root / "cache"),
-           "XDG_CONFIG_HOME": str(root / "config"), "HF_HUB_OFFLINE": "1"}
-    saved = {k: os.environ.get(k) for k in env}
-    cwd = Path.cwd()
-    os.environ.update(env)
-    os.chdir(root)
-    try:
+    with project_home(root, HF_HUB_OFFLINE="1"):
         yield root
-    finally:
-        os.chdir(cwd)
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def harness(*args: str) -> int:

@@ -6,13 +6,13 @@ before any pair is recorded. One server for the whole module (conftest's session
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from adapter_servers import scripted_server
 from logprob_servers import by_hand, toy_server_handler
+from project_env import project_home
 
 from harness.cli import main
 
@@ -32,21 +32,8 @@ def project(tmp_path_factory: pytest.TempPathFactory, smollm2_server: str) -> It
         f'[targets.served]\nadapter = "openai"\nmodel = "local"\nbase_url = "{smollm2_server}"\n'
         f'concurrency = 1\ntimeout_s = 900\nchat_template_from = "{SMOLLM2}"\nprompt_prefix = "<|im_start|>"\n'
         '[targets.local]\nn_threads = 1\n', encoding="utf-8")
-    env = {"HARNESS_TRANSCRIPTS_DIR": str(root / "transcripts"), "HARNESS_CACHE_DIR": str(root / "cache"),
-           "XDG_CONFIG_HOME": str(root / "config")}
-    saved = {k: os.environ.get(k) for k in env}
-    cwd = Path.cwd()
-    os.environ.update(env)
-    os.chdir(root)
-    try:
+    with project_home(root):
         yield root
-    finally:
-        os.chdir(cwd)
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def harness(*args: str) -> int:
