@@ -59,7 +59,7 @@ def review(
     Example:  harness review RUN --sample 60   (or --export review.xlsx, then --import review.xlsx)
     """
     from harness.cli.options import check_method
-    from harness.human.review_sample import open_review, select_sample
+    from harness.human.review_sample import open_review, recorded_reader, select_sample
     from harness.human.review_sheet import check_export_path, export_sheet, import_sheet
     from harness.score.review import read_reviews
 
@@ -73,11 +73,9 @@ def review(
         raise HarnessError("There is no input to read labels from (stdin is closed); run the command in a "
                            "terminal, pipe the labels in, or use --export.")
     check_method(method)
-    reader = _recorded_reader(run)
-    if reader is None:
-        run_dir, result, items = open_review(run, method=method, compat=compat)
-    else:  # the run was read by a judge (or hybrid): review the verdicts it used, not the rules'
-        run_dir, result, items = _open_judged(run, reader, method=method, compat=compat)
+    reader = recorded_reader(run)  # a run read by a judge (or hybrid): review the verdicts it used, not the rules'
+    run_dir, result, items = open_review(run, method=method, compat=compat, reader=reader,
+                                         console=console if reader is not None else None)
     run_id = result.run_id
     if import_ is not None:
         plan = import_sheet(import_, run_dir, run_id, items)
@@ -142,38 +140,6 @@ def _interactive(run_dir: Path, run_id: str, chosen: list, *, report: bool, scor
             " --compat" if scored.compat else f" --method {scored.method}" if scored.method != "default" else "")
         console.print(assemble(f"The report does not show these labels yet; `{again}` rewrites it."))
     return EXIT_INTERRUPTED if outcome == "interrupted" else 0
-
-
-def _recorded_reader(run: str) -> Any:
-    """The harness.judge.reading.ReaderSettings the run's last scoring used (its metrics.json oracle.reader);
-    None when the rules read it, or it was never scored."""
-    from harness.judge.reading import settings_from_record
-    from harness.score.scoring import METRICS_FILE, load_metrics, resolve_run
-
-    path = resolve_run(run) / METRICS_FILE
-    if not path.is_file():
-        return None
-    try:
-        doc = load_metrics(path)
-    except HarnessError:  # a damaged metrics.json: the rules read the run, as `harness report` would rewrite it
-        return None
-    return settings_from_record((doc.get("oracle") or {}).get("reader"), show_progress=False)
-
-
-def _open_judged(run: str, reader: Any, *, method: str, compat: bool) -> tuple[Path, Any, list]:
-    """open_review for a run read with a judge: its verdicts are the judges' (their answers are in the run's
-    judge folders, so nothing is asked again), and its readings.csv is rewritten with the review."""
-    from harness.human.review_sample import reviewable_items
-    from harness.judge.reading import check_judges
-    from harness.score.scoring import score_run
-
-    check_judges(reader)  # a judge since removed from targets.toml: one sentence, before any scoring
-    result = score_run(run, method=method, compat=compat, reviews=False, reader=reader, console=console)
-    items = reviewable_items(result)
-    if not items:
-        raise HarnessError(f"Run {result.run_dir.name} has no reply its judge could read to review; run "
-                           f"`harness report {result.run_dir.name}` to see why.")
-    return result.run_dir, result, items
 
 
 def _report(run_dir: Path, scored: RunResult) -> None:

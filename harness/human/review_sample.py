@@ -59,11 +59,39 @@ def select_sample(items: Sequence[ReviewItem], n: int, *, seed: int = 0, only: s
     return out
 
 
-def open_review(run: str | Path, *, method: str = "default", compat: bool = False) -> tuple[Path, Any, list[ReviewItem]]:
-    """Resolve and score the run with the oracle alone (reviews not applied, so the sample never moves
-    with the person's answers); HarnessError when there is nothing a person could review."""
-    result = score_run(run, method=method, compat=compat, reviews=False)
+def recorded_reader(run: str | Path) -> Any:
+    """The harness.judge.reading.ReaderSettings the run's last scoring used (its metrics.json oracle.reader);
+    None when the rules read it, or it was never scored (a damaged metrics.json reads as the rules', as
+    `harness report` would rewrite it)."""
+    from harness.judge.reading import settings_from_record
+    from harness.score.scoring import METRICS_FILE, load_metrics, resolve_run
+
+    path = resolve_run(run) / METRICS_FILE
+    if not path.is_file():
+        return None
+    try:
+        doc = load_metrics(path)
+    except HarnessError:
+        return None
+    return settings_from_record((doc.get("oracle") or {}).get("reader"), show_progress=False)
+
+
+def open_review(run: str | Path, *, method: str = "default", compat: bool = False, reader: Any = None,
+                console: Any = None) -> tuple[Path, Any, list[ReviewItem]]:
+    """Resolve and score the run as its verdicts were read, reviews not applied (so the sample never moves
+    with the person's answers): by the oracle alone, or, given the run's `reader` (recorded_reader), by the
+    judge(s) it used, whose answers are in the run's judge folders, so nothing is asked again and the
+    review corrects the reading the run used (`harness review` and `harness view` alike).
+    HarnessError when there is nothing a person could review, or a recorded judge is no longer configured."""
+    if reader is not None:
+        from harness.judge.reading import check_judges
+
+        check_judges(reader)  # a judge since removed from targets.toml: one sentence, before any scoring
+    result = score_run(run, method=method, compat=compat, reviews=False, reader=reader, console=console)
     items = reviewable_items(result)
+    if not items and reader is not None:
+        raise HarnessError(f"Run {result.run_dir.name} has no reply its judge could read to review; run "
+                           f"`harness report {result.run_dir.name}` to see why.")
     if not items:
         raise HarnessError(f"Run {result.run_dir.name} has no scored BiasAsker reply (yes/no, choice or why "
                            f"question) to review; run or import the questions first.")

@@ -1,7 +1,8 @@
 """Review in the browser: the same labels, sample and file as `harness review`, with undo and a rescore.
 
 Nothing here invents a second meaning of a label. The replies a person may review, the sample and its
-order are harness.human.review_sample's (open_review scores the run with the oracle alone, select_sample
+order are harness.human.review_sample's (open_review scores the run as it was read: by the oracle alone,
+or by the judge(s) its last scoring recorded, whose saved answers are reused; select_sample
 draws the same stratified sample `harness review RUN --sample N --seed S` draws); a key typed in the page is
 read by harness.score.review.parse_label (and the keys offered are the labels the probe's kind
 declares, harness.score.review.review_labels), so "a" is affirm, "d" deny, "2" the second group, exactly as in
@@ -15,7 +16,8 @@ line it added, and only if that line is still the last one of the file (checked 
 byte for byte); if anything was appended after it, the undo is refused with one sentence.
 
 A rescore (`rescore()`) is what the terminal session does at its end: score_run with the person's labels,
-reusing the oracle's verdicts of the sample's scoring (the oracle runs once per review), then write_report
+reusing the verdicts of the sample's scoring and its reader (the oracle runs once per review, a judge-read
+run keeps its judge), then write_report
 rewrites verdicts.csv, metrics.json, the figures and report.html. It returns each headline metric before and
 after, so the page can show what the labels changed.
 """
@@ -30,7 +32,7 @@ from typing import Any
 
 from harness.core.errors import HarnessError
 from harness.core.records import LABEL_CHOICE, LABEL_DENY, Probe
-from harness.human.review_sample import DEFAULT_SAMPLE, open_review, select_sample
+from harness.human.review_sample import DEFAULT_SAMPLE, open_review, recorded_reader, select_sample
 from harness.run.transcript import TRANSCRIPT_FILE
 from harness.score.review import (
     ReviewItem,
@@ -86,11 +88,13 @@ class ReviewBridge:
         self._undo: list[_Undo] = []
 
     def _scored(self) -> _Scoring:
-        """The oracle-only scoring the sample is drawn from, computed again only when the transcript changes."""
+        """The scoring the sample is drawn from (the run's own reader, reviews not applied), computed again
+        only when the transcript changes."""
         version = stamp(self.run_dir / TRANSCRIPT_FILE)
         with self._lock:
             if self._scoring is None or self._scoring.version != version:
-                _run_dir, result, items = open_review(self.run_dir, method=self._method(), compat=self._compat())
+                _run_dir, result, items = open_review(self.run_dir, method=self._method(), compat=self._compat(),
+                                                      reader=recorded_reader(self.run_dir))
                 self._scoring = _Scoring(version, result, {it.probe.id: it for it in items}, items)
             return self._scoring
 
@@ -208,7 +212,7 @@ class ReviewBridge:
             scored = self._scored()
             before = RunFolder.metrics_doc(self.run_dir) or {}
             result = score_run(self.run_dir, method=scored.result.method, compat=scored.result.compat,
-                               reuse=scored.result)
+                               reuse=scored.result, reader=scored.result.reader)
             write_report(self.run_dir, result, quiet=True)
             after = RunFolder.metrics_doc(self.run_dir) or {}
         # the notes about the review (the agreement sentence, stale or invalid labels), not the oracle's own

@@ -173,3 +173,24 @@ def test_no_cache_asks_the_judge_again(judge_env) -> None:  # noqa: ANN001
     assert main(["report", str(run), "--judge", "judge", "-q", "--no-cache"]) == 0
     assert judge.calls == 2 * first  # was: the answers in the run's judge folder were served again
     assert _metrics(run)["oracle"]["reader"]["calls"]["judge"]["asked"] == first
+
+
+def test_the_browser_review_corrects_the_reading_the_run_used(judge_env) -> None:  # noqa: ANN001
+    """harness view's review is `harness review` in a page: on a judge-read run it shows the judge's verdict,
+    and its rescore keeps the judge as the reader, asking the judge nothing again."""
+    from harness.view.review import ReviewBridge
+
+    run = make_run(judge_env["runs"] / "judged-view", errors=0, n_rel=2, n_abs=2, xss=False)
+    assert main(["report", str(run), "--judge", "judge", "-q"]) == 0
+    asked = judge_env["judge"].calls
+    bridge = ReviewBridge(run)
+    items = bridge.queue(sample=4)["items"]
+    assert items and {it["oracle"]["label"] for it in items} == {"refuse"}  # the judge's, not the rules' "Yes"
+    first = items[0]
+    bridge.label(first["probe_id"], "a" if first["kind"] == "yes_no" else "d")
+    bridge.rescore()
+    doc = _metrics(run)
+    assert doc["oracle"]["reader"]["mode"] == "judge"  # was dropped: the rescore read the run with the rules
+    assert doc["metrics"]["oracle_agreement"] == 0.0
+    assert {r["decided_by"] for r in _rows(run / "readings.csv")} == {"judge"}
+    assert judge_env["judge"].calls == asked
