@@ -7,36 +7,23 @@ import json
 from pathlib import Path
 
 import pytest
+from project_env import project_home
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def cbbq_run(qwen_server: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import os
-
     from harness.cli import main
 
     root = tmp_path_factory.mktemp("cbbq-e2e")
+    # not "qwen": that name is a preset (DashScope), and a table of a preset's name overlays it key by key
     (root / "targets.toml").write_text(
-        f'[targets.qwen]\nadapter = "openai"\nmodel = "local"\nbase_url = "{qwen_server}"\n'
+        f'[targets.qwen-served]\nadapter = "openai"\nmodel = "local"\nbase_url = "{qwen_server}"\n'
         'temperature = 0.0\nmax_tokens = 48\nconcurrency = 2\ntimeout_s = 120\n', encoding="utf-8")
-    env = {"HARNESS_TRANSCRIPTS_DIR": str(root / "transcripts"), "HARNESS_CACHE_DIR": str(root / "cache"),
-           "XDG_CONFIG_HOME": str(root / "config")}
-    old_env = {k: os.environ.get(k) for k in env}
-    old_cwd = Path.cwd()
-    os.environ.update(env)
-    os.chdir(root)
-    try:
-        code = main(["run", "--suite", "cbbq", "--target", "qwen", "--param", "per_category=1",
+    with project_home(root):
+        code = main(["run", "--suite", "cbbq", "--target", "qwen-served", "--param", "per_category=1",
                      "--run-id", "cbbq-qwen-e2e", "--no-progress"])
-    finally:
-        os.chdir(old_cwd)
-        for k, v in old_env.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     assert code == 0, (f"harness run exited {code}; exit 3 with connection errors means llama_cpp.server died "
                        "(e.g. a llama-cpp build using CPU instructions this machine forbids; see the server log)")
     return root / "transcripts" / "cbbq-qwen-e2e"
