@@ -6,7 +6,8 @@ follow a fixed pattern instead of the oracle, whose speed is not what this measu
 real server on 127.0.0.1, and prints the response time of each request the pages make: the first findings
 page (which builds the index), then pages, filters and searches on the built index, one finding, the run
 and the runs list, and a refresh after 1,000 more replies arrive. Each figure is the median of 5 requests
-(the first, the index build, is timed once).
+(the first, the index build, is timed once). Last, on a fresh cache, the first findings request made a few
+seconds after the Runs page, which starts building every listed run's index in the background.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ from harness.run.transcript import TranscriptWriter
 
 GROUPS = {"gender": ("men", "women", "transgender people"), "age": ("young people", "old people", "青年人"),
           "race": ("Asian people", "Black people", "White people"), "religion": ("Christians", "Muslims", "Jews")}
+
+
+#: seconds between opening the Runs page and opening a run, in the last measurement
+WARM_READING_S = 5.0
 
 
 def build(run_dir: Path, n: int, start: int = 0) -> list[tuple[Probe, Reply, Verdict]]:
@@ -112,10 +117,20 @@ def main() -> int:
             t, data = timed(client, f"{run}/findings", repeat=1)
             out.append(("after 1,000 more replies: first request (reads only the new lines)", t, f"{data['total']:,} rows"))
         server.stop()
+        # As a person meets it: the Runs page first (which starts building the run's index in the background),
+        # a few seconds reading it, then the run's findings, on a server with an empty cache.
+        server = Server(create_app(root, cache=Path(tmp) / "cache-warm"), port=0).start()
+        with httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=300) as client:
+            client.get("/api/runs").raise_for_status()
+            time.sleep(WARM_READING_S)
+            t, data = timed(client, f"{run}/findings", repeat=1)
+            out.append((f"first findings request {WARM_READING_S:.0f} s after the Runs page (fresh cache)", t,
+                        f"{data['total']:,} rows"))
+        server.stop()
     width = max(len(label) for label, _t, _n in out)
     for label, t, note in out:
         print(f"{label:<{width}}  {t * 1000:8.1f} ms  {note}")
-    slow = [label for label, t, _n in out[1:-1] if t >= 1.0]
+    slow = [label for label, t, _n in out[1:-2] if t >= 1.0]
     print("every request on the built index answered in under a second" if not slow else f"over a second: {slow}")
     return 0
 

@@ -244,3 +244,30 @@ def test_the_index_follows_a_growing_and_a_rewritten_transcript(view: ViewServer
     transcript.write_bytes(b"".join(lines[:2]))  # rewritten shorter: read again from the start
     assert httpx.get(f"{api}/findings").json()["total"] == 2
     assert httpx.get(api).json()["status"] == "stopped"  # "running" in the manifest, but no process holds it
+
+
+def test_the_runs_list_builds_each_runs_index_in_the_background(view: ViewServer, tmp_path: Path) -> None:
+    """Opening the Runs page starts indexing every listed run, so the first findings page of a big run does
+    not wait for the build (benchmarks/view_scale.py times both)."""
+    import sqlite3
+    import time
+
+    cache = tmp_path / "cache"
+    assert not list(cache.glob("*.sqlite"))  # nothing indexed before the list was asked for
+    httpx.get(f"{view.url}/api/runs").raise_for_status()
+    rows: list[int] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        rows = []
+        for path in sorted(cache.glob("*.sqlite")):
+            with sqlite3.connect(path) as db:
+                try:
+                    rows.append(db.execute("SELECT COUNT(*) FROM probes").fetchone()[0])
+                except sqlite3.OperationalError:  # the table is still being created
+                    rows.append(0)
+        if len(rows) == 2 and all(rows):
+            break
+        time.sleep(0.2)
+    assert len(rows) == 2 and all(rows), rows  # both runs indexed, no findings request made
+    total = httpx.get(f"{view.url}/api/runs/{RUN_A}/findings").json()["total"]
+    assert total == len(_verdicts(view.folder, RUN_A)) + 2
