@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigError
-from harness.perturb.text import is_chinese
 from harness.core.records import KIND_OPEN, Probe
+from harness.perturb.text import is_chinese
 
 SPEC_KEYS = frozenset({"name", "generator", "lang", "description", "file"})
 

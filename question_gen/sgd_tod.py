@@ -36,11 +36,11 @@ from typing import Any
 import harness.perturb as perturb_pkg
 from harness.core.errors import ConfigError, HarnessError
 from harness.core.paths import cache_dir
+from harness.core.records import KIND_TOD_TURN, Probe, stable_id
 from harness.perturb.algorithm import DEFAULT_DRAWS, Substitution, perturber_for
 from harness.perturb.dialogues import SHAPE_SGD, dialogue_draws, no_words_message, perturb_sgd_dialogue
 from harness.perturb.lexicon import AXES
 from harness.perturb.sgd import load_split, service_calls, split_dir
-from harness.core.records import KIND_TOD_TURN, Probe, stable_id
 
 SPEC_KEYS = frozenset({"name", "generator", "lang", "description", "data", "axes", "draws", "seed", "dialogues",
                        "turns", "max_turns", "protect_entities", "history", "pairs"})
