@@ -295,19 +295,11 @@ class RunIndex:
 
     @staticmethod
     def _load_verdicts(db: sqlite3.Connection, path: Path) -> None:
-        import pandas as pd
-
         db.execute("DELETE FROM verdicts")
-        if not path.exists():
-            return
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
         cols = ("probe_id", "label", "biased", "favoured", "score", "method", "evidence", "confidence")
-        for c in cols:
-            if c not in df.columns:
-                df[c] = ""
         db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
             (r[0], r[1], _flag(r[2]), _text(r[3]), _number(r[4]), r[5], _text(r[6]), _number(r[7]))
-            for r in df[list(cols)].itertuples(index=False)))
+            for r in _csv_rows(path, cols)))
 
     @staticmethod
     def _load_reviews(db: sqlite3.Connection, path: Path) -> None:
@@ -320,20 +312,12 @@ class RunIndex:
 
     @staticmethod
     def _load_readings(db: sqlite3.Connection, path: Path) -> None:
-        import pandas as pd
-
         db.execute("DELETE FROM readings")
-        if not path.exists():
-            return
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
         cols = ("probe_id", "decided_by", "rules_label", "confidence", "judge_label", "judge_biased",
                 "judge_favoured", "judge_prob", "judge_reason")
-        for c in cols:
-            if c not in df.columns:
-                df[c] = ""
         db.executemany("INSERT OR REPLACE INTO readings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (
             (r[0], r[1], r[2], _number(r[3]), r[4], r[5], r[6], _number(r[7]), r[8])
-            for r in df[list(cols)].itertuples(index=False)))
+            for r in _csv_rows(path, cols)))
 
     # --- reading ------------------------------------------------------------------------------------------
     def findings(self, filters: Filters, *, page: int = 1, size: int = 50) -> dict[str, Any]:
@@ -401,6 +385,20 @@ class RunIndex:
             confidence = db.execute("SELECT count(confidence) FROM verdicts").fetchone()[0]
         return {"attributes": attributes, "groups": sorted(groups), "labels": labels, "readers": sorted(readers),
                 "probes": n[0] or 0, "answered": n[1] or 0, "has_confidence": bool(confidence)}
+
+
+def _csv_rows(path: Path, cols: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The rows of a CSV file the run folder holds (verdicts.csv, readings.csv) as text, in `cols` order; a
+    column the file lacks (an older harness wrote fewer) reads as empty, a missing file as no rows."""
+    import pandas as pd
+
+    if not path.exists():
+        return []
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    for c in cols:
+        if c not in df.columns:
+            df[c] = ""
+    return list(df[list(cols)].itertuples(index=False, name=None))
 
 
 def _version(path: Path) -> str:
