@@ -1,4 +1,5 @@
-"""The upstream data sets the harness reads (BiasAsker, CBBQ, CHBias, Schema-Guided Dialogue): registry, pull, verify, paths.
+"""The upstream data sets the harness reads (BiasAsker, CBBQ, CHBias, CrowS-Pairs, Schema-Guided Dialogue): registry,
+pull, verify, paths.
 
 The project never ships upstream data. Instead `harness/data_registry.json` names, for every file a
 loader needs, its path inside the data directory (the same layout as ../shared/data), the upstream
