@@ -64,6 +64,81 @@ class Section:
     key: bool = False
 
 
+#: LeaderboardTable.rows: fixed (label, metric key) pairs, or a function of the runs' metrics.json documents
+#: that returns them (a row per group attribute the runs scored)
+LeaderboardRows = (Sequence[tuple[str, str]]
+                   | Callable[[Sequence[Mapping[str, Any]]], Sequence[tuple[str, str]]])
+
+
+@dataclass(frozen=True)
+class LeaderboardTable:
+    """One table of `harness leaderboard` (harness.report.leaderboard): a row per metric, a run per column.
+
+    A family module declares its tables as LEADERBOARD (harness.metrics.Family.leaderboard); the leaderboard
+    draws them for any number of runs without knowing the family, and shows a family's headline numbers
+    that no table of it names in one table of their own.
+
+    rows       (label, metric key) pairs, or a function of the runs' metrics.json documents returning them
+    caption    one or two sentences under the title
+    when       a metric key some run must hold for the table to be shown ("": some run holds a row's key)
+    worse      which end of a row is the more biased run, "higher" or "lower"; "" for numbers with no such
+               end (a p-value, an accuracy): nothing is bold and no sentence about bold is printed
+    tested     every pair of runs is tested on its rows (Holm-adjusted together with every other test); False
+               for a table that restates another table's numbers or has no test
+    tested_as  a metric-key stem whose pairwise tests mark this table's rows (the noise-corrected relative
+               bias rate is marked by the tests of the paper's rate, whose bootstrap compares the corrected
+               variances); "": its own tests
+    covers     further metric keys the table stands for (kept out of the table of other headline numbers)
+    """
+
+    title: str
+    rows: LeaderboardRows
+    caption: str = ""
+    when: str = ""
+    worse: str = "higher"
+    tested: bool = True
+    tested_as: str = ""
+    covers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """One panel of a leaderboard figure: a matrix (pandas DataFrame, rows x runs) drawn with its values."""
+
+    title: str
+    matrix: Any
+    vmax: float = 1.0
+    cmap: str = "Blues"
+
+
+@dataclass(frozen=True)
+class LeaderboardFigure:
+    """Heatmaps a family draws across runs on the leaderboard page (LEADERBOARD_FIGURES of its module).
+
+    `build(tables, docs)` gets the leaderboard's tables (title -> values, rows x run labels) and the runs'
+    metrics.json documents (run label -> document), and returns the figures to draw: (file name, panels
+    side by side); none when the runs have nothing for it."""
+
+    build: Callable[[Mapping[str, Any], Mapping[str, Mapping[str, Any]]],
+                    Sequence[tuple[str, Sequence[Heatmap]]]]
+
+
+@dataclass(frozen=True)
+class ViewMetric:
+    """A number `harness view` shows for each run of a family (VIEW_METRICS of its module).
+
+    key      the metric key in metrics.json
+    label    its short label: a card on the run's page, a row of what a review's rescore changed
+    column   the heading of its column on the Runs page; "": no column there
+    card     shown as a card on the run's page (False: only in the list of what a rescore changed)
+    """
+
+    key: str
+    label: str
+    column: str = ""
+    card: bool = True
+
+
 @dataclass(frozen=True)
 class ProbeKind:
     """A probe kind and everything the generic stages need to know about it.
