@@ -10,7 +10,8 @@ target can:
     server that returns prompt log-probabilities (vLLM, llama.cpp's server: harness.adapters.served_logprobs,
     checked once per run and refused in one sentence when its numbers disagree). Each sentence is read after
     the engine's start and a newline (prompt_logprobs.SENTENCE_CONTEXT), so every one of its tokens is scored
-    and an in-process model and a server over the same GGUF give the same perplexity;
+    and an in-process model and a server over the same GGUF give the same perplexity; a probe whose meta
+    names a ``score_context`` is read after that instead ("": after the start token alone);
   * anything else is refused with one sentence before anything is asked.
 
 A served target's sentences go through a run engine of their own (harness.run.engine: the target's
@@ -42,7 +43,7 @@ from harness.adapters.base import Adapter, Completion, Message, PermanentError, 
 from harness.adapters.prompt_logprobs import SENTENCE_CONTEXT, ScoredText
 from harness.adapters.served_logprobs import EngineRefused
 from harness.core.errors import HarnessError
-from harness.core.records import KIND_SENTENCE_PAIR, STATUS_ERROR, Probe, Reply
+from harness.core.records import STATUS_ERROR, Probe, Reply
 from harness.run.engine import Engine, EngineSettings
 from harness.run.response_cache import ResponseCache
 from harness.whitebox.perplexity import (
@@ -79,7 +80,7 @@ def can_score(adapter_or_class: Any) -> bool:
 def _chunks(probes: Iterable[Probe], size: int, stopping: Callable[[], bool]) -> Iterator[list[Probe]]:
     chunk: list[Probe] = []
     for probe in probes:
-        if probe.kind != KIND_SENTENCE_PAIR or len(probe.options) != 2:
+        if len(probe.options) != 2:
             raise HarnessError(f"Suite '{probe.suite}' has {probe.kind} probes; the perplexity answer mode "
                                "answers only sentence pairs (the chbias suites).")
         chunk.append(probe)
@@ -261,7 +262,10 @@ async def _run_by_logprobs(probes: Iterable[Probe], adapter: Any, sink: Sink, *,
     try:
         for chunk in _chunks(probes, max(1, pairs_per_call), lambda: stopping() or bool(aborted())):
             sentences = [s for probe in chunk for s in probe.options]
-            pairs = [(SENTENCE_CONTEXT, s) for s in sentences]
+            # a probe may name its own context (meta score_context; "": the start token alone, as
+            # lm-evaluation-harness reads a choice after an empty context); else SENTENCE_CONTEXT
+            contexts = [str(probe.meta.get("score_context", SENTENCE_CONTEXT)) for probe in chunk]
+            pairs = [(contexts[i // 2], s) for i, s in enumerate(sentences)]
             started = time.perf_counter()
             try:
                 if calls is not None and engine is not None:
@@ -274,7 +278,7 @@ async def _run_by_logprobs(probes: Iterable[Probe], adapter: Any, sink: Sink, *,
             for i, probe in enumerate(chunk):
                 first, second = (_sentence_score(sentences[2 * i + j], scores[2 * i + j]) for j in (0, 1))
                 sink.append(probe, _reply(probe, name, first, second, latency, None, len(chunk),
-                                          context=SENTENCE_CONTEXT))
+                                          context=contexts[i]))
                 done += 1
     finally:
         if own_cache and cache is not None:
