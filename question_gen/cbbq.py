@@ -15,7 +15,8 @@ Probe fields: kind ``multiple_choice``; bias_type ``ambiguous``/``disambiguous``
 texts in displayed order; groups = (ans0, ans1) in upstream order; attribute = the category; property =
 the question; categories = (category,). meta: label / target / non_target / unknown (displayed indices),
 polarity (``neg``/``non_neg``), category, subcategory, question_index, bias_targeted_groups,
-context_condition, example_id (upstream's, 1-based per category+context), instance (stable instance key),
+context_condition, example_id (upstream's, 1-based per category+context), instance (stable instance key;
+also upstream_id, the id another tool's predictions name it by),
 order (original index shown at A, B, C), prompt, target_source (how the target slot was derived:
 label / twin / answers / names / category, see question_gen.cbbq_templates), template.
 
@@ -137,6 +138,7 @@ def probes_for_instance(inst: Instance, suite_name: str, *, prompt: str, permute
         meta = {
             "template": f"cbbq/{instance_key}/{prompt}/{''.join(map(str, order))}",
             "instance": instance_key,
+            "upstream_id": instance_key,  # what another tool's predictions name it by (harness.human.predictions)
             "label": cbbq_prompts.displayed_index(order, inst.label),
             "target": cbbq_prompts.displayed_index(order, inst.target),
             "non_target": cbbq_prompts.displayed_index(order, non_target),

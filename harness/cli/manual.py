@@ -69,7 +69,7 @@ def export(
 
 
 def import_(
-    sheet: Annotated[Path, typer.Argument(help="The filled-in sheet (.csv or .xlsx).")],
+    sheet: Annotated[Path | None, typer.Argument(help="The filled-in sheet (.csv or .xlsx).")] = None,
     target: str = typer.Option(..., "--target", "-t", metavar="LABEL",
                                help="Label of the chatbot that answered, e.g. xiaoai."),
     suite: str | None = typer.Option(None, "--suite", "-s", metavar="NAME", help="Override the suite named in the sheet."),
@@ -80,16 +80,24 @@ def import_(
     no_report: bool = typer.Option(False, "--no-report", metavar="", help="Do not score and report after importing."),
     method: str = typer.Option("default", "--method", metavar="METHOD", help="Oracle method for scoring."),
     compat: bool = typer.Option(False, "--compat", metavar="", help="Score like the upstream BiasAsker code."),
+    predictions: Annotated[Path | None, typer.Option("--predictions", metavar="FILE", help=(
+        "Another tool's outputs instead of a sheet: JSON lines {\"id\": UPSTREAM_ID, \"reply\": TEXT}; "
+        "needs --suite."))] = None,
 ) -> None:
     """Validate a filled-in answer sheet, add its replies to the run, then score it like `harness run`.
 
     Example:  harness import questions.xlsx -t xiaoai
+              harness import --suite bbq --target mybot --predictions outputs.jsonl
     """
     from harness.cli.options import check_method
     from harness.human.manual import score_and_report
     from harness.human.sheets import describe_plan, import_sheet
 
     check_method(method)
+    if predictions is not None or sheet is None:
+        _import_predictions(predictions, sheet, suite, target, run_id=run_id, replace=replace,
+                            report=not no_report, method=method, compat=compat)
+        return
 
     run, plan = import_sheet(sheet, target, suite=suite, sample=sample, seed=seed, run_id=run_id, replace=replace)
     for line in describe_plan(plan):  # may quote the sheet's cells: Text, never markup
@@ -100,6 +108,27 @@ def import_(
     counts = run.counts()
     console.print(assemble(f"Run {run.run_dir}: {counts['answered']} of {counts['selected']} answered."))
     if not no_report and counts["answered"]:
+        score_and_report(run.run_dir, console, method=method, compat=compat)
+
+
+def _import_predictions(predictions: Path | None, sheet: Path | None, suite: str | None, target: str, *,
+                        run_id: str | None, replace: bool, report: bool, method: str, compat: bool) -> None:
+    """`harness import --predictions FILE`: another tool's replies matched to a suite by upstream id."""
+    from harness.human.manual import score_and_report
+    from harness.human.predictions import describe, import_predictions
+
+    if predictions is None:
+        raise HarnessError("Give the filled-in sheet to import, or --predictions FILE with --suite NAME.")
+    if sheet is not None:
+        raise HarnessError("Import a sheet or --predictions, not both at once.")
+    if not suite:
+        raise HarnessError("--predictions needs --suite NAME: the suite whose items the predictions answer.")
+    run, plan = import_predictions(predictions, suite, target, run_id=run_id, replace=replace)
+    for line in describe(plan):
+        console.print(untrusted(line))
+    counts = run.counts()
+    console.print(assemble(f"Run {run.run_dir}: {counts['answered']} probes answered."))
+    if report and counts["answered"]:
         score_and_report(run.run_dir, console, method=method, compat=compat)
 
 
