@@ -4,7 +4,8 @@ Why these and not others (the simulations behind each choice: benchmarks/coverag
 - Wilson score intervals for rates over many questions (absolute bias rates): unlike the normal ("Wald")
   interval they stay inside [0, 1] and keep their coverage at 0 of 30 or 30 of 30.
 - Clopper-Pearson ("exact") intervals for the rates of one group or one pair (preference rates,
-  advantages): with 2-20 questions per group Wilson's coverage dips to 83% for some true rates, while
+  advantages): with 2-20 questions per group Wilson's coverage falls to 82.0% for some true rates (the
+  exact minimum, at 2 questions and a true rate near 0.906; tests/metrics/test_wilson_coverage.py), while
   Clopper-Pearson never falls below 95%; the price is a somewhat wider interval.
 - The relative bias rate (a variance of preference rates) is biased upwards by noise: with n questions a
   group's observed rate varies by p(1-p)/n even when the bot treats every group alike. We report
@@ -65,7 +66,7 @@ def exact_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float] |
     """Clopper-Pearson interval for k of n (inverts two one-sided binomial tests); None when n == 0.
 
     Used for one group's or one pair's rate, where n is often 2-20: its coverage never falls below the
-    nominal level, where Wilson's dips to 83% at some true rates.
+    nominal level, where Wilson's coverage falls to 82.0% at some true rates.
     """
     if n <= 0:
         return None
