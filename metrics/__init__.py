@@ -8,9 +8,12 @@ touches scoring or reporting code.
 
 How a family plugs in
 ---------------------
-A module (or an object with the same attributes) registered as `Family(name, module)`: the project's own
-are listed in FAMILIES; a plugin or a test calls `register_family`. The module declares the probe kinds it
-scores by registering them (`harness.core.kinds.register_kind(ProbeKind(name, family=...))`, usually at
+A module (or an object with the same attributes) registered as `Family(name, module)` in FAMILIES, a
+harness.core.registry Registry: the project's own by their entry points in pyproject.toml
+(`[project.entry-points."harness.families"]`, name = "harness.metrics.<module>"), another package's by
+its own entry points the same way; a test or a plugin's code calls `register_family`. A family module
+with a META_KEY attribute scores the rows whose probe meta holds that key (Family.meta_key). The module
+declares the probe kinds it scores by registering them (`harness.core.kinds.register_kind(ProbeKind(name, family=...))`, usually at
 import) and provides
 
     compute(df: pandas.DataFrame) -> FamilyResult | Mapping[str, Any]
@@ -55,6 +58,7 @@ from typing import Any
 import pandas as pd
 
 from harness.core.kinds import Headline, RegistrationError, Section, kind_spec, registered_kinds
+from harness.core.registry import GROUP_FAMILIES, Registry
 
 FRAME_COLUMNS: tuple[str, ...] = (
     "probe_id", "suite", "lang", "kind", "bias_type", "text", "groups", "attribute", "property",
@@ -139,17 +143,28 @@ class Family:
         return tuple(h.key for h in self.headline if h.percent) + tuple(getattr(self.load(), "PERCENT", ()))
 
 
-FAMILIES: dict[str, Family] = {
-    # the families of this package; the kinds each scores are declared in its module (ProbeKind.family)
-    "biasasker": Family("biasasker", "harness.metrics.biasasker"),
-    "cbbq": Family("cbbq", "harness.metrics.cbbq"),
-    "chbias": Family("chbias", "harness.metrics.chbias"),
-    "political": Family("political", "harness.metrics.political"),
-    "tod": Family("tod", "harness.metrics.tod"),
-    "counterfactual": Family("counterfactual", "harness.metrics.counterfactual", frozenset(),
-                             meta_key="counterfactual"),
-    "metamorphic": Family("metamorphic", "harness.metrics.metamorphic", frozenset(), meta_key="metamorphic"),
-}
+def _family_entry(name: str, obj: Any) -> Family:
+    """What an entry point of the families group names: a family module (its META_KEY, when it has one,
+    makes it a meta_key family) or a Family."""
+    if isinstance(obj, Family):
+        return obj
+    if isinstance(obj, ModuleType):
+        return Family(name, obj, meta_key=str(getattr(obj, "META_KEY", "") or ""))
+    raise RegistrationError(f"The entry for metric family '{name}' is {obj!r}, neither a module nor a Family.")
+
+
+def _same_family(a: Family, b: Family) -> bool:
+    """One family whether its module is given by name or as the module object."""
+    def key(f: Family) -> tuple[str, str, frozenset[str], str]:
+        module = f.module if isinstance(f.module, str) else f.module.__name__
+        return f.name, module, f.extra_kinds, f.meta_key
+    return key(a) == key(b)
+
+
+#: every metric family by name. The harness's own come from the harness.families entry points of its
+#: pyproject.toml (name = "harness.metrics.<module>", like any plugin's); a test or a plugin's module may
+#: call register_family. The kinds each scores are declared by its module (ProbeKind.family).
+FAMILIES: Registry[Family] = Registry("metric family", GROUP_FAMILIES, coerce=_family_entry, same=_same_family)
 
 #: probe meta of a counterfactual copy (harness.perturb.probes): only meta_key families read it
 _COPY_KEY, _COPY_ROLE = "counterfactual", "perturbed"
@@ -167,7 +182,7 @@ def family_rows(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
     copy = frame["meta"].map(lambda m: (m.get(_COPY_KEY) or {}).get("role") == _COPY_ROLE
                              or (m.get(_VARIANT_KEY) or {}).get("role") == _VARIANT_ROLE)
     out = {}
-    for name, fam in FAMILIES.items():
+    for name, fam in families().items():
         mask = frame["meta"].map(lambda m, k=fam.meta_key: k in m) if fam.meta_key else (fam_of == name) & ~copy
         if mask.any():
             out[name] = frame[mask].reset_index(drop=True)
@@ -176,22 +191,22 @@ def family_rows(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 def register_family(family: Family) -> Family:
     """Add a family (a plugin's or a test's); the name must be new, or the same family again."""
-    old = FAMILIES.get(family.name)
-    if old is not None and old != family:
-        raise RegistrationError(f"Metric family '{family.name}' is registered twice, differently.")
-    FAMILIES[family.name] = family
+    FAMILIES.register(family.name, family)
     return family
 
 
 def unregister_family(name: str) -> None:
-    FAMILIES.pop(name, None)
+    FAMILIES.unregister(name)
 
 
 def families() -> dict[str, Family]:
-    """Every registered family, each module imported, so every kind they declare is registered."""
-    for fam in list(FAMILIES.values()):
+    """Every registered family, each module imported (so every kind they declare is registered): the
+    families of probe kinds first, then the meta_key families that read pairs of their rows (the report
+    shows an original's family before the family of its pairs), each in registration order."""
+    found = [fam for fam in FAMILIES.values()]
+    for fam in found:
         fam.load()
-    return FAMILIES
+    return {f.name: f for f in sorted(found, key=lambda f: bool(f.meta_key))}
 
 
 def family_of(name: str) -> Family | None:
@@ -199,14 +214,14 @@ def family_of(name: str) -> Family | None:
 
 
 def family_for_kind(kind: str) -> str | None:
-    """The family that scores probes of `kind` (None: no loaded family does; its rows are only listed)."""
+    """The family that scores probes of `kind` (None: no family does; its rows are only listed)."""
     spec = kind_spec(kind)
     if spec is None:
         families()
         spec = kind_spec(kind)
     if spec is not None and spec.family in FAMILIES:
         return spec.family
-    return next((f.name for f in FAMILIES.values() if kind in f.extra_kinds), None)
+    return next((f.name for f in families().values() if kind in f.extra_kinds), None)
 
 
 def headlines() -> list[Headline]:

@@ -5,7 +5,9 @@
 
 `entries` is any iterable of (Probe, Reply); only replies with status "ok" are scored (an infrastructure
 error is never a finding). Each reply is read by the reader its probe's kind and the scoring mode call for
-(READERS, a table; reader_for): in the "rules" mode yes_no -> oracles.affirmation, choice ->
+(READERS, a harness.core.registry Registry named "mode/kind", filled by the harness.readers entry points
+of pyproject.toml as another package's would be: `"rules/yes_no" = "harness.oracles.affirmation:read"`,
+`"*/multiple_choice"` for every mode, `"compat/*"` for every kind; reader_for): in the "rules" mode yes_no -> oracles.affirmation, choice ->
 oracles.choice, wh -> oracles.explanation; in the "compat" mode (`compat=True`) oracles.compat reproduces
 upstream BiasAsker's decisions exactly; in every mode multiple_choice -> oracles.cbbq_parser (CBBQ) and
 sentence_pair -> oracles.sentence_pair (CHBias: which sentence the model's perplexity favours), tod_turn ->
@@ -42,37 +44,31 @@ deciding expression, in [0, 1]) and `evidence` (the span of the reply that decid
 from __future__ import annotations
 
 import gc
+import inspect
 import os
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from harness.core.records import (
-    KIND_CHOICE,
-    KIND_MULTIPLE_CHOICE,
-    KIND_OPEN,
-    KIND_SENTENCE_PAIR,
-    KIND_TOD_TURN,
-    KIND_WH,
-    KIND_YES_NO,
-    Probe,
-    Reply,
-    Verdict,
-)
-from harness.oracles import (
-    affirmation,
-    cbbq_parser,
-    choice,
-    compat,
-    explanation,
-    reference,
-    rules,
-    sentence_pair,
-)
+# The rule modules, imported with the package as before (the readers' module attributes, and a fork's
+# workers inherit them loaded); which reads what is said by the entry points, not here.
+import harness.oracles.affirmation
+import harness.oracles.cbbq_parser
+import harness.oracles.choice
+import harness.oracles.compat
+import harness.oracles.explanation
+import harness.oracles.reference
+import harness.oracles.rules
+import harness.oracles.sentence_pair  # noqa: F401
+from harness.core.records import Probe, Reply, Verdict
+from harness.core.registry import GROUP_READERS, RegistrationError, Registry
 from harness.oracles.similarity import DEFAULT_METHOD, METHODS, get_matcher
 
-__all__ = ["score", "score_one", "plan_workers", "register_reader", "reader_for", "READERS", "RULES", "COMPAT",
-           "ANY_KIND", "METHODS", "DEFAULT_METHOD", "PARALLEL_MIN"]
+__all__ = ["score", "score_one", "plan_workers", "register_reader", "unregister_reader", "reader_for", "reader_name",
+           "READERS", "RULES", "COMPAT", "ANY_KIND", "ANY_MODE", "MethodFree", "METHODS", "DEFAULT_METHOD",
+           "PARALLEL_MIN"]
 
 #: A reader: (probe, reply, method) -> Verdict. `method` names the existence-measurement method of the
 #: rules (oracles.similarity.METHODS); a reader that finds no expressions ignores it.
@@ -83,37 +79,64 @@ COMPAT = "compat"  # upstream BiasAsker's decisions, reproduced (compat=True)
 ANY_KIND = "*"  # READERS key: the mode's reader for a kind it has no reader of its own for
 
 
-def _method_free(read: Callable[[Probe, Reply], Verdict]) -> Reader:
-    """A reader from a function of (probe, reply) alone: a kind whose verdict no matcher changes."""
-    return lambda probe, reply, method: read(probe, reply)
+ANY_MODE = "*"  # the mode part of a READERS name: the kind's reader in every mode
 
 
-#: (mode, probe kind) -> reader. Mode None: the kind's reader in every mode (a CBBQ letter or a
-#: perplexity is read the same way whatever the mode). Looked up by reader_for; extended by register_reader.
-READERS: dict[tuple[str | None, str], Reader] = {
-    (RULES, KIND_YES_NO): affirmation.read,
-    (RULES, KIND_CHOICE): choice.read,
-    (RULES, KIND_WH): explanation.read,
-    (RULES, ANY_KIND): rules.unread,
-    (COMPAT, ANY_KIND): compat.read,
-    (None, KIND_MULTIPLE_CHOICE): cbbq_parser.read,
-    (None, KIND_SENTENCE_PAIR): _method_free(sentence_pair.score_pair),
-    (None, KIND_TOD_TURN): _method_free(reference.read),
-    (RULES, KIND_OPEN): reference.read_open,
-}
+@dataclass(frozen=True)
+class MethodFree:
+    """A reader made of a function of (probe, reply) alone: a kind whose verdict no matcher changes
+    (a CBBQ letter, a perplexity pair). Equal when the function is the same, so registering it twice is
+    the same entry."""
+
+    read: Callable[[Probe, Reply], Verdict]
+
+    def __call__(self, probe: Probe, reply: Reply, method: str) -> Verdict:
+        return self.read(probe, reply)
+
+
+def _reader_entry(name: str, obj: Any) -> Reader:
+    """What a harness.readers entry point names: a reader of (probe, reply, method), or of (probe, reply)."""
+    if not callable(obj):
+        raise RegistrationError(f"The entry for oracle reader '{name}' is {obj!r}, not a function.")
+    try:
+        params = inspect.signature(obj).parameters.values()
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if any(p.kind is p.VAR_POSITIONAL for p in params):
+            return obj
+    except (TypeError, ValueError):
+        return obj
+    return MethodFree(obj) if len(positional) == 2 else obj
+
+
+def reader_name(kind: str, mode: str | None = RULES) -> str:
+    """The READERS name of (mode, kind): "rules/yes_no", "compat/*" (the mode's reader for any kind),
+    "*/multiple_choice" (the kind's reader in every mode)."""
+    return f"{ANY_MODE if mode is None else mode}/{kind}"
+
+
+#: "mode/kind" -> reader (reader_name). The harness's own come from the harness.readers entry points of
+#: pyproject.toml, like another package's; register_reader adds one from code. Looked up by reader_for.
+READERS: Registry[Reader] = Registry("oracle reader", GROUP_READERS, coerce=_reader_entry)
 
 
 def register_reader(kind: str, reader: Reader, *, mode: str | None = RULES) -> None:
     """Read probes of `kind` with `reader` in `mode` (None: in every mode; kind ANY_KIND: the mode's
     reader for kinds without one). A new mode, such as a model judge's, needs only its readers registered:
-    score(entries, mode=...) then dispatches to them. Registering again replaces the reader."""
-    READERS[(mode, kind)] = reader
+    score(entries, mode=...) then dispatches to them. The same reader again is fine; another one under
+    the same (mode, kind) is a RegistrationError (harness.core.registry)."""
+    READERS.register(reader_name(kind, mode), _reader_entry(reader_name(kind, mode), reader))
+
+
+def unregister_reader(kind: str, *, mode: str | None = RULES) -> None:
+    """Remove a reader (a test that registered one cleans up with this)."""
+    READERS.unregister(reader_name(kind, mode))
 
 
 def reader_for(kind: str, mode: str = RULES) -> Reader:
     """The reader of probes of `kind` in `mode`: the mode's own, else the kind's reader for every mode,
     else the mode's reader for any kind."""
-    reader = READERS.get((mode, kind)) or READERS.get((None, kind)) or READERS.get((mode, ANY_KIND))
+    reader = (READERS.get(reader_name(kind, mode)) or READERS.get(reader_name(kind, None))
+              or READERS.get(reader_name(ANY_KIND, mode)))
     if reader is None:
         from harness.core.errors import HarnessError  # the error path only
 

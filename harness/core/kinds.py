@@ -21,8 +21,9 @@ The protocols:
               its report tables. A family module declares them as HEADLINE / SECTIONS (harness.metrics
               reads them); the report draws them without knowing the family.
 
-Registration is idempotent for an identical entry and an error for a different one under the same name:
-two modules claiming one kind is a bug to be told about, never a silent override.
+Both tables are harness.core.registry Registries (KINDS, READERS): registration is idempotent for an
+identical entry and a RegistrationError for a different one under the same name, and another package adds
+a kind or a reader by an entry point alone (groups harness.kinds and harness.kind_readers).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harness.core.records import Probe, Reply, Verdict
+from harness.core.registry import GROUP_KIND_READERS, GROUP_KINDS, RegistrationError, Registry
 
 #: ProbeKind.reader of kinds whose replies the rules read (harness.oracles.score)
 READER_RULES = "rules"
@@ -191,56 +193,56 @@ class Reader(Protocol):
     def __call__(self, pairs: Sequence[tuple[Probe, Reply]], context: ReadContext) -> ReadOutcome: ...
 
 
-_KINDS: dict[str, ProbeKind] = {}
-_READERS: dict[str, Reader] = {}
+def _kind_only(name: str, obj: Any) -> ProbeKind:
+    """A lazy "module:attr" of the kinds group must name a ProbeKind; a bare module must register it."""
+    if isinstance(obj, ProbeKind):
+        return obj
+    raise RegistrationError(f"The entry for probe kind '{name}' is {obj!r}, not a ProbeKind, and importing it "
+                            "registered no kind of that name.")
 
 
-class RegistrationError(ValueError):
-    """Two different declarations under one name (a programming error, raised at import)."""
+#: every probe kind by name: registered by its family module at import (register_kind), or by a package's
+#: entry point in the harness.kinds group (the harness's own: pyproject.toml, "module" of the family that
+#: registers it, so a kind is known without importing every family)
+KINDS: Registry[ProbeKind] = Registry("probe kind", GROUP_KINDS, coerce=_kind_only)
+
+#: readers other than the rules, by name (ProbeKind.reader); group harness.readers is the rule readers'
+#: (harness.oracles), so these are registered in code by the module that implements them, or by a
+#: package's entry point in the harness.kind_readers group
+READERS: Registry[Reader] = Registry("reader", GROUP_KIND_READERS)
 
 
 def register_kind(kind: ProbeKind) -> ProbeKind:
     """Declare a probe kind; the same declaration twice is fine, a different one is RegistrationError."""
-    old = _KINDS.get(kind.name)
-    if old is not None and old != kind:
-        raise RegistrationError(f"Probe kind '{kind.name}' is declared twice, differently: {old} and {kind}.")
-    _KINDS[kind.name] = kind
+    KINDS.register(kind.name, kind)
     return kind
 
 
 def unregister_kind(name: str) -> None:
     """Remove a kind (tests that declare a kind of their own clean up with this)."""
-    _KINDS.pop(name, None)
+    KINDS.unregister(name)
 
 
 def kind_spec(name: str) -> ProbeKind | None:
-    """The declaration of a kind, None when no loaded module declared it."""
-    return _KINDS.get(name)
+    """The declaration of a kind, None when no module or entry point declares it."""
+    return KINDS.get(name)
 
 
 def registered_kinds() -> dict[str, ProbeKind]:
-    """Every declared kind by name (a copy)."""
-    return dict(_KINDS)
+    """Every declared kind by name (a copy; the modules that declare them are imported)."""
+    return dict(KINDS.items())
 
 
 def register_reader(name: str, reader: Reader) -> Reader:
-    """Register a reader by name (see ProbeKind.reader); the same object twice is fine."""
-    old = _READERS.get(name)
-    if old is not None and old is not reader and _where(old) != _where(reader):
-        raise RegistrationError(f"Reader '{name}' is registered twice, by {old!r} and {reader!r}.")
-    _READERS[name] = reader
+    """Register a reader by name (see ProbeKind.reader); the same function twice is fine."""
+    READERS.register(name, reader)
     return reader
 
 
-def _where(obj: Any) -> tuple[str, str]:
-    """A reader's defining module and name: the same function from a module imported twice is one reader."""
-    return getattr(obj, "__module__", ""), getattr(obj, "__qualname__", repr(obj))
-
-
 def unregister_reader(name: str) -> None:
-    _READERS.pop(name, None)
+    READERS.unregister(name)
 
 
 def reader(name: str) -> Reader | None:
     """The registered reader of that name, None when none is."""
-    return _READERS.get(name)
+    return READERS.get(name)

@@ -3,17 +3,21 @@ answer modes, commands.
 
 Why one type: each table used to be a hand-rolled dict with its own lookup, its own (or no) duplicate
 check and its own way for a plugin to join. A method is a plugin (docs/architecture.md, "Adding things"):
-it joins every table the same way, from its own module or from another package's entry points, and
-never by editing the harness.
+it joins every table the same way, by an entry point of its package (the harness's own methods by the
+entry points in its pyproject.toml) or by a call from its own module, and never by editing the harness.
 
 The contract:
 
   Registry(what, group)   a table of name -> object. `what` names its entries in messages ("probe kind");
-                          `group` is the entry-point group a third-party package registers under
+                          `group` is the entry-point group a package registers under
                           (`[project.entry-points."harness.kinds"]`), read once, on the first lookup.
-  register(name, obj)     obj is the object itself or a lazy "module:attr" string, imported on first use
-                          (a command's or a family's module stays unimported until it is needed). The same
-                          entry twice is fine; a different one under the same name raises
+  register(name, obj)     obj is the object itself or a lazy string, imported on first use (a command's or
+                          a family's module stays unimported until it is needed):
+                            "module:attr"  the attribute is the entry;
+                            "module"       the module is the entry (a generator, a command module), or,
+                                           when importing it registers `name` itself (a family module
+                                           registering its probe kinds), what it registered.
+                          The same entry twice is fine; a different one under the same name raises
                           RegistrationError: two modules claiming one name is a bug to be told about, never
                           a silent override.
   get(name)               the object, or None when no module and no entry point registers the name. A lazy
@@ -21,17 +25,25 @@ The contract:
                           with its traceback, never hidden as "unknown name".
   require(name)           the object, or RegistryError (a HarnessError: one sentence naming the known
                           names, exit 2), for names that come from the user.
+  names() / items()       every name in registration order (nothing imported) / every (name, object).
+  origin(name)            the distribution whose entry point registered the name (None: registered in code).
 
-Entry points are read lazily and once per registry; `reload_entry_points()` reads them again (a test
-that installs a plugin's metadata at run time). An entry point never replaces a name the harness itself
-registered differently: that is a RegistrationError too.
+Entry points: the harness's own distribution's are read first, then other packages' (by distribution
+name). Another package's entry point under a name already taken by a different entry is not registered
+(a plugin cannot replace a built-in, and one careless plugin must not stop the harness); it is kept in
+`refused` for listings to show. The harness's own entry point against a different registration in code
+is a RegistrationError. `reload_entry_points()` reads every group again (a test that puts a plugin's
+metadata on sys.path at run time).
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import sys
+import weakref
 from collections.abc import Callable, Iterator
+from types import ModuleType
 from typing import Any, Generic, TypeVar
 
 from harness.core.errors import HarnessError
@@ -41,11 +53,15 @@ T = TypeVar("T")
 #: the entry-point groups of the harness's registries (one per registry; docs/architecture.md)
 GROUP_KINDS = "harness.kinds"
 GROUP_FAMILIES = "harness.families"
-GROUP_READERS = "harness.readers"
+GROUP_READERS = "harness.readers"  # the rules' readers of one reply (harness.oracles)
+GROUP_KIND_READERS = "harness.kind_readers"  # readers of a kind's whole batch (harness.core.kinds.Reader)
 GROUP_GENERATORS = "harness.generators"
 GROUP_ADAPTERS = "harness.adapters"
 GROUP_ANSWER_MODES = "harness.answer_modes"
 GROUP_COMMANDS = "harness.commands"
+
+#: the harness's own distribution: its entry points are the built-ins, read before any plugin's
+OWN_DISTRIBUTION = "harness-bias"
 
 
 class RegistrationError(ValueError):
@@ -57,12 +73,14 @@ class RegistryError(HarnessError):
 
 
 def _identity(obj: Any) -> Any:
-    """What makes two registrations the same entry: a lazy string itself; a function or class its module
-    and qualified name (the same function from a module imported twice is one entry); anything else
-    itself, compared with ==."""
+    """What makes two registrations the same entry: a lazy string itself; a module its name; a function
+    or class its module and qualified name (the same function from a module imported twice is one entry);
+    anything else itself, compared with ==."""
     if isinstance(obj, str):
         return obj
-    if callable(obj) and hasattr(obj, "__qualname__") and hasattr(obj, "__module__"):
+    if isinstance(obj, ModuleType):
+        return ("module", obj.__name__)
+    if isinstance(obj, type) or (callable(obj) and hasattr(obj, "__qualname__") and hasattr(obj, "__module__")):
         return (obj.__module__, obj.__qualname__)
     return obj
 
@@ -70,33 +88,103 @@ def _identity(obj: Any) -> Any:
 def load_lazy(ref: str) -> Any:
     """Import "package.module:attr.sub" (or a bare "package.module": the module itself)."""
     module_name, _, attr = ref.partition(":")
-    obj: Any = importlib.import_module(module_name)
-    for part in attr.split(".") if attr else ():
+    obj: Any = importlib.import_module(module_name.strip())
+    for part in attr.strip().split(".") if attr.strip() else ():
         obj = getattr(obj, part)
     return obj
 
 
-class Registry(Generic[T]):
-    """A table of name -> entry, open to the harness's own modules and to other packages' entry points."""
+def _initializing(module_name: str) -> bool:
+    """Whether that module is being imported right now (its own registrations run inside its import).
+    A module without the import system's marker counts as initializing: the check is then lenient."""
+    module = sys.modules.get(module_name)
+    if module is None:
+        return False
+    return bool(getattr(getattr(module, "__spec__", None), "_initializing", True))
 
-    def __init__(self, what: str, group: str | None = None, *,
-                 same: Callable[[Any, Any], bool] | None = None) -> None:
+
+# -- entry points, read once per process for every registry ------------------------------------------------
+
+_EP_CACHE: list[importlib.metadata.EntryPoint] | None = None
+_REGISTRIES: weakref.WeakSet[Registry[Any]] = weakref.WeakSet()
+
+
+def _entry_points(group: str) -> list[importlib.metadata.EntryPoint]:
+    """The group's entry points, the harness's own first (in file order), then each other distribution's;
+    one copy of each distribution's metadata (the first found on sys.path, a .dist-info before an
+    .egg-info)."""
+    global _EP_CACHE
+    if _EP_CACHE is None:
+        chosen: dict[str, importlib.metadata.Distribution] = {}
+        for dist in importlib.metadata.distributions():
+            name = (dist.metadata["Name"] or "").lower().replace("_", "-")
+            if name not in chosen or (_is_egg_info(chosen[name]) and not _is_egg_info(dist)):
+                chosen[name] = dist
+        _EP_CACHE = [ep for dist in chosen.values() for ep in dist.entry_points]
+    found = [ep for ep in _EP_CACHE if ep.group == group]
+    return sorted(found, key=lambda ep: (_dist(ep) != OWN_DISTRIBUTION, _dist(ep)))
+
+
+def _is_egg_info(dist: importlib.metadata.Distribution) -> bool:
+    """Metadata a build left in a source tree (harness_bias.egg-info beside pyproject.toml): on sys.path
+    when Python runs from the checkout, and stale as soon as pyproject.toml changes; the installed
+    .dist-info of the same distribution is read instead (importlib itself takes the first found)."""
+    return str(getattr(dist, "_path", "")).endswith(".egg-info")
+
+
+def _dist(ep: importlib.metadata.EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return dist.name if dist is not None else ""
+
+
+def reload_all_entry_points() -> None:
+    """Read the installed entry points again, for every registry (a package installed since start-up)."""
+    global _EP_CACHE
+    _EP_CACHE = None
+    importlib.invalidate_caches()
+    for registry in list(_REGISTRIES):
+        registry.reload_entry_points()
+
+
+class Registry(Generic[T]):
+    """A table of name -> entry, open to the harness's own modules and to other packages' entry points.
+
+    `coerce(name, obj) -> T`: turns what a lazy string imported into the entry (a family module into a
+    Family), or raises RegistrationError when it is no such entry; `same(a, b)`: whether two resolved
+    entries are one (default: == after _identity)."""
+
+    def __init__(self, what: str, group: str | None = None, *, same: Callable[[Any, Any], bool] | None = None,
+                 coerce: Callable[[str, Any], T] | None = None) -> None:
         self.what = what
         self.group = group
         self._same = same
+        self._coerce = coerce
         self._entries: dict[str, T | str] = {}
+        self._origins: dict[str, str] = {}
+        self._unverified: dict[str, str] = {}  # name -> "module:attr" registered over while it was importing
+        self._loading: dict[str, Any] = {}  # name -> what its module registered while get() imported it
+        #: entry points of other packages that were not registered: name -> "distribution: module:attr"
+        self.refused: dict[str, str] = {}
         self._entry_points_read = group is None
+        _REGISTRIES.add(self)
 
     # -- registering -----------------------------------------------------------------------------------
 
     def register(self, name: str, obj: T | str) -> T | str:
-        """Add `name` (see the module docstring); returns obj so it can be used as a decorator helper."""
+        """Add `name` (see the module docstring); returns obj, so a module can write X = register(...)."""
+        if name in self._loading:  # the module get() is importing registers its own entry
+            mine = self._loading[name]
+            if mine is not None and not self._is_same(mine, obj, name):
+                raise self._twice(name, mine, obj)
+            self._loading[name] = obj
+            return obj
         old = self._entries.get(name)
-        if old is not None and not self._is_same(old, obj):
-            raise RegistrationError(f"{self.what.capitalize()} '{name}' is registered twice, differently: "
-                                    f"{old!r} and {obj!r}.")
-        if old is None or not isinstance(obj, str):  # a resolved object beats its own lazy string
+        if old is None:
             self._entries[name] = obj
+        elif isinstance(old, str) and not isinstance(obj, str):
+            self._over_lazy(name, old, obj)
+        elif not self._is_same(old, obj, name):
+            raise self._twice(name, old, obj)
         return obj
 
     def decorator(self, name: str) -> Callable[[T], T]:
@@ -109,19 +197,57 @@ class Registry(Generic[T]):
     def unregister(self, name: str) -> None:
         """Remove a name (tests that register an entry of their own clean up with this)."""
         self._entries.pop(name, None)
+        self._origins.pop(name, None)
+        self._unverified.pop(name, None)
 
-    def _is_same(self, old: T | str, new: T | str) -> bool:
+    def _twice(self, name: str, old: Any, new: Any) -> RegistrationError:
+        return RegistrationError(f"{self.what.capitalize()} '{name}' is registered twice, differently: "
+                                 f"{old!r} and {new!r}.")
+
+    def _over_lazy(self, name: str, ref: str, obj: T) -> None:
+        """An object registered where a lazy string waits: the string's module registering its own entry
+        while it is imported (kept, and for a "module:attr" checked on the next lookup), or anyone else
+        (the same entry, or RegistrationError)."""
+        module_name, _, attr = ref.partition(":")
+        if _initializing(module_name.strip()):
+            if attr:
+                self._unverified[name] = ref
+            self._entries[name] = obj
+            return
+        if not self._is_same(ref, obj, name):
+            raise self._twice(name, ref, obj)
+        self._entries[name] = obj
+
+    def _resolved(self, ref: str, name: str) -> Any:
+        obj = load_lazy(ref)
+        return self._coerce(name, obj) if self._coerce is not None else obj
+
+    def _is_same(self, old: T | str, new: T | str, name: str) -> bool:
         if _identity(old) == _identity(new):
             return True
-        if isinstance(old, str) != isinstance(new, str):  # a lazy string against its resolved object
+        if isinstance(old, str) or isinstance(new, str):
+            if isinstance(old, str) and isinstance(new, str):
+                return False
             lazy, real = (old, new) if isinstance(old, str) else (new, old)
+            if ":" not in lazy:  # a module: the same when it is the entry, or registered this entry itself
+                module = load_lazy(lazy)  # its own registrations run (and raise on a conflict) now
+                if _identity(module) == _identity(real):
+                    return True
+                try:
+                    return self._equal(self._resolved(lazy, name), real)
+                except RegistrationError:  # not an entry itself: a module registering its entries
+                    return True
             try:
-                return _identity(load_lazy(lazy)) == _identity(real) or load_lazy(lazy) is real
+                resolved = self._resolved(lazy, name)
             except (ImportError, AttributeError):
                 return False
-        if self._same is not None and not isinstance(old, str) and not isinstance(new, str):
-            return self._same(old, new)
-        return False
+            return self._equal(resolved, real)
+        return self._equal(old, new)
+
+    def _equal(self, a: Any, b: Any) -> bool:
+        if a is b or _identity(a) == _identity(b):
+            return True
+        return self._same(a, b) if self._same is not None else False
 
     # -- entry points ----------------------------------------------------------------------------------
 
@@ -129,14 +255,26 @@ class Registry(Generic[T]):
         if self._entry_points_read:
             return
         self._entry_points_read = True
-        for ep in importlib.metadata.entry_points(group=self.group or ""):
+        for ep in _entry_points(self.group or ""):
+            dist = _dist(ep)
             old = self._entries.get(ep.name)
-            if old is not None and self._is_same(old, ep.value):
+            if old is not None and old == ep.value:
+                continue
+            if old is not None and dist != OWN_DISTRIBUTION:
+                try:
+                    same = self._is_same(old, ep.value, ep.name)
+                except Exception:  # noqa: BLE001 - a plugin that cannot even be imported is refused too
+                    same = False
+                if not same:
+                    self.refused[ep.name] = f"{dist or 'unknown package'}: {ep.value}"
                 continue
             self.register(ep.name, ep.value)
+            self._origins.setdefault(ep.name, dist)
 
     def reload_entry_points(self) -> None:
         """Read the entry-point group again (after a package was installed in this process's lifetime)."""
+        global _EP_CACHE
+        _EP_CACHE = None
         self._entry_points_read = self.group is None
         self._read_entry_points()
 
@@ -147,9 +285,33 @@ class Registry(Generic[T]):
         self._read_entry_points()
         found = self._entries.get(name)
         if isinstance(found, str):
-            found = load_lazy(found)
-            self._entries[name] = found
+            found = self._load(name, found)
+        elif name in self._unverified:
+            ref = self._unverified.pop(name)
+            if not self._equal(self._resolved(ref, name), found):
+                raise self._twice(name, ref, found)
         return found
+
+    def _load(self, name: str, ref: str) -> T:
+        """Import a lazy entry. Its module may register `name` itself while it is imported: that entry is
+        the one kept (it must agree with the attribute the string names, when it names one)."""
+        self._loading[name] = None
+        try:
+            obj = load_lazy(ref)
+        finally:
+            mine = self._loading.pop(name)
+        if mine is not None:
+            if not isinstance(obj, ModuleType) and not self._equal(self._coerce_or(name, obj), mine):
+                raise self._twice(name, ref, mine)
+            entry = mine
+        else:
+            entry = self._coerce_or(name, obj)
+        self._entries[name] = entry  # the same key: the registration order is kept
+        self._unverified.pop(name, None)
+        return entry
+
+    def _coerce_or(self, name: str, obj: Any) -> T:
+        return self._coerce(name, obj) if self._coerce is not None else obj
 
     def require(self, name: str) -> T:
         """The entry, or RegistryError naming the known ones (for names a user typed)."""
@@ -160,11 +322,16 @@ class Registry(Generic[T]):
         return found
 
     def lazy_ref(self, name: str) -> str | None:
-        """The "module:attr" string an unimported entry was registered with (None once imported, or for
-        an object): lets a listing name an entry without importing it."""
+        """The lazy string an unimported entry was registered with (None once imported, or for an
+        object): lets a listing name an entry without importing it."""
         self._read_entry_points()
         found = self._entries.get(name)
         return found if isinstance(found, str) else None
+
+    def origin(self, name: str) -> str | None:
+        """The distribution whose entry point registered `name`; None for a registration in code."""
+        self._read_entry_points()
+        return self._origins.get(name)
 
     def names(self) -> list[str]:
         """Every registered name, in registration order (the harness's own first), nothing imported."""
@@ -177,6 +344,13 @@ class Registry(Generic[T]):
 
     def values(self) -> list[T]:
         return [obj for _, obj in self.items()]
+
+    def __getitem__(self, name: str) -> T:
+        """The entry, or KeyError (a lookup by a name the code itself holds, not the user's)."""
+        found = self.get(name)
+        if found is None:
+            raise KeyError(name)
+        return found
 
     def __contains__(self, name: object) -> bool:
         self._read_entry_points()

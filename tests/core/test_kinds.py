@@ -22,7 +22,7 @@ def test_a_kind_is_declared_once() -> None:
     try:
         register_kind(kind)
         register_kind(ProbeKind("unit_kind", "unit_family"))  # the same declaration again: fine
-        with pytest.raises(RegistrationError, match="declared twice"):
+        with pytest.raises(RegistrationError, match="registered twice, differently"):
             register_kind(ProbeKind("unit_kind", "another_family"))
         assert kind_spec("unit_kind") == kind
     finally:

@@ -30,8 +30,8 @@ def test_a_kind_without_a_reader_is_unknown_in_its_modes_method() -> None:
     assert oracles.score_one(probe, reply, compat=True) == Verdict(probe.id, LABEL_UNKNOWN, False, "compat")
 
 
-def test_a_registered_mode_is_scored_without_touching_the_dispatch(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(oracles, "READERS", dict(oracles.READERS))  # the registration ends with the test
+def test_a_registered_mode_is_scored_without_touching_the_dispatch(request: pytest.FixtureRequest) -> None:
+    request.addfinalizer(lambda: oracles.unregister_reader("yes_no", mode="judge"))  # ends with the test
     seen: list[str] = []
 
     def judge(probe: Probe, reply: Reply, method: str) -> Verdict:

@@ -1,0 +1,130 @@
+"""The one registry type (harness.core.registry): lazy strings, one duplicate check, entry points of a real
+installed-looking distribution, and the one sentence for a name nobody registered."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.core.errors import HarnessError
+from harness.core.registry import RegistrationError, Registry, RegistryError, reload_all_entry_points
+
+GROUP = "harness.unit_tests"
+
+PLUGIN = '''
+from harness.core.registry import Registry
+
+IMPORTED = True
+VALUE = ("plugin", 1)
+
+
+def greet():
+    return "hello"
+'''
+
+SELF_REGISTERING = '''
+from unit_registry_plugin import TABLE
+
+ENTRY = TABLE.register("self", ("made", "here"))
+'''
+
+
+@pytest.fixture
+def plugin_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A distribution as pip installs one: a module and a dist-info with entry_points.txt, on sys.path."""
+    site = tmp_path / "site"
+    (site / "unit_registry_plugin").mkdir(parents=True)
+    (site / "unit_registry_plugin" / "__init__.py").write_text(PLUGIN + "\nTABLE = None\n", "utf-8")
+    info = site / "unit_registry_plugin-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: unit-registry-plugin\nVersion: 1.0\n", "utf-8")
+    (info / "entry_points.txt").write_text(
+        f"[{GROUP}]\nvalue = unit_registry_plugin:VALUE\ngreet = unit_registry_plugin:greet\n"
+        "module = unit_registry_plugin\ntaken = unit_registry_plugin:greet\n", "utf-8")
+    monkeypatch.syspath_prepend(str(site))
+    yield site
+    for name in ("unit_registry_plugin", "unit_registry_plugin.selfreg"):
+        sys.modules.pop(name, None)
+    monkeypatch.undo()
+    reload_all_entry_points()
+
+
+def test_a_lazy_string_is_imported_on_first_use_only() -> None:
+    table: Registry[object] = Registry("unit entry")
+    table.register("path", "pathlib:PurePosixPath")
+    table.register("module", "json")
+    assert table.lazy_ref("path") == "pathlib:PurePosixPath"  # listed without importing
+    assert table.names() == ["path", "module"]
+    import json
+    import pathlib
+
+    assert table.get("path") is pathlib.PurePosixPath and table.lazy_ref("path") is None
+    assert table.get("module") is json  # a bare module is the entry when it registers nothing itself
+    assert table.get("nothing") is None and "nothing" not in table
+
+
+def test_the_same_entry_twice_is_fine_a_different_one_is_an_error() -> None:
+    table: Registry[object] = Registry("unit entry")
+    table.register("a", ("x", 1))
+    table.register("a", ("x", 1))  # equal: the same entry
+    with pytest.raises(RegistrationError, match="Unit entry 'a' is registered twice, differently"):
+        table.register("a", ("x", 2))
+    import pathlib
+
+    table.register("p", "pathlib:PurePath")
+    table.register("p", pathlib.PurePath)  # the object its lazy string names: the same entry
+    with pytest.raises(RegistrationError, match="registered twice"):
+        table.register("p", pathlib.Path)
+    table.unregister("p")
+    table.register("p", pathlib.Path)  # free again after unregister
+    assert table["p"] is pathlib.Path
+    with pytest.raises(KeyError):
+        table["missing"]
+
+
+def test_require_names_the_known_entries_in_one_sentence() -> None:
+    table: Registry[object] = Registry("answer mode")
+    table.register("chat", 1)
+    table.register("perplexity", 2)
+    with pytest.raises(RegistryError) as caught:
+        table.require("loglik")
+    assert str(caught.value) == "Unknown answer mode 'loglik'; known: chat, perplexity."
+    assert isinstance(caught.value, HarnessError) and caught.value.exit_code == 2
+    assert table.require("chat") == 1
+
+
+def test_entry_points_of_an_installed_distribution(plugin_site: Path) -> None:
+    table: Registry[object] = Registry("unit entry", GROUP)
+    table.register("taken", "json:dumps")  # registered by the harness before the plugin is read
+    table.reload_entry_points()  # the metadata was put on sys.path after start-up
+    assert set(table.names()) == {"taken", "value", "greet", "module"}
+    assert "unit_registry_plugin" not in sys.modules  # read, nothing imported
+    assert table.origin("value") == "unit-registry-plugin" and table.origin("taken") is None
+    assert table.get("value") == ("plugin", 1)
+    assert table.get("greet")() == "hello"
+    import json
+
+    # another package cannot take a name the harness holds: kept out, and said where it came from
+    assert table.get("taken") is json.dumps
+    assert table.refused == {"taken": "unit-registry-plugin: unit_registry_plugin:greet"}
+
+
+def test_a_module_entry_point_that_registers_its_own_entry(plugin_site: Path) -> None:
+    """A family module registering its kinds at import: the entry point names the module, and the entry is
+    what the module registered, without a second registration error."""
+    plugin = plugin_site / "unit_registry_plugin"
+    (plugin / "selfreg.py").write_text(SELF_REGISTERING, "utf-8")
+    (plugin / "__init__.py").write_text(PLUGIN + "\nTABLE = Registry('unit entry', 'harness.unit_tests_self')\n",
+                                        "utf-8")
+    info = plugin_site / "unit_registry_plugin-1.0.dist-info"
+    (info / "entry_points.txt").write_text("[harness.unit_tests_self]\nself = unit_registry_plugin.selfreg\n",
+                                           "utf-8")
+    reload_all_entry_points()
+    from unit_registry_plugin import TABLE
+
+    assert TABLE.names() == ["self"] and TABLE.lazy_ref("self") == "unit_registry_plugin.selfreg"
+    assert TABLE.get("self") == ("made", "here")
+    with pytest.raises(RegistrationError, match="registered twice"):
+        TABLE.register("self", ("made", "elsewhere"))
