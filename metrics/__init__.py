@@ -23,6 +23,10 @@ and may provide
     HEADLINE: tuple[harness.core.kinds.Headline, ...]   (its headline numbers: summary, report cards)
     SECTIONS: tuple[harness.core.kinds.Section, ...]    (its report tables; without it, every table it returns)
     PERCENT: tuple[str, ...]        (key prefixes shown as percentages besides the percent headlines)
+    LEADERBOARD: tuple[harness.core.kinds.LeaderboardTable, ...]   (its tables on `harness leaderboard`)
+    LEADERBOARD_FIGURES: tuple[harness.core.kinds.LeaderboardFigure, ...]   (its heatmaps across runs)
+    VIEW_METRICS: tuple[harness.core.kinds.ViewMetric, ...]   (what `harness view` shows; default: HEADLINE)
+    PAIR_KEY: str                   (the probe meta key linking partners; default: the family's meta_key)
     tables(df) -> Mapping[str, pandas.DataFrame]        (extra report tables, merged into the result)
     plots(df, out_dir: pathlib.Path[, result=FamilyResult]) -> list[pathlib.Path]   (PNG files it wrote)
     summary(result: FamilyResult) -> rich.table.Table | None   (a table for the terminal summary)
@@ -57,7 +61,16 @@ from typing import Any
 
 import pandas as pd
 
-from harness.core.kinds import Headline, RegistrationError, Section, kind_spec, registered_kinds
+from harness.core.kinds import (
+    Headline,
+    LeaderboardFigure,
+    LeaderboardTable,
+    RegistrationError,
+    Section,
+    ViewMetric,
+    kind_spec,
+    registered_kinds,
+)
 from harness.core.registry import GROUP_FAMILIES, Registry
 
 FRAME_COLUMNS: tuple[str, ...] = (
@@ -141,6 +154,32 @@ class Family:
     def percent(self) -> tuple[str, ...]:
         """Metric-key prefixes the family's numbers are shares of (shown as percentages)."""
         return tuple(h.key for h in self.headline if h.percent) + tuple(getattr(self.load(), "PERCENT", ()))
+
+    @property
+    def leaderboard(self) -> tuple[LeaderboardTable, ...]:
+        """The family's tables on `harness leaderboard` (LEADERBOARD); without them, its headline numbers are
+        shown in the table of other headline numbers."""
+        return tuple(getattr(self.load(), "LEADERBOARD", ()))
+
+    @property
+    def leaderboard_figures(self) -> tuple[LeaderboardFigure, ...]:
+        """The heatmaps the family draws across runs on the leaderboard page (LEADERBOARD_FIGURES)."""
+        return tuple(getattr(self.load(), "LEADERBOARD_FIGURES", ()))
+
+    @property
+    def view_metrics(self) -> tuple[ViewMetric, ...]:
+        """What `harness view` shows of its runs (VIEW_METRICS); without it, every headline number as a card
+        and a column of the Runs page."""
+        found = getattr(self.load(), "VIEW_METRICS", None)
+        if found is not None:
+            return tuple(found)
+        return tuple(ViewMetric(h.key, h.label, column=h.label) for h in self.headline)
+
+    @property
+    def pair_key(self) -> str:
+        """The probe meta key linking a probe to its partners (meta[key] = {"pair": id, "role": ...}; `harness
+        view` opens a finding with them): PAIR_KEY, else the family's meta_key; "" when it pairs nothing."""
+        return str(getattr(self.load(), "PAIR_KEY", self.meta_key) or "")
 
 
 def _family_entry(name: str, obj: Any) -> Family:

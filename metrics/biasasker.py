@@ -65,6 +65,11 @@ from harness.core.records import (
     LABEL_UNKNOWN,
 )
 from harness.metrics import FamilyResult, slug
+from harness.metrics.biasasker_leaderboard import (  # noqa: F401 - what it shows across runs
+    LEADERBOARD,
+    LEADERBOARD_FIGURES,
+    VIEW_METRICS,
+)
 from harness.metrics.biasasker_report import HEADLINE, PERCENT, SECTIONS, summary  # noqa: F401 - the family's report
 from harness.metrics.stats import (
     VarianceEstimate,

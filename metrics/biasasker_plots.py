@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.core.figures import MissingGlyphsError, plt, save_figure, setup_fonts
+from harness.core.figures import MissingGlyphsError, heatmap, plt, save_figure, setup_fonts
 from harness.metrics import FamilyResult, slug
 
 OVERALL = "Overall"
@@ -43,21 +43,6 @@ def _width(text: str) -> int:
 
 def _ordered_categories(cols: list[str]) -> list[str]:
     return sorted(c for c in cols if c != OVERALL) + ([OVERALL] if OVERALL in cols else [])
-
-
-def heatmap(ax: Any, matrix: pd.DataFrame, *, cmap: str, vmin: float = 0.0, vmax: float = 1.0,
-             fmt: str = "{:.2f}") -> Any:
-    """Draw `matrix` as a heatmap with each value printed in its cell (also used for runs side by side)."""
-    data = matrix.to_numpy(dtype=float)
-    im = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
-    ax.set_xticks(range(matrix.shape[1]), [str(c) for c in matrix.columns], rotation=40, ha="right")
-    ax.set_yticks(range(matrix.shape[0]), [str(i) for i in matrix.index])
-    for (i, j), v in np.ndenumerate(data):
-        if np.isfinite(v):
-            r, g, b, _ = im.cmap(im.norm(v))
-            dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5  # perceived luminance of the cell colour
-            ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=8, color="white" if dark else "black")
-    return im
 
 
 def preference_heatmaps(pref: pd.DataFrame, out_dir: Path, skipped: list[MissingGlyphsError]) -> list[Path]:

@@ -41,7 +41,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.core.kinds import Headline, ProbeKind, register_kind
+from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, ViewMetric, register_kind
 from harness.core.records import KIND_MULTIPLE_CHOICE, LABEL_CHOICE, Probe, Verdict
 from harness.metrics import FamilyResult, as_result, slug
 from harness.metrics.cbbq_position import notes as position_notes
@@ -61,6 +61,21 @@ HEADLINE = (
     Headline("cbbq.accuracy", "CBBQ accuracy", percent=True),
     Headline("cbbq.invalid_rate", "CBBQ invalid answers", percent=True),
 )
+#: `harness leaderboard`: the bias scores side by side (S_amb and S_disamb are shares, tested between runs;
+#: S_total, a weighted sum, has no test), then accuracy and invalid answers, whose differences are tested
+#: but have no "more biased" end
+LEADERBOARD = (
+    LeaderboardTable(
+        "CBBQ bias scores (S_total = 0.4 S_amb + 0.6 S_disamb)",
+        tuple((h.label, h.key) for h in HEADLINE[:3]),
+        caption="Share of biased answers among ambiguous items (S_amb) and among disambiguated answers that "
+                "are not \"unknown\" (S_disamb); Wilson 95% intervals."),
+    LeaderboardTable(
+        "CBBQ accuracy and invalid answers", tuple((h.label, h.key) for h in HEADLINE[3:]), worse="",
+        caption="Invalid answers are kept out of the scores' denominators, so read the scores beside them."),
+)
+#: `harness view`: S_total as a card of the run's page and a column of the Runs page
+VIEW_METRICS = (ViewMetric("cbbq.s_total", "CBBQ S_total", column="CBBQ S_total"),)
 DEFAULT_WEIGHTS = (0.4, 0.6)
 Z95 = 1.959963984540054
 COLUMNS = ("probe_id", "category", "subcategory", "context", "polarity", "choice", "target", "non_target",

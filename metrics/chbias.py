@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.core.kinds import Headline, ProbeKind, register_kind
+from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, ViewMetric, register_kind
 from harness.core.records import KIND_SENTENCE_PAIR, Probe
 from harness.metrics import FamilyResult, slug
 from harness.metrics.paired_test import PairedTest, outlier_mask, paired_test, read_out, upstream_test
@@ -65,6 +65,23 @@ HEADLINE = (
     Headline("chbias.stereotype_share", "CHBias pairs where the stereotype is more likely", percent=True),
     Headline("chbias.pairs_used", "CHBias pairs tested"),
 )
+
+_SHARE = f"{FAMILY}.stereotype_share"
+#: `harness leaderboard`: the paired tests' numbers (negative t: the stereotype is likelier; no test compares
+#: two runs' t), then the share of pairs whose stereotype is likelier, a proportion tested between runs
+LEADERBOARD = (
+    LeaderboardTable(
+        "CHBias perplexity tests", tuple((h.label, h.key) for h in HEADLINE if h.key != _SHARE),
+        worse="", tested=False,
+        caption="Paired t-test of the stereotyped against the counterpart sentence's perplexity, on raw "
+                "and on log perplexities; a negative t: the stereotype is the more likely."),
+    LeaderboardTable(
+        "CHBias pairs where the stereotype is more likely",
+        tuple((h.label, h.key) for h in HEADLINE if h.key == _SHARE),
+        caption="Share of the tested pairs whose stereotyped sentence has the lower perplexity."),
+)
+#: `harness view`: the paper's t as a card of the run's page
+VIEW_METRICS = (ViewMetric("chbias.t", "CHBias t"),)
 COLUMNS = ("probe_id", "category", "split", "group1", "group2", "sentence", "counterpart", "ppl1", "ppl2",
            "identical", "line", "upstream_ppl1", "upstream_ppl2")
 

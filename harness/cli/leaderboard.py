@@ -1,9 +1,10 @@
 """What `harness leaderboard RUN RUN [RUN...]` (and `harness compare` with 3+ runs) does and prints.
 
 Sets any number of scored runs side by side as the BiasAsker paper sets chatbots (Tables 7 and 8, Figures
-4-6): a terminal table per metric with a column per run, pairwise tests Holm-adjusted over all pairs, the
-scoring differences named, and a self-contained HTML page with heatmaps (harness.report.leaderboard,
-harness.report.leaderboard_page). The command itself is in harness.cli.report beside `compare`.
+4-6), for every metric family the runs hold: a terminal table per declared table with a column per run,
+pairwise tests Holm-adjusted over all pairs, the scoring differences named, and a self-contained HTML page
+with the families' heatmaps (harness.report.leaderboard, harness.report.leaderboard_page). The command
+itself is in harness.cli.report beside `compare`.
 """
 
 from __future__ import annotations

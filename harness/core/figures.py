@@ -20,6 +20,7 @@ import warnings
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -136,3 +137,20 @@ def save_figure(fig: plt.Figure, path: Path, *, tight: bool = True, dpi: int = 1
         fig.savefig(path, dpi=dpi, bbox_inches="tight" if tight else None)
     plt.close(fig)
     return path
+
+
+def heatmap(ax: Any, matrix: Any, *, cmap: str, vmin: float = 0.0, vmax: float = 1.0, fmt: str = "{:.2f}") -> Any:
+    """Draw `matrix` (a pandas DataFrame) as a heatmap with each value printed in its cell: a family's own
+    figures and the leaderboard's runs side by side (harness.report.leaderboard_page) draw alike."""
+    import numpy as np
+
+    data = matrix.to_numpy(dtype=float)
+    im = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+    ax.set_xticks(range(matrix.shape[1]), [str(c) for c in matrix.columns], rotation=40, ha="right")
+    ax.set_yticks(range(matrix.shape[0]), [str(i) for i in matrix.index])
+    for (i, j), v in np.ndenumerate(data):
+        if np.isfinite(v):
+            r, g, b, _ = im.cmap(im.norm(v))
+            dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5  # perceived luminance of the cell colour
+            ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=8, color="white" if dark else "black")
+    return im

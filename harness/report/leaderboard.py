@@ -1,18 +1,20 @@
-"""Many scored runs side by side: the BiasAsker paper's Tables 7 and 8 across systems, with tests.
+"""Many scored runs side by side: each metric family's declared tables across systems, with tests.
 
-The paper's headline is ten chatbots in two tables (absolute bias rate per attribute, Table 7; relative
-bias rate per attribute, Table 8) and heatmaps (Figures 4-6). `build_leaderboard` reads any number of
-runs' metrics.json documents and returns
-- one table per metric, a row per group attribute (plus the overall / average row) and a column per run,
-  each cell the value with its 95% interval; the noise-corrected relative bias rate and the permutation
-  p-value of "every group is treated alike" get tables of their own, so a reader can tell bias from the
-  noise of a small sample;
-- every pair of runs tested on every row of those tables (harness.report.compare's tests: two-proportion
-  or McNemar for rates, the bootstrap of the noise-corrected variance for relative bias rates),
-  Holm-adjusted over all the pairwise tests at once (k runs x m rows is many tests);
+The BiasAsker paper's headline is ten chatbots in two tables and heatmaps; every family can set runs side by
+side the same way. A family declares its tables (harness.core.kinds.LeaderboardTable, the LEADERBOARD of its
+module, read through harness.metrics.Family.leaderboard) and `build_leaderboard` reads any number of runs'
+metrics.json documents and returns
+- each declared table a run holds numbers for, a row per metric key (fixed rows, or rows the family derives
+  from the runs: a row per group attribute) and a column per run, each cell the value with its 95% interval;
+  then one table of the headline numbers (the families' and the run's) that no declared table shows;
+- every pair of runs tested on every row of the tables whose declaration says it is tested
+  (harness.report.compare's tests: two-proportion or McNemar for rates, the bootstrap of the noise-corrected
+  variance for variances; a row with nothing to test gets no test), Holm-adjusted over all the pairwise
+  tests at once (k runs x m rows is many tests);
 - the scoring differences (harness.score.settings) of every run against the first one, since a change
   of oracle can look like a change of bot.
-harness.report.leaderboard_page draws the heatmaps and writes the HTML page.
+Nothing here names a family or a metric. harness.report.leaderboard_page draws the families' declared
+heatmaps and writes the HTML page.
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ from typing import Any
 
 import pandas as pd
 
-from harness.metrics import slug
+from harness.core.kinds import LeaderboardTable
+from harness.metrics import families
 from harness.metrics.stats import holm_adjust
 from harness.report.compare import metric_p_value, paired_p_value
 from harness.score.settings import scoring_differences, settings_of_metrics
 
 ALPHA = 0.05
-OVERALL = "Overall"
+OTHER_TITLE = "Other headline numbers"
 
 
 @dataclass(frozen=True)
@@ -61,14 +64,22 @@ class Row:
 
 @dataclass
 class MetricTable:
-    """One metric across runs: rows x runs of values, interval texts and counts."""
+    """One table across runs: rows x runs of values and intervals, and what its declaration says of its tests
+    (harness.core.kinds.LeaderboardTable: `worse`, `tested`, `tested_as`)."""
 
     title: str
     caption: str
     rows: list[Row]
     values: pd.DataFrame  # index = row labels, columns = run labels
     intervals: dict[tuple[str, str], tuple[float, float]]  # (row label, run label) -> 95% interval
-    higher_is_worse: bool = True
+    worse: str = "higher"
+    tested: bool = True
+    tested_as: str = ""
+
+    @property
+    def can_mark(self) -> bool:
+        """A run of this table may be bold: its rows have a worse end and tests (its own or another table's)."""
+        return self.worse in ("higher", "lower") and (self.tested or bool(self.tested_as))
 
     def text(self, row: Row, run: str) -> tuple[str, str]:
         """(value, interval) as the run's report prints them (percentages for rates, x100 as such)."""
@@ -87,16 +98,6 @@ class Leaderboard:
     notes: list[str] = field(default_factory=list)
 
 
-def _attributes(runs: Sequence[RunDoc]) -> list[str]:
-    """Every group attribute any run scored (from its BiasAsker tables), in name order."""
-    names: set[str] = set()
-    for run in runs:
-        tables = ((run.doc.get("tables") or {}).get("biasasker") or {})
-        for table in ("absolute_bias_rate", "relative_bias_rate"):
-            names |= {str(r["attribute"]) for r in tables.get(table) or [] if r.get("category") == OVERALL}
-    return sorted(names)
-
-
 def _interval(doc: Mapping[str, Any], key: str) -> tuple[float, float] | None:
     base = key.replace("_x100", "", 1) if "_x100" in key else key
     ci = (doc.get("intervals") or {}).get(base)
@@ -106,8 +107,8 @@ def _interval(doc: Mapping[str, Any], key: str) -> tuple[float, float] | None:
     return scale * float(ci[0]), scale * float(ci[1])
 
 
-def metric_table(runs: Sequence[RunDoc], title: str, caption: str, rows: list[Row], *,
-                 higher_is_worse: bool = True) -> MetricTable:
+def metric_table(runs: Sequence[RunDoc], title: str, caption: str, rows: list[Row], *, worse: str = "higher",
+                 tested: bool = True, tested_as: str = "") -> MetricTable:
     labels = [r.label for r in runs]
     values = pd.DataFrame(index=[r.label for r in rows], columns=labels, dtype=float)
     intervals: dict[tuple[str, str], tuple[float, float]] = {}
@@ -118,42 +119,33 @@ def metric_table(runs: Sequence[RunDoc], title: str, caption: str, rows: list[Ro
             ci = _interval(run.doc, row.key)
             if ci is not None:
                 intervals[(row.label, run.label)] = ci
-    return MetricTable(title, caption, rows, values, intervals, higher_is_worse)
+    return MetricTable(title, caption, rows, values, intervals, worse, tested, tested_as)
+
+
+def _rows(decl: LeaderboardTable, docs: Sequence[Mapping[str, Any]]) -> list[Row]:
+    rows = decl.rows(docs) if callable(decl.rows) else decl.rows
+    return [Row(str(label), str(key)) for label, key in rows]
 
 
 def _tables(runs: Sequence[RunDoc]) -> list[MetricTable]:
-    attrs = _attributes(runs)
-    out = []
+    """Every family's declared tables that some run has numbers for, in the order of the families, then the
+    headline numbers no declared table shows."""
+    docs = [r.doc for r in runs]
     keys = set().union(*((r.doc.get("metrics") or {}).keys() for r in runs))
-    if "absolute_bias_rate" in keys:
-        rows = [Row(a, f"absolute_bias_rate.{slug(a)}") for a in attrs] + [Row(OVERALL, "absolute_bias_rate")]
-        out.append(metric_table(runs, "Absolute bias rate by group attribute (paper Table 7)",
-                                "Share of two-group questions where the bot picked a group or affirmed a "
-                                "comparison; Wilson 95% intervals.", rows))
-    if "relative_bias_rate" in keys:
-        for stem, title, caption in (
-            ("relative_bias_rate_x100", "Relative bias rate x100 by group attribute (paper Table 8)",
-             "Variance of the groups' preference rates x100, as the paper prints it; it includes what chance "
-             "adds with few questions per group, so compare runs of the same size."),
-            ("relative_bias_rate_corrected_x100", "Relative bias rate x100, noise-corrected",
-             "The paper's variance minus what binomial sampling alone adds at each run's group sizes: how "
-             "unequally the bot really treats the groups (0 = no more than chance); comparable across sizes."),
-        ):
-            rows = [Row(a, f"{stem}.{slug(a)}") for a in attrs] + [Row("Average", stem)]
-            out.append(metric_table(runs, title, caption, rows))
-        rows = [Row(a, f"relative_bias_p_value.{slug(a)}") for a in attrs] + [Row("All attributes",
-                                                                                 "relative_bias_p_value")]
-        out.append(metric_table(runs, "Every group treated alike? Permutation p-value",
-                                "Chance of a spread of preference rates this large if the bot treated every "
-                                "group alike; below 0.05 the groups are treated differently, above it the run "
-                                "cannot tell the bot from an unbiased one.", rows, higher_is_worse=False))
+    out, shown = [], set()
+    for family in families().values():
+        for decl in family.leaderboard:
+            rows = _rows(decl, docs)
+            shown |= {row.key for row in rows} | {decl.when} | set(decl.covers)
+            if (decl.when not in keys) if decl.when else not any(row.key in keys for row in rows):
+                continue
+            out.append(metric_table(runs, decl.title, decl.caption, rows, worse=decl.worse, tested=decl.tested,
+                                    tested_as=decl.tested_as))
     from harness.report.reporting import headline_rows  # lazy: reporting pulls jinja2 and the scoring module
 
-    shown = {"absolute_bias_rate", "relative_bias_rate", "relative_bias_rate_x100",
-             "relative_bias_rate_corrected_x100", "relative_bias_p_value"}
     other = [Row(label, key) for key, label in headline_rows() if key in keys and key not in shown]
     if other:
-        out.append(metric_table(runs, "Other headline numbers", "As in each run's report.", other))
+        out.append(metric_table(runs, OTHER_TITLE, "As in each run's report.", other))
     return out
 
 
@@ -161,8 +153,8 @@ def _pairwise(runs: Sequence[RunDoc], tables: Sequence[MetricTable], *, seed: in
     """Every pair of runs on every row with counts behind it; Holm-adjusted over all tests together."""
     records: list[dict[str, Any]] = []
     for table in tables:
-        if table.title.startswith(("Relative bias rate x100, noise", "Every group")):
-            continue  # the same test as the paper's relative bias rate row (it tests the corrected rates)
+        if not table.tested:
+            continue  # its declaration says so: it restates another table's numbers, or nothing tests them
         for row in table.rows:
             key = row.key.replace("_x100", "", 1)
             for a, b in combinations(runs, 2):
@@ -210,26 +202,22 @@ def build_leaderboard(runs: Sequence[RunDoc], *, seed: int = 0) -> Leaderboard:
                        scoring=scoring, notes=notes)
 
 
-#: Tables whose rows are tested under another table's keys: the pairwise bootstrap of the paper's relative bias
-#: rate row tests the noise-corrected rates (harness.report.compare), so its verdict is the corrected row's too.
-_TESTED_AS = {"relative_bias_rate_corrected_x100": "relative_bias_rate_x100"}
-
-
 def most_biased(board: Leaderboard, table: MetricTable, row: Row) -> str | None:
     """The run the corrected tests say is the most biased on this row, or None.
 
-    A run is marked only when its value is the row's worst and the Holm-adjusted pairwise test finds it
-    significantly worse than every other run with a value on the row. The paper bolds each row's maximum;
-    with a few questions per group the maximum is often chance (race 100% from one question), so a bold
-    cell that no test supports would claim a difference the data do not show. Rows without pairwise
-    tests (the permutation p-values) mark nothing.
+    A run is marked only when its value is the row's worst (the declared `worse` end) and the Holm-adjusted
+    pairwise test finds it significantly worse than every other run with a value on the row. The paper
+    bolds each row's maximum; with a few questions per group the maximum is often chance (race 100% from
+    one question), so a bold cell that no test supports would claim a difference the data do not show.
+    Rows without pairwise tests (a permutation p-value, a score no test compares) mark nothing; a table
+    declared `tested_as` another key stem is marked by that stem's tests of the same row.
     """
     vals = table.values.loc[row.label].dropna()
-    if len(vals) < 2 or board.pairwise.empty:
+    if not table.can_mark or len(vals) < 2 or board.pairwise.empty:
         return None
     stem, _, rest = row.key.partition(".")
-    key = _TESTED_AS.get(stem, stem) + (f".{rest}" if rest else "")
-    worst_value = vals.max() if table.higher_is_worse else vals.min()
+    key = (table.tested_as or stem) + (f".{rest}" if rest else "")
+    worst_value = vals.max() if table.worse == "higher" else vals.min()
     worst = [run for run, v in vals.items() if v == worst_value]
     if len(worst) != 1:
         return None

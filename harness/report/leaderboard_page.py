@@ -1,11 +1,9 @@
 """The leaderboard's figures and HTML page (harness.report.leaderboard builds the numbers).
 
-Figures, in the paper's style but with a column per run:
-- leaderboard_absolute.png: absolute bias rate (%) per attribute x run (Table 7 as a heatmap);
-- leaderboard_relative.png: relative bias rate x100 per attribute x run, the paper's and the noise-corrected
-  one side by side (Table 8);
-- leaderboard_preference_<attribute>.png: each group's overall preference rate x run (Figures 4 and 6
-  across systems).
+Figures: the heatmaps each family declares (harness.core.kinds.LeaderboardFigure, the LEADERBOARD_FIGURES of
+its module, read through harness.metrics.Family.leaderboard_figures), built from the leaderboard's tables and
+the runs' metrics.json documents, a column per run (BiasAsker's: Tables 7 and 8 and the groups' preference
+rates, Figures 4-6 across systems). A figure no installed font can label is left out with one note.
 The page is self-contained like report.html: CSS inline, figures as base64, every name from a data file
 or model escaped by jinja2, a Content-Security-Policy that forbids scripts.
 """
@@ -18,65 +16,52 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from harness.metrics import slug
-from harness.report.leaderboard import OVERALL, Leaderboard, MetricTable, Row, most_biased, to_json
+from harness.core.kinds import Heatmap
+from harness.metrics import families
+from harness.report.leaderboard import Leaderboard, MetricTable, Row, most_biased, to_json
 
 PAGE = "leaderboard.html"
 DATA = "leaderboard.json"
 
 
+def _figures(board: Leaderboard) -> list[tuple[str, list[Heatmap]]]:
+    """Every family's declared figures for these runs: (file name, panels), in the order of the families."""
+    tables = {t.title: t.values for t in board.tables}
+    docs = {r.label: r.doc for r in board.runs}
+    return [(name, list(panels)) for family in families().values() for figure in family.leaderboard_figures
+            for name, panels in figure.build(tables, docs)]
+
+
 def _draw(board: Leaderboard, out_dir: Path) -> tuple[list[Path], list[str]]:
     """The heatmaps; a figure no installed font can label is left out with one note."""
-    from harness.core.figures import MissingGlyphsError, plt, save_figure, setup_fonts  # lazy: matplotlib
-    from harness.metrics.biasasker_plots import heatmap
+    from harness.core.figures import (  # lazy: matplotlib
+        MissingGlyphsError,
+        heatmap,
+        plt,
+        save_figure,
+        setup_fonts,
+    )
 
-    setup_fonts()
+    figures = _figures(board)
+    if figures:
+        setup_fonts()
     labels = [r.label for r in board.runs]
-    figures: list[tuple[str, list[tuple[str, pd.DataFrame, float, str]]]] = []
-    absolute = next((t for t in board.tables if t.title.startswith("Absolute")), None)
-    if absolute is not None:
-        figures.append(("leaderboard_absolute.png", [("Absolute bias rate (%)", 100 * absolute.values, 100, "Reds")]))
-    rel = [t for t in board.tables if t.title.startswith("Relative bias rate x100")]
-    if rel:
-        top = max(1.0, float(pd.concat([t.values for t in rel]).max().max()))
-        panels = [(t.title.replace(" by group attribute", ""), t.values, top, "Blues") for t in rel]
-        figures.append(("leaderboard_relative.png", panels))
-    for attribute, matrix in _preference_matrices(board).items():
-        figures.append((f"leaderboard_preference_{slug(attribute)}.png",
-                        [(f"Preference rate: {attribute}", matrix, 1.0, "Blues")]))
     paths, notes = [], []
     for name, panels in figures:
-        rows = max(len(p[1]) for p in panels)
+        rows = max(len(p.matrix) for p in panels)
         fig, axes = plt.subplots(1, len(panels), figsize=(1.8 + 1.3 * len(labels) * len(panels) + 1.2 * (len(panels) - 1),
                                                          1.3 + 0.42 * rows), squeeze=False)
-        for ax, (title, matrix, vmax, cmap) in zip(axes[0], panels, strict=True):
-            heatmap(ax, matrix.astype(float), cmap=cmap, vmax=vmax, fmt="{:.3g}")
-            ax.set_title(title, fontsize=9)
+        for ax, panel in zip(axes[0], panels, strict=True):
+            heatmap(ax, panel.matrix.astype(float), cmap=panel.cmap, vmax=panel.vmax, fmt="{:.3g}")
+            ax.set_title(panel.title, fontsize=9)
         try:
             paths.append(save_figure(fig, out_dir / name))
         except MissingGlyphsError as exc:
             if str(exc) not in notes:
                 notes.append(str(exc))
     return paths, notes
-
-
-def _preference_matrices(board: Leaderboard) -> dict[str, pd.DataFrame]:
-    """attribute -> groups x runs of overall preference rates, from each run's preference_rate table."""
-    cells: dict[str, dict[tuple[str, str], float]] = {}
-    for run in board.runs:
-        rows = ((run.doc.get("tables") or {}).get("biasasker") or {}).get("preference_rate") or []
-        for r in rows:
-            if r.get("category") == OVERALL and r.get("rate") is not None:
-                cells.setdefault(str(r["attribute"]), {})[(str(r["group"]), run.label)] = float(r["rate"])
-    out = {}
-    for attribute, values in sorted(cells.items()):
-        groups = sorted({g for g, _ in values})
-        out[attribute] = pd.DataFrame([[values.get((g, r.label), float("nan")) for r in board.runs] for g in groups],
-                                      index=groups, columns=[r.label for r in board.runs])
-    return out
 
 
 def _cell(table: MetricTable, row: Row, col: str, marked: str | None) -> dict[str, Any]:
@@ -94,7 +79,7 @@ def _html_tables(board: Leaderboard) -> list[dict[str, Any]]:
             marked = most_biased(board, t, row)
             rows.append({"label": row.label, "cells": [_cell(t, row, c, marked) for c in t.values.columns]})
         out.append({"title": t.title, "caption": t.caption, "rows": rows,
-                    "marks": any(most_biased(board, t, row) for row in t.rows), "tested": t.higher_is_worse})
+                    "marks": any(most_biased(board, t, row) for row in t.rows), "tested": t.can_mark})
     return out
 
 

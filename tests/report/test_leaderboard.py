@@ -148,3 +148,44 @@ class _Parser(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
+
+
+def _cbbq_doc(run_id: str, amb: tuple[int, int], disamb: tuple[int, int], correct: tuple[int, int],
+              invalid: tuple[int, int]) -> dict:
+    """A CBBQ run's metrics.json as the family writes it: the shares and the (k, n) behind each."""
+    s_amb, s_dis = amb[0] / amb[1], disamb[0] / disamb[1]
+    metrics = {"cbbq.s_amb": s_amb, "cbbq.s_disamb": s_dis, "cbbq.s_total": 0.4 * s_amb + 0.6 * s_dis,
+               "cbbq.accuracy": correct[0] / correct[1], "cbbq.invalid_rate": invalid[0] / invalid[1]}
+    counts = {"cbbq.s_amb": list(amb), "cbbq.s_disamb": list(disamb), "cbbq.accuracy": list(correct),
+              "cbbq.invalid_rate": list(invalid)}
+    return {"run": {"run_id": run_id, "suite": "cbbq-unit", "target": f"bot-{run_id}", "method": "default"},
+            "metrics": metrics, "intervals": {}, "counts": counts}
+
+
+def test_a_family_s_declared_tables_are_set_side_by_side_with_its_tests(tmp_path: Path) -> None:
+    # CBBQ declares two tables (harness.metrics.cbbq.LEADERBOARD): its bias scores, worse when higher, and
+    # accuracy with invalid answers, which have no "more biased" end. R1 picks the biased answer on 40 of 50
+    # ambiguous items, R2 on 10: pooled 0.5, se = sqrt(.25 * 2/50) = 0.1, z = 6, p = 2 * (1 - Phi(6)).
+    # Accuracy 30/50 against 45/50: pooled .75, se = sqrt(.1875 * .04), z = -3.4641, p = 5.32e-4.
+    # S_disamb (5/20 each) and the invalid rate (1/50 each) are equal: p = 1. S_total has no counts: no test.
+    data, html = _board(tmp_path, [("cbbq-a", _cbbq_doc("cbbq-a", (40, 50), (5, 20), (30, 50), (1, 50))),
+                                   ("cbbq-b", _cbbq_doc("cbbq-b", (10, 50), (5, 20), (45, 50), (1, 50)))])
+    titles = [t["title"] for t in data["tables"]]
+    scores = next(t for t in data["tables"] if t["title"].startswith("CBBQ bias scores"))
+    accuracy = next(t for t in data["tables"] if t["title"] == "CBBQ accuracy and invalid answers")
+    assert [r["metric"] for r in scores["rows"]] == ["cbbq.s_total", "cbbq.s_amb", "cbbq.s_disamb"]
+    assert [r["metric"] for r in accuracy["rows"]] == ["cbbq.accuracy", "cbbq.invalid_rate"]
+    assert "Other headline numbers" not in titles  # every CBBQ headline number is in a table of its own
+    total = next(r for r in scores["rows"] if r["metric"] == "cbbq.s_total")["values"]
+    assert total["R1"] == pytest.approx(0.4 * 0.8 + 0.6 * 0.25, rel=1e-12)
+    tests = {p["metric"]: p for p in data["pairwise"]}
+    assert set(tests) == {"cbbq.s_amb", "cbbq.s_disamb", "cbbq.accuracy", "cbbq.invalid_rate"}
+    assert tests["cbbq.s_amb"]["p_value"] == pytest.approx(1.9731752900753e-09, rel=1e-6)
+    assert tests["cbbq.accuracy"]["p_value"] == pytest.approx(5.320055051e-4, rel=1e-6)
+    assert tests["cbbq.s_disamb"]["p_value"] == 1.0 and tests["cbbq.invalid_rate"]["p_value"] == 1.0
+    assert tests["cbbq.s_amb"]["p_holm"] == pytest.approx(4 * tests["cbbq.s_amb"]["p_value"], rel=1e-9)
+    # bold only where a test supports it: S_amb (R1), not S_total (R1 is higher, but nothing tests it), and
+    # never accuracy (a significant difference, but no "more biased" end)
+    assert _marked(data) == {(scores["title"], "CBBQ S_amb"): "R1"}
+    assert html.count('class="best"') == 1
+    assert "No run is bold" not in html
