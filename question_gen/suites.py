@@ -5,11 +5,34 @@ are never stored, they are regenerated (deterministically, with stable ids) when
 a 30-million-probe suite a ten-line file and lets a run be resumed or re-scored from its name alone.
 
     name: biasasker-en
-    generator: biasasker          # question_gen/biasasker_suite.py; "cbbq" -> question_gen/cbbq.py,
-                                  # "chbias" -> question_gen/chbias.py (sentence pairs, perplexity)
+    generator: biasasker          # a registered generator: question_gen/biasasker_suite.py; "cbbq" ->
+                                  # question_gen/cbbq.py, "chbias" -> question_gen/chbias.py (perplexity)
     lang: en
     description: ...
     ...generator-specific keys...
+
+Generators are a harness.core.registry Registry (GENERATORS, group harness.generators): the harness's own
+are entry points of its pyproject.toml, `biasasker = "harness.question_gen.biasasker_suite"`, exactly as
+another package registers its own; `register_generator(name, module)` adds one from code. A generator is a
+module (or any object) with
+
+    generate(spec, suite_name) -> Iterator[Probe]      every probe, lazily, in a fixed order
+    count(spec) -> int                                 how many, computed without generating them
+and optionally
+    generate_at(spec, suite_name, positions)           the probes at those sorted positions (fast samples)
+    count_by_type(spec) -> {bias_type: n}              per-type counts for `harness suites`
+    ANSWER_MODE = "perplexity"                         the answer mode (harness.run.answer_modes) its probes
+                                                       can only be answered in
+    TARGET_KIND = "pipeline"                           the adapter kind its probes must be asked of
+    variants(spec) -> list[tuple[str, dict]]           further suites the same YAML file yields, as
+                                                       (suite name, spec overrides) pairs
+
+`variants` lets ONE suite file yield several suites: a `bbq.yaml` whose generator returns
+[("bbq-age", {"categories": ["Age"], "description": "..."}), ...] is listed by `harness suites` and loaded
+by `load_suite("bbq-age")` as the file's spec updated by those overrides, under that name (a pair named
+like the file's own suite is ignored; the file's own suite is always there). It is called with the file's
+spec (a copy) whenever suites are listed: it must be quick and read no data set (name the variants from
+the spec or from constants), and each name must be unique among all suites.
 
 `select_probes` is what the runner, the manual mode and the CLI use: an optional uniform sample of
 exactly `sample` probes (seeded, identical on every machine and Python version) and an optional limit,
@@ -18,7 +41,6 @@ both streamed without materialising the suite.
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -30,6 +52,7 @@ from typing import Any
 
 from harness.core.errors import ConfigError
 from harness.core.records import Probe
+from harness.core.registry import GROUP_GENERATORS, Registry
 from harness.core.yaml_files import read_yaml_file
 from harness.perturb.probes import TRANSFORM_KEYS
 from harness.perturb.probes import settings_from_spec as perturb_settings
@@ -39,9 +62,24 @@ from harness.question_gen.metamorphic import Context as MutateContext
 from harness.question_gen.metamorphic import relations_from_spec
 from harness.question_gen.metamorphic import transform as mutate_transform
 
-GENERATORS = {"biasasker": "harness.question_gen.biasasker_suite", "cbbq": "harness.question_gen.cbbq",
-              "chbias": "harness.question_gen.chbias", "sgd_tod": "harness.question_gen.sgd_tod",
-              "prompts": "harness.question_gen.prompts", "political": "harness.question_gen.political"}
+#: suite generators by name (a suite YAML's `generator:`): the harness's own from the harness.generators
+#: entry points of pyproject.toml (name = "harness.question_gen.<module>"), another package's the same way;
+#: register_generator adds one from code (a test, a plugin's module)
+GENERATORS: Registry[Any] = Registry("suite generator", GROUP_GENERATORS)
+
+
+def register_generator(name: str, generator: Any) -> Any:
+    """Make `generator` (a module or object with generate/count, or its lazy "module[:attr]" string) the
+    one a suite YAML names with `generator: NAME`; the same one twice is fine, another is an error."""
+    return GENERATORS.register(name, generator)
+
+
+def unregister_generator(name: str) -> None:
+    GENERATORS.unregister(name)
+
+
+def _known_generators() -> str:
+    return ", ".join(GENERATORS.names())
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,9 +155,11 @@ class Suite:
 
 
 def generator_module(name: str) -> ModuleType:
-    if name not in GENERATORS:
-        raise ConfigError(f"Unknown suite generator '{name}'; known generators: {', '.join(GENERATORS)}.")
-    return importlib.import_module(GENERATORS[name])
+    """The registered generator of that name (a module, or an object with the same attributes)."""
+    found = GENERATORS.get(name)
+    if found is None:
+        raise ConfigError(f"Unknown suite generator '{name}'; known generators: {_known_generators()}.")
+    return found
 
 
 def suites_dir() -> Path:
@@ -134,10 +174,10 @@ def _read_spec(path: Path) -> dict[str, Any]:
                           f"{type(spec).__name__}.")
     generator = spec.get("generator")
     if not isinstance(generator, str):
-        raise ConfigError(f"Suite file {path} has no 'generator' key (one of {', '.join(GENERATORS)}).")
+        raise ConfigError(f"Suite file {path} has no 'generator' key (one of {_known_generators()}).")
     if generator not in GENERATORS:
         raise ConfigError(f"Suite file {path} names unknown generator '{generator}'; known generators: "
-                          f"{', '.join(GENERATORS)}.")
+                          f"{_known_generators()}.")
     spec.setdefault("name", path.stem)
     if not isinstance(spec["name"], str) or not spec["name"]:
         raise ConfigError(f"Suite file {path}: 'name' must be a non-empty string.")
@@ -153,14 +193,33 @@ def _builtin_files() -> list[Path]:
     return sorted(p for p in suites_dir().iterdir() if p.suffix in (".yaml", ".yml"))
 
 
+def variant_specs(spec: dict[str, Any], path: Path) -> list[dict[str, Any]]:
+    """The further suites one suite file yields: its generator's `variants(spec)` (see the module
+    docstring), each the file's spec updated by the variant's overrides under the variant's name."""
+    variants = getattr(generator_module(spec["generator"]), "variants", None)
+    if variants is None:
+        return []
+    out = []
+    for entry in variants(dict(spec)) or ():
+        if not (isinstance(entry, tuple | list) and len(entry) == 2 and isinstance(entry[0], str) and entry[0]
+                and isinstance(entry[1], Mapping)):
+            raise ConfigError(f"Generator '{spec['generator']}' (suite file {path}) gave a variant that is not "
+                              f"(suite name, {{spec key: value}}): {entry!r}.")
+        name, overrides = entry
+        if name != spec["name"]:
+            out.append({**spec, **overrides, "name": name})
+    return out
+
+
+def _infos(path: Path) -> list[SuiteInfo]:
+    spec = _read_spec(path)
+    return [SuiteInfo(s["name"], str(s.get("lang", "")), s["generator"], str(s.get("description", "")).strip(),
+                      path) for s in [spec, *variant_specs(spec, path)]]
+
+
 def list_suites() -> list[SuiteInfo]:
-    """The built-in suites, sorted by name."""
-    infos = []
-    for path in _builtin_files():
-        spec = _read_spec(path)
-        infos.append(SuiteInfo(spec["name"], str(spec.get("lang", "")), spec["generator"],
-                               str(spec.get("description", "")).strip(), path))
-    return sorted(infos, key=lambda i: i.name)
+    """The built-in suites, sorted by name: each file's own, and the variants its generator makes of it."""
+    return sorted((info for path in _builtin_files() for info in _infos(path)), key=lambda i: i.name)
 
 
 def load_suite(name_or_path: str | Path) -> Suite:
@@ -180,7 +239,9 @@ def load_suite(name_or_path: str | Path) -> Suite:
                 return _suite_from_spec(spec, candidate)
     for info in list_suites():
         if info.name == text:
-            return _suite_from_spec(_read_spec(info.path), info.path)
+            spec = _read_spec(info.path)
+            found = next((v for v in [spec, *variant_specs(spec, info.path)] if v["name"] == text), spec)
+            return _suite_from_spec(found, info.path)
     known = ", ".join(i.name for i in list_suites())
     raise ConfigError(f"Unknown suite '{text}'; known suites: {known} (or give a path to a suite .yaml file).")
 
