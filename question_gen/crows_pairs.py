@@ -135,12 +135,12 @@ def count_by_type(spec: Mapping[str, Any]) -> dict[str, int]:
     return counts
 
 
-def variants(spec: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
-    """One suite per bias type from the one suite file: ``<name>-<bias type>`` keeping one type."""
+def variants(spec: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """One suite per bias type from the one suite file: (``<name>-<bias type>``, the overrides keeping that type)."""
     if spec.get("bias_type") not in (None, "", "all"):
-        return
+        return []
     base = str(spec.get("name") or "crows-pairs")
-    for bias_type in BIAS_TYPES:
-        yield {**spec, "name": f"{base}-{bias_type}", "bias_type": bias_type,
-               "description": f"CrowS-Pairs, the {bias_type} pairs only, scored by sentence log-probability "
-                              "on open models"}
+    return [(f"{base}-{bias_type}", {"bias_type": bias_type,
+                                     "description": f"CrowS-Pairs, the {bias_type} pairs only, scored by sentence "
+                                                    "log-probability on open models."})
+            for bias_type in BIAS_TYPES]
