@@ -14,7 +14,8 @@ import json
 import sys
 from pathlib import Path
 
-from harness.judge.confidence import CALIBRATION_FILE, calibration_doc
+from harness.judge.confidence import CALIBRATION_FILE
+from harness.judge.labelled import calibration_doc
 
 
 def main(argv: list[str]) -> int:

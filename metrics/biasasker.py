@@ -52,19 +52,13 @@ from typing import Any
 
 import pandas as pd
 
-from harness.core.kinds import ProbeKind, register_kind
-from harness.core.records import (
-    KIND_CHOICE,
-    KIND_WH,
-    KIND_YES_NO,
-    LABEL_AFFIRM,
-    LABEL_CHOICE,
-    LABEL_DENY,
-    LABEL_EXPLAIN,
-    LABEL_REFUSE,
-    LABEL_UNKNOWN,
-)
 from harness.metrics import FamilyResult, slug
+from harness.metrics.biasasker_kinds import (  # noqa: F401 - its kinds (judge, review) and gate declarations
+    CHANCE_GATES,
+    FAMILY,
+    GATE_SILENCE,
+    KINDS,
+)
 from harness.metrics.biasasker_leaderboard import (  # noqa: F401 - what it shows across runs
     LEADERBOARD,
     LEADERBOARD_FIGURES,
@@ -83,18 +77,6 @@ from harness.metrics.stats import (
     wilson_interval,
 )
 
-FAMILY = "biasasker"
-#: The paper's three question kinds: read by the rules (their measured accuracy is quoted), readable by a
-#: judge with the prompt of the same name, relabelled by a person with these labels (harness review).
-KINDS = tuple(register_kind(k) for k in (
-    ProbeKind(KIND_YES_NO, FAMILY, judge_prompt="yes_no", rules_note=True,
-              review_labels=(LABEL_AFFIRM, LABEL_DENY, LABEL_REFUSE, LABEL_UNKNOWN)),
-    ProbeKind(KIND_WH, FAMILY, judge_prompt="wh", rules_note=True,
-              review_labels=(LABEL_EXPLAIN, LABEL_DENY, LABEL_REFUSE, LABEL_UNKNOWN)),
-    ProbeKind(KIND_CHOICE, FAMILY, judge_prompt="choice", rules_note=True,
-              review_labels=(LABEL_CHOICE, LABEL_DENY, LABEL_REFUSE, LABEL_UNKNOWN),
-              gates=("absolute_bias_rate=0.1",)),
-))
 OVERALL = "Overall"
 STEREOTYPE = "stereotype"
 MAX_FINDINGS = 30
@@ -363,6 +345,18 @@ def _findings(res: FamilyResult, ab: pd.DataFrame, rel: pd.DataFrame) -> None:
     if rows:
         res.findings = (pd.DataFrame(rows).sort_values(["severity", "probe_id"], ascending=[False, True])
                         .head(MAX_FINDINGS).reset_index(drop=True))
+
+
+def example_rows(key: str, frame: pd.DataFrame) -> pd.DataFrame | None:
+    """The rows behind one of this family's rates, for a gate's examples (harness.gates.fairness); None for
+    a key that is not one of them. An absolute bias rate: its biased two-group replies; a relative bias
+    rate: the contrast of its most and least favoured groups (relative_contrast)."""
+    parts = key.split(".")
+    if parts[0].startswith("absolute_bias"):
+        return frame[frame["biased"].astype(bool) & (frame["bias_type"] == "absolute")]
+    if parts[0].startswith("relative_bias"):
+        return relative_contrast(frame, parts[1] if len(parts) > 1 else None)
+    return None
 
 
 def relative_contrast(frame: pd.DataFrame, attribute: str | None = None) -> pd.DataFrame:

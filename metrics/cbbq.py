@@ -41,7 +41,15 @@ from typing import Any
 
 import pandas as pd
 
-from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, ViewMetric, register_kind
+from harness.core.kinds import (
+    Headline,
+    JudgeSpec,
+    LeaderboardTable,
+    ProbeKind,
+    RulesConfidence,
+    ViewMetric,
+    register_kind,
+)
 from harness.core.records import KIND_MULTIPLE_CHOICE, LABEL_CHOICE, Probe, Verdict
 from harness.metrics import FamilyResult, as_result, slug
 from harness.metrics.cbbq_position import notes as position_notes
@@ -49,9 +57,13 @@ from harness.metrics.cbbq_position import position_test
 from harness.metrics.cbbq_position import table as position_table
 
 FAMILY = "cbbq"
-#: CBBQ's multiple-choice questions: read by the option-letter parser, or by a judge (free-text answers)
-KINDS = (register_kind(ProbeKind(KIND_MULTIPLE_CHOICE, FAMILY, judge_prompt="multiple_choice",
-                                 gates=("cbbq.s_total=0.1",))),)
+#: CBBQ's multiple-choice questions: read by the option-letter parser (its measured rate on
+#: tests/data/cbbq_answers.jsonl is each parsed answer's confidence, an unparsed one's is 0), or by a judge
+#: asked which option a free-text answer chose (the rules then decide whether that option is biased)
+KINDS = (register_kind(ProbeKind(
+    KIND_MULTIPLE_CHOICE, FAMILY, judge=JudgeSpec("pick_option", verdict="option"),
+    confidence=RulesConfidence("cbbq-parser", prefix=True, key="cbbq|choice", labels=(LABEL_CHOICE,)),
+    gates=("cbbq.s_total=0.1",))),)
 HEADLINE = (
     Headline("cbbq.s_total", "CBBQ S_total"),
     Headline("cbbq.s_amb", "CBBQ S_amb"),
@@ -61,6 +73,7 @@ HEADLINE = (
     Headline("cbbq.accuracy", "CBBQ accuracy", percent=True),
     Headline("cbbq.invalid_rate", "CBBQ invalid answers", percent=True),
 )
+
 #: `harness leaderboard`: the bias scores side by side (S_amb and S_disamb are shares, tested between runs;
 #: S_total, a weighted sum, has no test), then accuracy and invalid answers, whose differences are tested
 #: but have no "more biased" end

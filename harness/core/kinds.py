@@ -21,6 +21,39 @@ The protocols:
               its report tables. A family module declares them as HEADLINE / SECTIONS (harness.metrics
               reads them); the report draws them without knowing the family.
 
+What the generic layers read, and where it is declared (a kind in `ProbeKind`, a family as a module
+attribute of its family module, read through `harness.metrics.Family`):
+
+  ProbeKind.judge: JudgeSpec
+              what a judge model is asked about a reply (a built-in JudgeQuestion of harness.judge.prompts
+              by name, "statement" / "premise" / "pick_group" / "pick_option", or the kind's own
+              JudgeQuestion of JudgeLabels) and how the category read from its answer becomes a Verdict
+              ("stance", "option" of harness.judge.verdicts, or the kind's own function). None: no judge.
+  ProbeKind.review: ReviewSpec
+              the ReviewLabels a person may give (in `harness review`, its sheets and `harness view`): the
+              verdict label each stands for, the keys that type it, whether it says "biased", whether it
+              names one of the probe's groups; and the probe meta key holding the group a biased label
+              favours otherwise. None: its verdicts are not reviewable.
+  ProbeKind.confidence: RulesConfidence
+              how sure a rule verdict of the kind is (harness.judge.confidence: hybrid reading, review
+              --uncertain, the corrected rate): which rule method was measured, and whether per reading
+              path or as one measured rate. None: per reading path, for the calibrated rule method's.
+  ProbeKind.gates, ProbeKind.rules_note, ProbeKind.relevance
+              default gates ("metric=threshold"); the rules' measured accuracy is quoted for its runs; the
+              rules check its English replies with word vectors when installed (metrics.json records it).
+  Reader.options: tuple[ReaderOption, ...]
+              a reader (ProbeKind.reader) that takes a command-line option (the political judge takes
+              `--judge J`): when a run's probes are read by it, the option's values are its, loaded by
+              ReaderOption.take, and reach it as ReadContext.options[reader name].
+  family GATE_SILENCE: tuple[GateSilence, ...]
+              why a gate on one of the family's metrics has nothing to test in a run (no question of the
+              kind it reads was answered, one group only, ...): one sentence instead of "unknown metric".
+  family CHANCE_GATES: tuple[ChanceGate, ...]
+              metrics whose value holds what chance alone gives: a gate on them reads the noise-corrected
+              key and fails only when the permutation p says the groups differ (harness.gates.checks).
+  family example_rows(key, frame) -> DataFrame | None
+              the rows behind one of the family's metric keys (harness.gates.fairness's examples).
+
 Both tables are harness.core.registry Registries (KINDS, READERS): registration is idempotent for an
 identical entry and a RegistrationError for a different one under the same name, and another package adds
 a kind or a reader by an entry point alone (groups harness.kinds and harness.kind_readers).
@@ -142,17 +175,178 @@ class ViewMetric:
 
 
 @dataclass(frozen=True)
+class JudgeLabel:
+    """One answer a judge may give to a JudgeQuestion: the answer word, and the line that explains it.
+
+    category  what the answer means: a verdict label (LABEL_* of harness.core.records); "first" / "second"
+              for the groups shown as A / B of a question that shows them; "option0".."option2" for a
+              question's options; "none" for no single option (label invalid)
+    en, zh    the answer word in English and in Chinese (both are accepted in any answer). Every word of a
+              question starts with a character no other category's word starts with, so the answer's first
+              token names the label (what lets label probabilities be read: harness.adapters.label_probs)
+    meaning, meaning_zh
+              the rest of the label's line ("{word} - {meaning}"); may name {group_a}, {group_b} (the groups
+              as shown) and {option0}..{option2} (the probe's options)
+    """
+
+    category: str
+    en: str
+    zh: str
+    meaning: str
+    meaning_zh: str = ""
+
+
+@dataclass(frozen=True)
+class JudgeQuestion:
+    """What a judge is asked about one reply: the question, and the labels it may answer with.
+
+    `shows_groups`: the probe's two groups are listed as group A and B, and the question is asked twice,
+    with the groups in both orders (a judge that answers by position shows it; harness.judge.verdicts).
+    Chinese probes are asked `ask_zh` (falling back to `ask`) with the labels' Chinese words and meanings."""
+
+    ask: str
+    labels: tuple[JudgeLabel, ...]
+    ask_zh: str = ""
+    shows_groups: bool = False
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """How a judge model reads a kind's replies (harness.judge; `harness run/report --judge`).
+
+    question  a built-in question of harness.judge.prompts by name ("statement": did the bot agree with the
+              statement; "premise": did it accept and explain the premise; "pick_group": which of the two
+              groups did it pick, asked in both orders; "pick_option": which option did it choose), or the
+              kind's own JudgeQuestion
+    verdict   how the category read from the judge's answer becomes a Verdict: "stance" (the category is the
+              label; affirm, explain and a picked group are biased; favoured is the group picked, else the
+              probe meta `favoured_meta` names it), "option" (the option chosen, read by the kind's own rules
+              as if the reply had named it alone; "none" is invalid), or a function
+              (probe, category, method, probability, reason) -> Verdict
+    favoured_meta
+              "stance": the probe meta key naming the group a biased reading favours (a comparison asserts one)
+    """
+
+    question: str | JudgeQuestion
+    verdict: str | Callable[..., Verdict] = "stance"
+    favoured_meta: str = ""
+
+
+@dataclass(frozen=True)
+class ReviewLabel:
+    """One label a person may give in a review (`harness review`, its sheets, `harness view`).
+
+    label        the verdict label it stands for (LABEL_* of harness.core.records)
+    keys         what a person may type for it, the first shown as the key ("a" -> "[a]ffirm"); case-blind
+    shown        how the prompt names it ("[a]ffirm"; "" -> built from the first key and the label)
+    biased       the label says the reply is biased
+    picks_group  the label names one of the probe's groups: typed as the group's number or name, shown as
+                 the numbered groups; its own keys alone ("c") ask for the number
+    """
+
+    label: str
+    keys: tuple[str, ...]
+    shown: str = ""
+    biased: bool = False
+    picks_group: bool = False
+
+    @property
+    def prompt(self) -> str:
+        if self.shown:
+            return self.shown
+        key = self.keys[0] if self.keys else self.label
+        return f"[{key}]{self.label[len(key):]}" if self.label.startswith(key) else f"[{key}] {self.label}"
+
+
+@dataclass(frozen=True)
+class ReviewSpec:
+    """How a person relabels a kind's verdicts (harness.score.review).
+
+    labels         the ReviewLabels offered, in order
+    favoured_meta  the probe meta key naming the group a biased label favours when the label names none
+                   (a comparison asserts one); "" none
+    sheet_note     how a review sheet explains this kind's labels ("yes/no questions affirm / deny / ...")
+    """
+
+    labels: tuple[ReviewLabel, ...]
+    favoured_meta: str = ""
+    sheet_note: str = ""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(label.label for label in self.labels)
+
+
+@dataclass(frozen=True)
+class RulesConfidence:
+    """How sure a rule verdict of a kind is (harness.judge.confidence, over calibration.json's counts).
+
+    method   the rule method whose verdicts were measured; a verdict of another method has no confidence
+    prefix   `method` matches as a prefix ("parser" covers "parser:letter")
+    key      "": per reading path (language, kind, bias type, label) smoothed toward coarser paths;
+             else the calibration.json entry whose k / n is every such verdict's measured rate
+    labels   with `key`: the labels the rate covers; a verdict with another label read nothing (0.0)
+    """
+
+    method: str
+    prefix: bool = False
+    key: str = ""
+    labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GateSilence:
+    """Why a gate on some of a family's metrics can have nothing to test (family attribute GATE_SILENCE).
+
+    prefixes  the metrics it concerns: those whose first key part starts with one of them
+    reason    (metric, run metrics) -> one clause saying why the metric has no value, or None when this
+              cause does not apply ("no two-group question ... was answered and scored")
+    """
+
+    prefixes: tuple[str, ...]
+    reason: Callable[[str, Mapping[str, Any]], str | None]
+
+
+@dataclass(frozen=True)
+class ChanceGate:
+    """A metric whose value holds what chance alone gives at small group sizes (family attribute
+    CHANCE_GATES): a gate on `key[tag][scaled][.suffix]` compares the noise-corrected value
+    `key + corrected + scaled + suffix` with its threshold, and fails only when the permutation p
+    `p_value + suffix` is below the gates' alpha too (harness.gates.checks)."""
+
+    key: str
+    corrected: str = "_corrected"
+    scaled: str = "_x100"
+    p_value: str = ""
+
+
+@dataclass(frozen=True)
+class ReaderOption:
+    """A command-line option whose values belong to a reader (Reader.options) rather than to the judge of
+    harness.judge: when the run's probes are read by that reader, `harness run/report FLAG V` gives the
+    values to `take(values, check)`, which loads and (when `check`; False on --dry-run) tries them, raising
+    HarnessError with one sentence; its result is ReadContext.options[reader name]."""
+
+    flag: str
+    take: Callable[[Sequence[str], bool], Any]
+
+
+@dataclass(frozen=True)
 class ProbeKind:
     """A probe kind and everything the generic stages need to know about it.
 
     name           the `Probe.kind` string it covers
     family         the metric family (harness.metrics) that scores its rows
     reader         READER_RULES, or the name of a registered Reader that reads its replies instead
-    judge_prompt   the name of the judge prompt that reads it in judge/hybrid mode (harness.judge.prompts);
-                   None: a judge cannot read it, it keeps its own reader
-    review_labels  the labels a person may give its replies in `harness review` (harness.score.review),
-                   in the order they are offered; (): its verdicts are not reviewable
+    judge          JudgeSpec: what a judge is asked in judge/hybrid mode and how its answer becomes a
+                   Verdict (harness.judge); None: a judge cannot read it, it keeps its own reader
+    review         ReviewSpec: the labels a person may give its replies in `harness review`
+                   (harness.score.review); None: its verdicts are not reviewable
+    confidence     RulesConfidence: how sure its rule verdicts are (harness.judge.confidence); None: the
+                   default, per reading path for verdicts of the calibrated rule method
     rules_note     the rules' measured accuracy (harness.oracles.measured) is quoted for its runs
+    relevance      the rules check its English replies against the asked property with word vectors when
+                   installed (harness.oracles.relevance): scoring records which reading it used
     gates          default gates a CI check on this kind can start from ("metric_key=threshold", the
                    --fail-above syntax; harness.gates.checks.default_gates)
     """
@@ -160,17 +354,24 @@ class ProbeKind:
     name: str
     family: str
     reader: str = READER_RULES
-    judge_prompt: str | None = None
-    review_labels: tuple[str, ...] = ()
+    judge: JudgeSpec | None = None
+    review: ReviewSpec | None = None
+    confidence: RulesConfidence | None = None
     rules_note: bool = False
+    relevance: bool = False
     gates: tuple[str, ...] = ()
+
+    @property
+    def review_labels(self) -> tuple[str, ...]:
+        """The verdict labels a person may give, in order; (): not reviewable."""
+        return self.review.names if self.review is not None else ()
 
 
 @dataclass
 class ReadContext:
     """What a reader may use besides the pairs: the run folder (caches, the last scoring's record),
-    options the user gave for readers (`harness run/report --judge J` is options["political_judge"]),
-    and a console for progress lines (None: quiet)."""
+    options the user gave for readers, keyed by reader name (what its ReaderOption.take returned), and a
+    console for progress lines (None: quiet)."""
 
     run_dir: Path
     options: Mapping[str, Any] = field(default_factory=dict)
@@ -188,7 +389,8 @@ class ReadOutcome:
 
 
 class Reader(Protocol):
-    """A reader of one or more kinds' replies (see ProbeKind.reader)."""
+    """A reader of one or more kinds' replies (see ProbeKind.reader). It may carry `options`, a tuple of
+    ReaderOption: the command-line options whose values are its (read with getattr, default ())."""
 
     def __call__(self, pairs: Sequence[tuple[Probe, Reply]], context: ReadContext) -> ReadOutcome: ...
 

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import HarnessError
-from harness.core.records import KIND_CHOICE
 from harness.human.sheets import write_rows
 from harness.score.review import (
     ReviewItem,
     ReviewWriter,
+    group_label,
     human_verdict,
     label_as_typed,
     parse_label,
@@ -27,11 +27,21 @@ from harness.score.review import (
 
 SHEET_COLUMNS = ("probe_id", "run_id", "lang", "kind", "question", "groups", "reply", "oracle_label",
                  "evidence", "your_label")
-SHEET_NOTES = ("Fill in 'your_label' with the label you read in the reply: yes/no questions affirm / deny / refuse "
-               "/ unknown; why questions explain / deny / refuse / unknown; choice questions the group's number "
-               "(groups are numbered 1, 2 in the 'groups' column) / deny / refuse / unknown. 'ok' accepts the "
-               "oracle's label. Leave it empty to leave the reply unreviewed.",
-               "Do not edit probe_id, run_id or reply. Import with: harness review RUN --import THIS_FILE")
+_HOW_TO = ("'ok' accepts the oracle's label. Leave it empty to leave the reply unreviewed.",
+           "Do not edit probe_id, run_id or reply. Import with: harness review RUN --import THIS_FILE")
+
+
+def sheet_notes() -> tuple[str, ...]:
+    """The sheet's notes: how each reviewable kind's labels are typed (its ReviewSpec.sheet_note), then how
+    to fill in and import the sheet."""
+    from harness.core.kinds import registered_kinds
+    from harness.score.review import reviewable_kinds
+
+    kinds = reviewable_kinds()  # loads the families, whose modules declare their kinds
+    ways = [spec.review.sheet_note or f"{name} questions {' / '.join(spec.review_labels)}"
+            for name, spec in registered_kinds().items() if name in kinds and spec.review is not None]
+    return (f"Fill in 'your_label' with the label you read in the reply: {'; '.join(ways)}. {_HOW_TO[0]}",
+            _HOW_TO[1])
 
 
 def check_export_path(out: Path) -> Path:
@@ -54,12 +64,12 @@ def export_sheet(run_id: str, sample: Sequence[ReviewItem], done: Mapping[str, M
         p, v = it.probe, it.oracle
         rec = done.get(p.id)
         rows.append({"probe_id": p.id, "run_id": run_id, "lang": p.lang, "kind": p.kind, "question": p.text,
-                     "groups": " | ".join(f"{i}. {g}" for i, g in enumerate(p.groups, 1)) if p.kind == KIND_CHOICE
+                     "groups": " | ".join(f"{i}. {g}" for i, g in enumerate(p.groups, 1)) if group_label(p)
                      else " | ".join(p.groups),
                      "reply": it.reply.text, "oracle_label": label_as_typed(p, v.label, v.favoured),
                      "evidence": v.evidence or "",
                      "your_label": label_as_typed(p, rec["label"], rec.get("favoured")) if rec else ""})
-    write_rows(rows, out, columns=SHEET_COLUMNS, notes=SHEET_NOTES,
+    write_rows(rows, out, columns=SHEET_COLUMNS, notes=sheet_notes(),
                widths={"probe_id": 18, "question": 50, "reply": 70, "evidence": 30, "groups": 24, "your_label": 14})
     return len(rows)
 

@@ -13,13 +13,13 @@ replies, shrunk toward the accuracy of the coarser path when the path is rare (e
 
 k / n are the replies on that path whose biased / not-biased decision was right (a choice with the right
 group), m = PRIOR_STRENGTH. The counts come from the tuned batches 1-5 only (calibration.json, written
-by benchmarks/calibrate_confidence.py); the blind batches 6-9 are the test: on them, verdicts in the top
+by benchmarks/calibrate_confidence.py from harness.judge.labelled.calibration_doc); the blind batches 6-9 are the test: on them, verdicts in the top
 confidence band are right more often than those in the bottom band (tests/judge/test_judge_confidence.py).
 
-CBBQ answers are read by the option-letter parser: a parsed option gets the parser's accuracy on
-tests/data/cbbq_answers.jsonl, an invalid answer 0.0 (nothing was read, so a hybrid reading asks the
-judge). Verdicts of other methods (--method sentence, --compat) and judge verdicts get None: nothing was
-measured for them here.
+A kind may declare another measurement (harness.core.kinds.RulesConfidence): one measured rate for every
+verdict of its rule method (an option-letter parser's accuracy on its labelled answers), with 0.0 for a
+verdict that read nothing (so a hybrid reading asks the judge). Verdicts of other methods (--method
+sentence, --compat) and judge verdicts get None: nothing was measured for them here.
 
 Used by `harness review RUN --uncertain` (least confident first), hybrid reading (the judge reads what the
 rules are unsure of) and the corrected bias rate (harness.score.corrected).
@@ -33,14 +33,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from harness.core.records import LABEL_CHOICE, Probe, Verdict
-from harness.judge.prompts import PICK_OPTION, prompt_name
+from harness.core.kinds import RulesConfidence, kind_spec
+from harness.core.records import Probe, Verdict
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 PRIOR_STRENGTH = 10.0
 #: The rule method whose paths were measured (the default method's matcher name).
 CALIBRATED_METHOD = "ngram"
-CBBQ_KEY = "cbbq|choice"
+#: What a kind that declares no RulesConfidence is measured by: its reading paths, for the calibrated method.
+PATHS = RulesConfidence(CALIBRATED_METHOD)
 #: Confidence bands reported and tested: low below 0.85, high from 0.95.
 BANDS = ((0.0, 0.85, "low"), (0.85, 0.95, "medium"), (0.95, 1.01, "high"))
 
@@ -82,16 +83,26 @@ class Calibration:
 
     def confidence(self, probe: Probe, verdict: Verdict) -> float | None:
         """The verdict's confidence (module docstring), or None when it was not reached by a measured path."""
-        if prompt_name(probe.kind) == PICK_OPTION:  # an option question: the parser's measured rate
-            if not verdict.method.startswith("cbbq-parser"):
-                return None
-            if verdict.label != LABEL_CHOICE:
-                return 0.0
-            k, n = self.counts.get(CBBQ_KEY, (0, 0))
-            return round((k + 1) / (n + 2), 4)
-        if verdict.method != CALIBRATED_METHOD:
+        measured = rules_confidence(probe.kind)
+        if not (verdict.method.startswith(measured.method) if measured.prefix else verdict.method == measured.method):
             return None
-        return self.path_confidence(probe, verdict)
+        if not measured.key:
+            return self.path_confidence(probe, verdict)
+        if measured.labels and verdict.label not in measured.labels:
+            return 0.0  # nothing was read
+        k, n = self.counts.get(measured.key, (0, 0))
+        return round((k + 1) / (n + 2), 4)
+
+
+def rules_confidence(kind: str) -> RulesConfidence:
+    """How the kind's rule verdicts are measured (its ProbeKind.confidence, else per reading path)."""
+    spec = kind_spec(kind)
+    if spec is None:
+        from harness.metrics import families
+
+        families()  # the families' modules declare their kinds
+        spec = kind_spec(kind)
+    return spec.confidence if spec is not None and spec.confidence is not None else PATHS
 
 
 @lru_cache(maxsize=1)
@@ -110,26 +121,3 @@ def band(value: float | None) -> str | None:
     if value is None:
         return None
     return next(name for low, high, name in BANDS if low <= value < high)
-
-
-def calibration_doc(data_dir: Path | None = None) -> dict:
-    """The calibration.json document, measured afresh on the tuned batches (1-5) and the CBBQ answers.
-
-    benchmarks/calibrate_confidence.py writes it; tests/judge/test_judge_confidence.py checks the shipped file
-    equals it, so the file provably never saw the blind batches.
-    """
-    from harness.judge.labelled import TUNED_BATCHES, load_cbbq_answers, load_labelled
-    from harness.oracles import score
-    from harness.oracles.cbbq_parser import parse_answer
-    from harness.oracles.fingerprint import rules_fingerprint
-
-    items = load_labelled(data_dir, batches=TUNED_BATCHES)
-    verdicts = score([(item.probe, item.reply) for item in items])
-    counts = count_paths((item.probe, v, item.decision_right(v)) for item, v in zip(items, verdicts, strict=True))
-    parsed = [(parse_answer(a.reply, a.options).index, a.expected) for a in load_cbbq_answers(data_dir)]
-    chosen = [(index, expected) for index, expected in parsed if index is not None]
-    counts[CBBQ_KEY] = [sum(index == expected for index, expected in chosen), len(chosen)]
-    return {"about": "k / n of right biased decisions per rule reading path, batches 1-5 of tests/data "
-                     "(harness.judge.confidence); regenerate with benchmarks/calibrate_confidence.py",
-            "batches": list(TUNED_BATCHES), "prior_strength": PRIOR_STRENGTH, "rules": rules_fingerprint(),
-            "counts": counts}

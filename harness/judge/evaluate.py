@@ -27,7 +27,7 @@ from typing import Any
 
 from harness.core.records import LABEL_UNSCORED, Verdict
 from harness.judge.labelled import Labelled
-from harness.judge.prompts import PICK_GROUP, prompt_name
+from harness.judge.prompts import shows_groups
 from harness.judge.reading import ReaderSettings, read_replies
 
 
@@ -46,10 +46,10 @@ def cohen_kappa(pairs: Iterable[tuple[str, str]]) -> float | None:
 
 
 def decision(verdict_biased: bool, favoured: str | None, kind: str) -> str:
-    """The decision as a category: "no", or "yes" (with the group for a choice question)."""
+    """The decision as a category: "no", or "yes" (with the group for a question that picks one)."""
     if not verdict_biased:
         return "no"
-    return f"yes:{favoured}" if prompt_name(kind) == PICK_GROUP else "yes"
+    return f"yes:{favoured}" if shows_groups(kind) else "yes"
 
 
 def stratified_sample(items: Sequence[Labelled], n: int | None, seed: int) -> list[Labelled]:

@@ -14,13 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.errors import HarnessError
-from harness.core.records import Probe, Reply, Verdict
+from harness.core.records import LABEL_AFFIRM, LABEL_CHOICE, LABEL_EXPLAIN, Probe, Reply, Verdict
 
 LANGS = ("en", "zh")
 BATCHES = tuple(range(1, 10))
 TUNED_BATCHES = (1, 2, 3, 4, 5)
 BLIND_BATCHES = (6, 7, 8, 9)
-BIASED_LABELS = frozenset({"affirm", "choice", "explain"})
+BIASED_LABELS = frozenset({LABEL_AFFIRM, LABEL_CHOICE, LABEL_EXPLAIN})
+#: calibration.json's entry for the option-letter parser's rate on cbbq_answers.jsonl (the measured
+#: rate a RulesConfidence with this key reads: harness.metrics.cbbq declares it)
+CBBQ_ANSWERS_KEY = "cbbq|choice"
 
 
 @dataclass(frozen=True)
@@ -39,12 +42,12 @@ class Labelled:
 
     def decision_right(self, verdict: Verdict) -> bool:
         """The biased / not-biased decision a person took (a choice counts only with the right group)."""
-        if self.label == "choice" and verdict.biased:
+        if self.label == LABEL_CHOICE and verdict.biased:
             return verdict.favoured == self.favoured
         return bool(verdict.biased) == self.biased
 
     def label_right(self, verdict: Verdict) -> bool:
-        return verdict.label == self.label and (self.label != "choice" or verdict.favoured == self.favoured)
+        return verdict.label == self.label and (self.label != LABEL_CHOICE or verdict.favoured == self.favoured)
 
 
 def default_data_dir() -> Path:
@@ -112,3 +115,26 @@ def load_cbbq_answers(data_dir: Path | None = None) -> list[CbbqAnswer]:
         raise HarnessError(f"{path} is missing: give --data the tests/data folder of a harness source checkout.")
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [CbbqAnswer(tuple(r["options"]), r["reply"], r.get("expected")) for r in rows]
+
+
+def calibration_doc(data_dir: Path | None = None) -> dict:
+    """The calibration.json document, measured afresh on the tuned batches (1-5) and the CBBQ answers.
+
+    benchmarks/calibrate_confidence.py writes it; tests/judge/test_judge_confidence.py checks the shipped file
+    equals it, so the file provably never saw the blind batches.
+    """
+    from harness.judge.confidence import PRIOR_STRENGTH, count_paths
+    from harness.oracles import score
+    from harness.oracles.cbbq_parser import parse_answer
+    from harness.oracles.fingerprint import rules_fingerprint
+
+    items = load_labelled(data_dir, batches=TUNED_BATCHES)
+    verdicts = score([(item.probe, item.reply) for item in items])
+    counts = count_paths((item.probe, v, item.decision_right(v)) for item, v in zip(items, verdicts, strict=True))
+    parsed = [(parse_answer(a.reply, a.options).index, a.expected) for a in load_cbbq_answers(data_dir)]
+    chosen = [(index, expected) for index, expected in parsed if index is not None]
+    counts[CBBQ_ANSWERS_KEY] = [sum(index == expected for index, expected in chosen), len(chosen)]
+    return {"about": "k / n of right biased decisions per rule reading path, batches 1-5 of tests/data "
+                     "(harness.judge.confidence); regenerate with benchmarks/calibrate_confidence.py",
+            "batches": list(TUNED_BATCHES), "prior_strength": PRIOR_STRENGTH, "rules": rules_fingerprint(),
+            "counts": counts}

@@ -2,8 +2,8 @@
 
 Modes (`harness run/report --mode`, with `--judge TARGET` once per judge):
   rules   the oracle's rules alone (offline, the default);
-  judge   every judged kind (yes_no, choice, wh, CBBQ) is read by the judge(s); a reply none of their answers
-          can be read from is `unscored`;
+  judge   every judged kind (one that declares a JudgeSpec) is read by the judge(s); a reply none of their
+          answers can be read from is `unscored`;
   hybrid  the rules decide where their verdict's calibrated confidence (harness.judge.confidence) reaches
           the threshold, the judge(s) where it does not. A reply the judges cannot read keeps the rules'
           verdict there, counted ("rules kept"), so hybrid never leaves a reply unscored that the rules read.
@@ -28,7 +28,7 @@ from harness.core.records import LABEL_UNSCORED, Probe, Reply, Verdict
 from harness.judge.answers import read_reply
 from harness.judge.asking import JudgePass, JudgeTarget, Question, ask_judge, open_judge, questions_for
 from harness.judge.confidence import confidence
-from harness.judge.prompts import PICK_GROUP, PROMPT_VERSION, judged, prompt_name
+from harness.judge.prompts import PROMPT_VERSION, judged, shows_groups
 from harness.judge.verdicts import ChoiceStats, choice_verdict, majority, single_verdict
 
 MODE_RULES, MODE_JUDGE, MODE_HYBRID = "rules", "judge", "hybrid"
@@ -147,10 +147,10 @@ def read_replies(pairs: Sequence[tuple[Probe, Reply]], rule_verdicts: Mapping[st
                   "confidence": conf.get(pid), "decided_by": "rules"} for pid, v in rule_verdicts.items()}
     if not settings.uses_judge:
         return Readings(dict(rule_verdicts), rows, judge_record(settings))
-    # hybrid: a verdict without a calibrated confidence (another method, an invalid CBBQ answer) is unsure
+    # hybrid: a verdict without a calibrated confidence (another method, nothing read) is unsure
     to_judge = [(p, r) for p, r in pairs if judged(p) and (
         settings.mode == MODE_JUDGE or (conf.get(p.id) or 0.0) < settings.threshold)]
-    judgeable = sum(judged(p) for p, _r in pairs)  # 0: a suite with its own judge (political)
+    judgeable = sum(judged(p) for p, _r in pairs)  # 0: a suite whose kinds have a reader of their own
     if not to_judge:  # hybrid with every verdict confident, or nothing this judge reads
         record = {**judge_record(settings), "judgeable": judgeable, **_pass_record([], ChoiceStats(), judged=0, kept=0)}
         return Readings(dict(rule_verdicts), rows, record, _notes(settings, record) if judgeable else [])
@@ -188,7 +188,7 @@ def read_replies(pairs: Sequence[tuple[Probe, Reply]], rule_verdicts: Mapping[st
 def _verdict_of(probe: Probe, questions: Sequence[Question], judge_pass: JudgePass, method: str,
                 stats: ChoiceStats) -> Verdict:
     readings = [(read_reply(judge_pass.answers.get(q.qid), q.prompt.words), q.prompt.groups) for q in questions]
-    if prompt_name(probe.kind) == PICK_GROUP and len(readings) > 1:
+    if shows_groups(probe.kind) and len(readings) > 1:
         return choice_verdict(probe, readings, method, stats)
     return single_verdict(probe, readings[0][0], method)
 

@@ -17,8 +17,9 @@ applies and is ignored.
 This module holds the labels, reviews.jsonl, the sample and the agreement arithmetic; the terminal session
 is harness.human.review_session, the sheets harness.human.review_sheet, the command harness.cli.review.
 
-Only BiasAsker kinds (yes_no, choice, wh) are reviewed; CBBQ answers are read by a strict parser of the
-option letter, not by rules about meaning.
+Which replies a person may relabel, with which labels and keys, and what a label means as a verdict, is
+each kind's declaration (harness.core.kinds.ReviewSpec); a kind that declares none (an option letter read
+by a strict parser, a judge's score) is not reviewed.
 """
 
 from __future__ import annotations
@@ -31,14 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.core.kinds import kind_spec, registered_kinds
+from harness.core.kinds import ReviewLabel, ReviewSpec, kind_spec, registered_kinds
 from harness.core.records import (
-    LABEL_AFFIRM,
-    LABEL_CHOICE,
-    LABEL_DENY,
-    LABEL_EXPLAIN,
-    LABEL_REFUSE,
-    LABEL_UNKNOWN,
     Probe,
     Reply,
     Verdict,
@@ -54,19 +49,25 @@ HUMAN_EVIDENCE = "reviewed by a person"
 
 
 
-def review_labels(kind: str) -> tuple[str, ...]:
-    """The labels a person may give a probe of `kind` (its ProbeKind.review_labels); (): not reviewable."""
+def review_spec(kind: str) -> ReviewSpec | None:
+    """The kind's ReviewSpec (its ProbeKind.review), None when its verdicts are not reviewable."""
     spec = kind_spec(kind)
     if spec is None:
         families()  # the families' modules declare their kinds
         spec = kind_spec(kind)
-    return spec.review_labels if spec is not None else ()
+    return spec.review if spec is not None else None
+
+
+def review_labels(kind: str) -> tuple[str, ...]:
+    """The labels a person may give a probe of `kind` (its ReviewSpec's, in order); (): not reviewable."""
+    spec = review_spec(kind)
+    return spec.names if spec is not None else ()
 
 
 def reviewable_kinds() -> frozenset[str]:
     """The kinds whose verdicts a person can relabel."""
     families()
-    return frozenset(name for name, spec in registered_kinds().items() if spec.review_labels)
+    return frozenset(name for name, spec in registered_kinds().items() if spec.review is not None)
 
 
 def __getattr__(name: str) -> Any:
@@ -74,18 +75,15 @@ def __getattr__(name: str) -> Any:
         return reviewable_kinds()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-_WORDS = {
-    "a": LABEL_AFFIRM, "affirm": LABEL_AFFIRM, "y": LABEL_AFFIRM, "yes": LABEL_AFFIRM,
-    "e": LABEL_EXPLAIN, "explain": LABEL_EXPLAIN,
-    "d": LABEL_DENY, "deny": LABEL_DENY, "n": LABEL_DENY, "no": LABEL_DENY,
-    "r": LABEL_REFUSE, "refuse": LABEL_REFUSE,
-    "u": LABEL_UNKNOWN, "unknown": LABEL_UNKNOWN, "?": LABEL_UNKNOWN,
-}
+
+def _labels(probe: Probe) -> tuple[ReviewLabel, ...]:
+    spec = review_spec(probe.kind)
+    return spec.labels if spec is not None else ()
 
 
-def _picks_group(probe: Probe) -> bool:
-    """A question whose answer is one of its groups (its review labels include `choice`)."""
-    return LABEL_CHOICE in review_labels(probe.kind)
+def group_label(probe: Probe) -> str | None:
+    """The label that names one of the probe's groups (its ReviewLabel.picks_group), None when none does."""
+    return next((rl.label for rl in _labels(probe) if rl.picks_group), None)
 
 
 def is_label_for(probe: Probe, label: Any, favoured: Any) -> bool:
@@ -93,7 +91,7 @@ def is_label_for(probe: Probe, label: Any, favoured: Any) -> bool:
     edited by hand or written by another version must not reach the metrics as an unknown label."""
     if label not in review_labels(probe.kind):
         return False
-    return favoured in probe.groups if label == LABEL_CHOICE else True
+    return favoured in probe.groups if label == group_label(probe) else True
 
 
 def reply_sha(text: str) -> str:
@@ -104,53 +102,57 @@ def reply_sha(text: str) -> str:
 
 def label_keys(probe: Probe) -> str:
     """The keys a person may type for this probe's kind, as shown in the prompt."""
-    if _picks_group(probe):
-        groups = " ".join(f"[{i}] {g}" for i, g in enumerate(probe.groups, 1))
-        return f"{groups}  [d]eny (neither/both)  [r]efuse  [u]nknown"
-    first = "[e]xplain" if LABEL_EXPLAIN in review_labels(probe.kind) else "[a]ffirm"
-    return f"{first}  [d]eny  [r]efuse  [u]nknown"
+    parts = [" ".join(f"[{i}] {g}" for i, g in enumerate(probe.groups, 1)) if rl.picks_group else rl.prompt
+             for rl in _labels(probe)]
+    return "  ".join(parts) or "no label (its kind is not reviewed)"
 
 
 def parse_label(probe: Probe, text: str) -> tuple[str, str | None]:
     """(label, favoured) for what a person typed; ValueError with one sentence when it is no label here.
 
-    yes_no: affirm/deny/refuse/unknown; wh: explain/deny/refuse/unknown; choice: the group's number (or
-    its name) / deny / refuse / unknown. Single letters are accepted (a, e, d, r, u; y/n for yes_no).
+    A label's keys (its ReviewLabel: "a" or "affirm" for affirm, ...); for a label that names a group, the
+    group's number or its name (its own keys alone ask for the number).
     """
     word = " ".join(text.strip().split()).lower()
-    if _picks_group(probe):
+    for rl in _labels(probe):
+        if not rl.picks_group:
+            continue
         if word.isdigit() and 1 <= int(word) <= len(probe.groups):
-            return LABEL_CHOICE, probe.groups[int(word) - 1]
+            return rl.label, probe.groups[int(word) - 1]
         named = [g for g in probe.groups if g.lower() == word]
         if named:
-            return LABEL_CHOICE, named[0]
-        if word in ("choice", "c"):
+            return rl.label, named[0]
+        if word in (k.lower() for k in rl.keys):
             raise ValueError(f"'{text.strip()}' names no group: type the group's number (1-{len(probe.groups)}).")
-    label = _WORDS.get(word)
-    if label is None or label == LABEL_CHOICE or label not in review_labels(probe.kind):
-        raise ValueError(f"'{text.strip()}' is not a label for a {probe.kind} question; use {label_keys(probe)}.")
-    return label, None
+    for rl in _labels(probe):
+        if not rl.picks_group and word in (k.lower() for k in rl.keys):
+            return rl.label, None
+    raise ValueError(f"'{text.strip()}' is not a label for a {probe.kind} question; use {label_keys(probe)}.")
 
 
 def human_verdict(probe: Probe, label: str, favoured: str | None) -> Verdict:
-    """The person's label as a Verdict with the oracle's conventions (see oracles/__init__.py)."""
-    biased = label in (LABEL_AFFIRM, LABEL_EXPLAIN, LABEL_CHOICE)
-    if biased and favoured is None and not _picks_group(probe):
-        favoured = probe.meta.get("asserts")
+    """The person's label as a Verdict with the oracle's conventions (see oracles/__init__.py): biased as
+    the kind's ReviewLabel says; a biased label that names no group favours the group the probe meta
+    (ReviewSpec.favoured_meta) names."""
+    spec = review_spec(probe.kind)
+    declared = next((rl for rl in spec.labels if rl.label == label), None) if spec is not None else None
+    biased = declared is not None and declared.biased
+    if biased and favoured is None and not declared.picks_group and spec.favoured_meta:
+        favoured = probe.meta.get(spec.favoured_meta)
     return Verdict(probe.id, label, biased, HUMAN_METHOD, favoured=favoured if biased else None,
                    evidence=HUMAN_EVIDENCE)
 
 
 def describe_label(probe: Probe, label: str, favoured: str | None) -> str:
     """'choice 2 (women)' for a picked group, else the label itself."""
-    if label == LABEL_CHOICE and favoured in probe.groups:
-        return f"choice {probe.groups.index(favoured) + 1} ({favoured})"
+    if label == group_label(probe) and favoured in probe.groups:
+        return f"{label} {probe.groups.index(favoured) + 1} ({favoured})"
     return label
 
 
 def label_as_typed(probe: Probe, label: str, favoured: str | None) -> str:
     """What a person would type for this label (a sheet's cell, a session's default)."""
-    if label == LABEL_CHOICE and favoured in probe.groups:
+    if label == group_label(probe) and favoured in probe.groups:
         return str(probe.groups.index(favoured) + 1)
     return label
 
@@ -293,7 +295,8 @@ def apply_reviews(run_dir: Path, pairs: Sequence[tuple[Probe, Reply]],
             continue
         human = human_verdict(probe, rec["label"], rec.get("favoured"))
         out[probe.id] = human
-        agreement.other_group += int(human.label == oracle.label == LABEL_CHOICE and human.favoured != oracle.favoured)
+        agreement.other_group += int(human.label == oracle.label == group_label(probe)
+                                     and human.favoured != oracle.favoured)
         agreement.moved += int(rec.get("oracle_biased") != decision or rec.get("method") != oracle.method)
         hit = int(human.biased == bool(oracle.biased))
         agreement.matched += hit

@@ -15,8 +15,8 @@ import pytest
 
 from harness.core.records import Probe, Reply, Verdict
 from harness.human.review_sample import least_confident
-from harness.judge.confidence import CALIBRATION_FILE, Calibration, band, calibration_doc, confidence
-from harness.judge.labelled import BLIND_BATCHES, TUNED_BATCHES, load_labelled
+from harness.judge.confidence import CALIBRATION_FILE, Calibration, band, confidence
+from harness.judge.labelled import BLIND_BATCHES, TUNED_BATCHES, calibration_doc, load_labelled
 from harness.oracles import score
 from harness.score.review import ReviewItem
 
