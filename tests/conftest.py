@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import data_pass
 import data_sets
 import httpx
 import pytest
@@ -29,11 +30,21 @@ if not os.environ.get("HARNESS_DATA_DIR") and SHARED_DATA.is_dir():
     os.environ["HARNESS_DATA_DIR"] = str(SHARED_DATA)
 #: The data directory of this session (a test may point HARNESS_DATA_DIR elsewhere for a while).
 SESSION_DATA_DIR = Path(os.environ["HARNESS_DATA_DIR"]) if os.environ.get("HARNESS_DATA_DIR") else None
+data_pass.start_recording(SESSION_DATA_DIR)  # HARNESS_TEST_DATA_USERS: .ci/run's no-data pass (tests/data_pass.py)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "needs_data(*names): skip, naming `harness data pull NAME`, unless the "
                                        "data directory holds these upstream data sets (tests/data_sets.py)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """HARNESS_TEST_DATA_PASS: only the tests that need data (tests/data_pass.py)."""
+    data_pass.keep_data_tests(config, items)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    data_pass.write_readers()
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -67,6 +78,26 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.outcome = "skipped"
         report.longrepr = (str(item.path), item.location[1] or 0,
                            f"Skipped: {data_sets.skip_reason(named, SESSION_DATA_DIR)}")
+
+
+#: HARNESS_TEST_RSS=FILE: after each test, append the process's memory to FILE (benchmarks/test_memory.py)
+RSS_LOG = os.environ.get("HARNESS_TEST_RSS")
+
+
+def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    """With HARNESS_TEST_RSS set, one JSON line per test: its id, the resident memory after it and the
+    process's peak so far (ru_maxrss), in MB, so the module that raised the peak can be named."""
+    if not RSS_LOG:
+        return
+    import json
+    import resource
+
+    import psutil
+
+    line = {"test": nodeid, "rss_mb": psutil.Process().memory_info().rss / 2**20,
+            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    with open(RSS_LOG, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(line) + "\n")
 
 
 def free_port() -> int:
