@@ -23,7 +23,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness.adapters.base import Adapter, Completion, Message, PermanentError, TransientError
-from harness.adapters.transport import PerLoopClient, error_for_status, one_line, redact
+from harness.adapters.transport import (
+    PerLoopClient,
+    connection_failure,
+    error_for_status,
+    no_answer,
+    one_line,
+    redact,
+    within,
+)
 from harness.core.errors import ConfigError
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -83,15 +91,14 @@ class AnthropicMessagesAdapter(Adapter):
         client = self._clients.get()
         sdk = self._sdk
         try:
-            message = await client.messages.create(**self._request(prompt, history))
+            message = await within(float(client.timeout) if isinstance(client.timeout, int | float) else None,
+                                   client.messages.create(**self._request(prompt, history)))
         except sdk.APIStatusError as exc:
             raise self._status_error(exc) from None
         except sdk.APITimeoutError:
             raise TransientError(f"timed out after {client.timeout}s") from None
         except sdk.APIConnectionError as exc:
-            cause = exc.__cause__ or exc
-            detail = one_line(f"{type(cause).__name__}: {cause}") if str(cause) else type(cause).__name__
-            raise TransientError(redact(f"connection failed ({detail})", [self._api_key])) from None
+            raise connection_failure(exc.__cause__ or exc, [self._api_key]) from None
         except (ValueError, sdk.APIResponseValidationError) as exc:  # a body that is not a Messages reply
             raise TransientError(redact(f"response body is not a Messages reply ({one_line(str(exc), 120)})",
                                         [self._api_key])) from None
@@ -116,7 +123,7 @@ def _completion(message: Any) -> Completion:
     text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", "") == "text")
     stop = getattr(message, "stop_reason", None)
     if not text.strip():
-        raise PermanentError(f"empty reply (stop_reason={stop})")
+        raise no_answer(f"empty reply (stop_reason={stop})", stop)
     usage: dict[str, Any] = {}
     raw = getattr(message, "usage", None)
     for ours, theirs in (("prompt_tokens", "input_tokens"), ("completion_tokens", "output_tokens")):

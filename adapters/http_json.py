@@ -28,11 +28,13 @@ from harness.adapters.base import Adapter, Completion, Message, PermanentError, 
 from harness.adapters.transport import (
     ENV_REF,
     PerLoopClient,
+    connection_failure,
     decode_json_body,
     error_for_status,
     header_env_vars,
-    one_line,
+    no_answer,
     redact,
+    within,
 )
 from harness.core.errors import ConfigError
 
@@ -122,12 +124,13 @@ class HttpJsonAdapter(Adapter):
         client = self._clients.get()
         payload = json.dumps(self.build_request(prompt, history), ensure_ascii=False).encode("utf-8")
         try:
-            response = await client.request(str(self.settings["method"]).upper(), str(self.settings["url"]),
-                                            content=payload, headers={"Content-Type": "application/json"})
+            response = await within(client.timeout.read, client.request(
+                str(self.settings["method"]).upper(), str(self.settings["url"]), content=payload,
+                headers={"Content-Type": "application/json"}))
         except httpx.TimeoutException:
             raise TransientError(f"timed out after {client.timeout.read}s") from None
         except httpx.TransportError as exc:
-            raise TransientError(f"connection failed ({type(exc).__name__}: {one_line(str(exc))})") from None
+            raise connection_failure(exc, self._secret_values) from None
         if response.status_code >= 300:  # redirects are not followed: a moved API is a config error
             error = error_for_status(response.status_code, response.text, response.headers)
             error.reason = redact(error.reason, self._secret_values)
@@ -145,7 +148,7 @@ class HttpJsonAdapter(Adapter):
                 raise PermanentError(f"field '{path}' holds a JSON {type(value).__name__}, not text")
             text = "" if value is None else str(value)
         if not text.strip():
-            raise PermanentError("empty reply")
+            raise no_answer("empty reply")
         return Completion(text=text)
 
     async def aclose(self) -> None:

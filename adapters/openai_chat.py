@@ -17,8 +17,11 @@ Design choices:
     request of the default httpx2 pool at 64 connections. `http_client = "httpx"` in the target's
     settings selects the SDK's default stack; without aiohttp installed that is used automatically.
   * Malformed JSON / invalid UTF-8 bodies are transient (adapters.transport.decode_json_body explains
-    why); a well-formed body without choices, or with empty content, is permanent: asking again with the
-    same settings would get the same answer.
+    why), and so is a well-formed body without choices or with empty content (a server that lost the
+    generation answers the next request: the same retries as a 503), unless the server says it stopped on
+    purpose (finish_reason content_filter or length: asking again gets the same; transport.no_answer).
+  * `timeout_s` is a deadline for the whole exchange (transport.within), not the HTTP client's per-phase
+    timeouts, which a server trickling its body byte by byte never trips.
   * 401/403 reasons never quote the server's message: OpenAI echoes part of the key back in it.
   * The vendored aiohttp bridge reports every aiohttp connection error (reset, refused, server gone) as
     an httpx2 ConnectTimeout, so the SDK calls them timeouts; `_connection_failure` looks at the original
@@ -37,10 +40,13 @@ import openai
 from harness.adapters.base import Adapter, Completion, Message, PermanentError, TransientError
 from harness.adapters.transport import (
     PerLoopClient,
+    connection_failure,
     decode_json_body,
     error_for_status,
+    no_answer,
     one_line,
     redact,
+    within,
 )
 from harness.core.errors import ConfigError
 
@@ -87,8 +93,12 @@ class OpenAIChatAdapter(Adapter):
             return HTTP_CLIENT_AIOHTTP
         raise ConfigError(f"Target '{self.name}': http_client must be \"aiohttp\" or \"httpx\", not {wanted!r}.")
 
+    @property
+    def _timeout_s(self) -> float:
+        return float(self.settings.get("timeout_s") or DEFAULT_TIMEOUT_S)
+
     def _new_client(self) -> openai.AsyncOpenAI:
-        timeout = float(self.settings.get("timeout_s") or DEFAULT_TIMEOUT_S)
+        timeout = self._timeout_s
         http_client = (openai.DefaultAioHttpClient(timeout=timeout)
                        if self.http_client == HTTP_CLIENT_AIOHTTP else None)
         return openai.AsyncOpenAI(
@@ -168,7 +178,8 @@ class OpenAIChatAdapter(Adapter):
     async def _post(self, path: str, body: dict[str, Any]) -> Any:
         client = self._clients.get()
         try:
-            response = await client.post(path, cast_to=httpx2.Response, body=body)
+            # the target's timeout_s is a deadline for the whole exchange (transport.within), not per phase
+            response = await within(self._timeout_s, client.post(path, cast_to=httpx2.Response, body=body))
         except openai.APIStatusError as exc:
             raise self._status_error(exc) from None
         except openai.APIConnectionError as exc:  # APITimeoutError is a subclass
@@ -189,8 +200,7 @@ class OpenAIChatAdapter(Adapter):
             cause = exc.__cause__ or exc
         if timed_out:
             return TransientError(f"timed out after {timeout}s")
-        detail = one_line(f"{type(cause).__name__}: {cause}") if str(cause) else type(cause).__name__
-        return TransientError(redact(f"connection failed ({detail})", [self._api_key]))
+        return connection_failure(cause, [self._api_key])
 
     def _status_error(self, exc: openai.APIStatusError) -> Exception:
         status = exc.status_code
@@ -226,8 +236,8 @@ def parse_chat_completion(body: Any) -> Completion:
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         error = body.get("error")
         if isinstance(error, dict) and error.get("message"):
-            raise PermanentError(f"server error: {one_line(str(error['message']))}")
-        raise PermanentError("response has no choices")
+            raise no_answer(f"server error: {one_line(str(error['message']))}")
+        raise no_answer("response has no choices")
     choice = choices[0]
     message = choice.get("message") or {}
     content = message.get("content") if isinstance(message, dict) else None
@@ -235,7 +245,7 @@ def parse_chat_completion(body: Any) -> Completion:
         content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
     finish = choice.get("finish_reason")
     if not isinstance(content, str) or not content.strip():
-        raise PermanentError(f"empty reply (finish_reason={finish})")
+        raise no_answer(f"empty reply (finish_reason={finish})", finish)
     usage: dict[str, Any] = {}
     if isinstance(body.get("usage"), dict):
         for key in ("prompt_tokens", "completion_tokens"):

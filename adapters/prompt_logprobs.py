@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.adapters.base import PermanentError
+from harness.adapters.transport import no_answer
 
 #: What a sentence is read after when it is scored alone (CHBias): the engine's start (BOS when the model
 #: adds one) and a newline, so every token of the sentence, its first included, is scored given a context on
@@ -95,8 +96,8 @@ def _choice(body: Any, index: int = 0) -> Mapping[str, Any]:
     if not isinstance(choices, list) or len(choices) <= index or not isinstance(choices[index], Mapping):
         error = body.get("error")
         if isinstance(error, Mapping) and error.get("message"):
-            raise PermanentError(f"server error: {' '.join(str(error['message']).split())[:200]}")
-        raise PermanentError("response has no choices")
+            raise no_answer(f"server error: {' '.join(str(error['message']).split())[:200]}")
+        raise no_answer("response has no choices")  # a lost answer: the same retries as a 503
     return choices[index]
 
 

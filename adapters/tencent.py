@@ -24,10 +24,13 @@ from harness.adapters import tc3
 from harness.adapters.base import Adapter, AdapterError, Completion, Message, PermanentError, TransientError
 from harness.adapters.transport import (
     PerLoopClient,
+    connection_failure,
     decode_json_body,
     error_for_status,
+    no_answer,
     one_line,
     redact,
+    within,
 )
 from harness.core.errors import ConfigError
 
@@ -105,11 +108,11 @@ class TencentHunyuanAdapter(Adapter):
         headers = self.sign(body, int(time.time()))  # signed per attempt: signatures expire in 5 minutes
         client = self._clients.get()
         try:
-            response = await client.post(self._url, content=body, headers=headers)
+            response = await within(client.timeout.read, client.post(self._url, content=body, headers=headers))
         except httpx.TimeoutException:
             raise TransientError(f"timed out after {client.timeout.read}s") from None
         except httpx.TransportError as exc:
-            raise TransientError(f"connection failed ({type(exc).__name__}: {one_line(str(exc))})") from None
+            raise self._redacted(connection_failure(exc)) from None
         if response.status_code != 200:
             raise self._redacted(error_for_status(response.status_code, response.text, response.headers))
         return self._parse(decode_json_body(response.content))
@@ -131,12 +134,12 @@ class TencentHunyuanAdapter(Adapter):
             raise self._redacted(exc)
         choices = response.get("Choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            raise PermanentError("response has no Choices")
+            raise no_answer("response has no Choices")
         message = choices[0].get("Message") or {}
         content = message.get("Content") if isinstance(message, dict) else None
         finish = choices[0].get("FinishReason")
         if not isinstance(content, str) or not content.strip():
-            raise PermanentError(f"empty reply (FinishReason={finish})")
+            raise no_answer(f"empty reply (FinishReason={finish})", finish)
         usage: dict[str, Any] = {}
         raw_usage = response.get("Usage") if isinstance(response.get("Usage"), dict) else {}
         if isinstance(raw_usage.get("PromptTokens"), int):

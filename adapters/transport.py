@@ -77,6 +77,76 @@ def error_for_status(status: int, detail: str, headers: Mapping[str, str] | None
     return PermanentError(reason)
 
 
+#: Why a server may end an answer without text on purpose: its content filter, or the token limit (a reasoning
+#: model that spent max_tokens thinking). Asking again with the same settings gives the same empty answer.
+DELIBERATE_STOPS = frozenset({"content_filter", "length", "max_tokens", "sensitive", "refusal"})
+
+
+def no_answer(reason: str, stop: Any = None) -> AdapterError:
+    """A well-formed response with no usable answer (no choices, empty text). Transient, with the same retries
+    as a 503: a server that lost the generation (a crashed worker, a proxy's placeholder body) answers the next
+    request; the run engine caps the attempts, so a server that always answers so still ends as a recorded
+    error. Permanent only when the server says it stopped on purpose (DELIBERATE_STOPS)."""
+    if isinstance(stop, str) and stop.lower() in DELIBERATE_STOPS:
+        return PermanentError(reason)
+    return TransientError(reason)
+
+
+# What a dropped connection means, by the client library's exception name (aiohttp's and httpx's): said in the
+# harness's words, the library's text kept as detail. Checked along the exception's class hierarchy.
+_CONNECTION_WORDS = (
+    (("ClientPayloadError", "ContentLengthError", "TransferEncodingError", "IncompleteRead",
+      "RemoteProtocolError:incomplete"), "the server closed the connection before the reply was complete"),
+    (("ServerDisconnectedError", "RemoteProtocolError"), "the server closed the connection without a reply"),
+    (("ClientConnectorError", "ConnectError", "ConnectionRefusedError"), "could not connect to the server"),
+    (("ConnectionResetError", "ClientOSError"), "the connection was reset"),
+    (("ReadError",), "the connection broke while the reply was being read"),
+)
+
+
+def connection_words(exc: BaseException) -> str | None:
+    """What happened to the connection, in the harness's words, or None when the exception is not one we know."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    text = str(exc).lower()
+    if "RemoteProtocolError" in names and ("incomplete" in text or "complete message body" in text):
+        names.add("RemoteProtocolError:incomplete")
+    for known, words in _CONNECTION_WORDS:
+        if names.intersection(known):
+            return words
+    return None
+
+
+def connection_failure(exc: BaseException, secrets: Iterable[str] = ()) -> TransientError:
+    """TransientError for a connection that failed: "connection failed: <what happened> (<library's text>)",
+    or "connection failed (<library's text>)" for one we cannot name. Never the raw client message alone
+    (`ClientPayloadError: Response payload is not completed: <ContentLengthError...>` says nothing to a user)."""
+    detail = one_line(f"{type(exc).__name__}: {exc}") if str(exc) else type(exc).__name__
+    words = connection_words(exc)
+    reason = f"connection failed: {words} ({detail})" if words else f"connection failed ({detail})"
+    return TransientError(redact(reason, list(secrets)))
+
+
+def timed_out(timeout_s: float) -> TransientError:
+    """The one reason for an attempt that passed its deadline."""
+    return TransientError(f"timed out after {timeout_s:g}s")
+
+
+async def within(timeout_s: float | None, call: Awaitable[Any]) -> Any:
+    """`call` under a total deadline of `timeout_s` seconds (TransientError "timed out" past it).
+
+    Why: an HTTP client's timeout is per phase (httpx: connect, write, each read, pool; aiohttp's socket
+    reads alike), so a server that sends a byte every few seconds, or a queue for a pooled connection, keeps a
+    request going well past the target's `timeout_s`. A deadline over the whole exchange, body included, is
+    what a user means by a timeout."""
+    if not timeout_s or timeout_s <= 0:
+        return await call
+    try:
+        async with asyncio.timeout(timeout_s):
+            return await call
+    except TimeoutError:
+        raise timed_out(timeout_s) from None
+
+
 def one_line(text: str, limit: int = 200) -> str:
     """Collapse whitespace and cut long server messages so a reason stays one readable line."""
     flat = " ".join(str(text).split())

@@ -8,7 +8,8 @@ asked before), so a schedule is reproducible whatever the order in which concurr
 a retry of the same prompt draws a fresh outcome, as with a flaky provider.
 
 Faults: 429 with Retry-After, 500, 503, hanging past the client's timeout, connection reset (TCP RST),
-malformed JSON, empty content, a 1 MB reply, invalid UTF-8 (and, opt-in, a 401 that echoes the key it
+malformed JSON, empty content, a 1 MB reply, invalid UTF-8 (and, opt-in, a body without choices, a body cut
+short of its Content-Length, a body trickled a byte at a time past any total timeout, a 401 that echoes the key it
 received, as careless providers do, and 400, 429 and 500 bodies that echo a *shortened* key:
 `sk-SENTI****Tz9`, `sk-...4Tz9`, a cut-off start; `echoed_forms(key)` lists them). `healed = True` (or
 POST /_control/heal) turns every fault off. `requests_by_prompt` counts every request per prompt (the
@@ -47,6 +48,11 @@ FAULT_AUTH = "401"  # opt-in (not in ALL_FAULTS): a 401 whose message repeats th
 FAULT_ECHO_400 = "400_echo"
 FAULT_ECHO_429 = "429_echo"
 FAULT_ECHO_500 = "500_echo"
+# opt-in: a 200 whose body has no choices; a body cut short of its Content-Length, then the connection closed;
+# a body sent a byte every `trickle_s` seconds (each read within any per-read timeout, the whole far beyond it)
+FAULT_NO_CHOICES = "no_choices"
+FAULT_TRUNCATED = "truncated"
+FAULT_TRICKLE = "trickle"
 ALL_FAULTS = (FAULT_429, FAULT_500, FAULT_503, FAULT_HANG, FAULT_RESET, FAULT_MALFORMED, FAULT_EMPTY,
               FAULT_HUGE, FAULT_BAD_UTF8)
 # Relative weights: the 1 MB reply is rare (it is a valid, if silly, answer that lands in the transcript).
@@ -89,7 +95,7 @@ class FaultServer:
     def __init__(self, *, seed: int = 0, fault_rate: float = 0.3, weights: dict[str, float] | None = None,
                  hang_s: float = 2.0, delay_s: float = 0.0, retry_after: str = "1",
                  api_key: str | None = None, echo_key_in_401: bool = True, healed: bool = False,
-                 script: dict[str, tuple[int, str]] | None = None) -> None:
+                 script: dict[str, tuple[int, str]] | None = None, trickle_s: float = 0.2) -> None:
         self.seed = seed
         self.fault_rate = fault_rate
         self.weights = dict(weights or DEFAULT_WEIGHTS)
@@ -100,6 +106,7 @@ class FaultServer:
         self.echo_key_in_401 = echo_key_in_401  # like careless providers: the 401 body repeats the key
         self.healed = healed
         self.script = dict(script or {})
+        self.trickle_s = trickle_s
         self.requests_by_prompt: Counter[str] = Counter()
         self.faults_served: Counter[str] = Counter()
         self._lock = threading.Lock()
@@ -270,6 +277,29 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault == FAULT_HUGE:
             filler = ("lorem ipsum " * (HUGE_SIZE // 12 + 1))[:HUGE_SIZE]
             self._json(200, _completion(filler, model))
+        elif fault == FAULT_NO_CHOICES:
+            self._json(200, {"id": "chatcmpl-fault", "object": "chat.completion", "model": model, "choices": []})
+        elif fault == FAULT_TRUNCATED:
+            body = json.dumps(_completion(answer_for(prompt), model)).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body) + 100))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+        elif fault == FAULT_TRICKLE:
+            body = json.dumps(_completion(answer_for(prompt), model)).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            with contextlib.suppress(OSError):  # the client's deadline passed: it hung up
+                for i in range(len(body)):
+                    self.wfile.write(body[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(owner.trickle_s)
         elif fault == FAULT_BAD_UTF8:
             good = json.dumps(_completion("XXXX", model)).encode()
             self._send(200, good.replace(b"XXXX", b"caf\xc3 \xff\xfe broken"))

@@ -158,8 +158,15 @@ def targets_command(
     targets, kinds, files = load_targets(), adapter_kinds(), target_files()
     if as_json:
         typer.echo(_as_json(targets, kinds, files))
-        return
-    _print_tables(console, targets, kinds, files)
+    else:
+        _print_tables(console, targets, kinds, files)
+    # The listing shows every target, a broken one too; then the same sentence and exit code (2) as
+    # `--check` and `run` give for a target whose adapter kind does not exist.
+    from harness.adapters.registry import adapter_class
+
+    for t in targets.values():
+        if t.adapter not in kinds:
+            adapter_class(t.adapter, target=t)  # ConfigError: one sentence naming the target and its file
 
 
 def register(app: typer.Typer) -> None:

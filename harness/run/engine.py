@@ -189,10 +189,15 @@ class Engine:
         return Reply(probe_id=probe.id, target=self.adapter.name, text=text, status=STATUS_OK,
                      latency_s=0.0, attempts=0, usage={**usage, "cached": True})
 
-    async def _attempt(self, call: Callable[[], Any], timeout_s: float) -> Any:
+    async def _attempt(self, call: Callable[[], Any], timeout_s: float, sent: list[float] | None = None) -> Any:
+        """One request under its deadline; `sent[0]` becomes the moment it was sent, after the wait for a
+        connection slot and a rate-limit token, so a reply's latency is the target's time, never our queue's
+        (a reply recorded 5.7 s under a 5 s timeout had waited for a token first)."""
         async with self._semaphore:
             await self._limiter.acquire()
             self._check_stopping()  # waited for a slot or a token while Ctrl-C came: ask nothing new
+            if sent is not None:
+                sent[0] = time.monotonic()
             async with asyncio.timeout(timeout_s):
                 return await call()
 
@@ -228,16 +233,16 @@ class Engine:
         """(completion, attempts, when the successful attempt started); raises _Stopped, or _Failed with the
         attempt count when retries are spent or the failure is permanent."""
         attempts = 1
-        attempt_started = time.monotonic()
+        sent = [time.monotonic()]
         first: Exception | None = None
         try:
             # The first attempt runs outside tenacity: its per-call machinery cost 0.13 ms of CPU per probe,
             # most of the engine's own cost (benchmarks/run_throughput.py), and most probes succeed at once.
-            completion: Completion = await self._attempt(ask, self.settings.timeout_s)
+            completion: Completion = await self._attempt(ask, self.settings.timeout_s, sent)
         except Exception as exc:  # noqa: BLE001 - handed to tenacity below, which decides what to retry
             first = exc
         if first is None:
-            return completion, attempts, attempt_started
+            return completion, attempts, sent[0]
         try:
             # tenacity sees that failure as its own attempt 1 (replayed, not asked again), so the retry
             # decision, back-off, Retry-After and attempt cap are exactly those of _retrying().
@@ -249,13 +254,12 @@ class Engine:
                         replayed, first = first, None
                         raise replayed
                     self._check_stopping()
-                    attempt_started = time.monotonic()
-                    completion = await self._attempt(ask, self.settings.timeout_s)
+                    completion = await self._attempt(ask, self.settings.timeout_s, sent)
         except _Stopped:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes an error reply, never a crash
             raise _Failed(exc, attempts) from exc
-        return completion, attempts, attempt_started
+        return completion, attempts, sent[0]
 
     def _error_reply(self, probe: Probe, failed: _Failed, started: float, turns: tuple[str, ...] = ()) -> Reply:
         return Reply(probe_id=probe.id, target=self.adapter.name, text="", status=STATUS_ERROR,

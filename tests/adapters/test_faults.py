@@ -7,13 +7,27 @@ Settings are scaled down (0.5 s timeout, millisecond back-off) so the test takes
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from fault_server import ALL_FAULTS, FAULT_429, FAULT_HUGE, HUGE_SIZE, FaultServer, answer_for
+from fault_server import (
+    ALL_FAULTS,
+    FAULT_429,
+    FAULT_EMPTY,
+    FAULT_HUGE,
+    FAULT_NO_CHOICES,
+    FAULT_TRICKLE,
+    FAULT_TRUNCATED,
+    HUGE_SIZE,
+    FaultServer,
+    answer_for,
+)
 
+from harness.adapters.base import TransientError
+from harness.adapters.openai_chat import HTTP_CLIENT_AIOHTTP, HTTP_CLIENT_HTTPX, OpenAIChatAdapter
 from harness.cli import main
 from harness.core.records import Probe
 from harness.run.engine import EngineSettings
@@ -157,3 +171,78 @@ def test_a_fresh_run_is_served_from_the_cache_and_no_cache_asks_again(
                    for p in probes)
         third = run_suite("faults", "fast", probes=probes, show_progress=False, run_id="fresh", use_cache=False)
         assert server.total_requests == 60 and third.stats.cached == 0
+
+
+# --- what the independent fault run found (issue 31) -------------------------------------------------------
+
+@pytest.fixture(params=[HTTP_CLIENT_AIOHTTP, HTTP_CLIENT_HTTPX])
+def stack(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+def ask_once(base_url: str, prompt: str, *, stack: str, timeout_s: float = 10.0) -> str:
+    adapter = OpenAIChatAdapter("faulty", {"model": "fault-model", "base_url": base_url, "timeout_s": timeout_s,
+                                           "http_client": stack})
+
+    async def go() -> str:
+        try:
+            return (await adapter.ask(prompt)).text
+        finally:
+            await adapter.aclose()
+
+    return asyncio.run(go())
+
+
+def first_faulted(server: FaultServer, fault: str, *, then_healthy: bool = True, n: int = 200) -> list[Probe]:
+    """Probes whose first request gets `fault` and whose second is healthy (or faulted too)."""
+    return [p for p in synthetic_probes(n) if server.decide(p.text, 0) == fault
+            and (server.decide(p.text, 1) is None) == then_healthy]
+
+
+def test_an_empty_reply_and_no_choices_get_the_retries_of_a_503(run_env: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 200 with empty content or without choices is a server that lost the answer: asked again, as after a
+    503, and answered by the second attempt; one that never answers is an error after every attempt."""
+    monkeypatch.setenv("FAULT_API_KEY", "k")
+    with FaultServer(seed=5, fault_rate=0.5, weights={FAULT_EMPTY: 1, FAULT_NO_CHOICES: 1}) as server:
+        write_target(run_env, "lossy", server.base_url)
+        healed = first_faulted(server, FAULT_EMPTY)[:3] + first_faulted(server, FAULT_NO_CHOICES)[:3]
+        lost = [p for p in synthetic_probes(400) if all(server.decide(p.text, i) for i in range(3))][:1]
+        assert len(healed) == 6 and lost
+        settings = EngineSettings(concurrency=4, timeout_s=10, max_attempts=3, backoff_initial_s=0.01,
+                                  backoff_max_s=0.02)
+        outcome = run_suite("faults", "lossy", probes=healed + lost, engine=settings, show_progress=False,
+                            use_cache=False)
+    latest = latest_by_probe(outcome.transcript_path)
+    for probe in healed:
+        reply = latest[probe.id].reply
+        assert reply.ok and reply.attempts == 2 and reply.text == answer_for(probe.text), reply
+    reply = latest[lost[0].id].reply
+    assert not reply.ok and reply.attempts == 3
+    assert reply.error.startswith(("empty reply", "response has no choices"))
+
+
+def test_the_timeout_is_a_deadline_for_the_whole_reply(stack: str) -> None:
+    """A server that sends its body a byte every 0.2 s never trips a per-read timeout of 1 s, yet its reply
+    would take a minute: the target's timeout_s ends the exchange (on both HTTP stacks)."""
+    with (FaultServer(fault_rate=1.0, weights={FAULT_TRICKLE: 1}, trickle_s=0.2) as server,
+          pytest.raises(TransientError, match=r"^timed out after 1(\.0)?s$")):
+        ask_once(server.base_url, "Is anyone there?", stack=stack, timeout_s=1.0)
+
+
+def test_a_reply_cut_short_is_said_in_the_harness_words(run_env: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        stack: str) -> None:
+    """A body cut short of its Content-Length: the reason says what happened, the library's text follows as
+    detail, in the adapter's error and in the transcript."""
+    with FaultServer(fault_rate=1.0, weights={FAULT_TRUNCATED: 1}) as server:
+        with pytest.raises(TransientError) as info:
+            ask_once(server.base_url, "Tell me everything.", stack=stack)
+        reason = info.value.reason
+        assert reason.startswith("connection failed: the server closed the connection before the reply was "
+                                 "complete ("), reason
+        monkeypatch.setenv("FAULT_API_KEY", "k")
+        write_target(run_env, "cut", server.base_url, extra=f'http_client = "{stack}"\n')
+        outcome = run_suite("faults", "cut", probes=synthetic_probes(1), show_progress=False, use_cache=False,
+                            engine=EngineSettings(max_attempts=1))
+    error = next(iter(latest_by_probe(outcome.transcript_path).values())).reply.error
+    assert error.startswith("connection failed: the server closed the connection before the reply was complete")

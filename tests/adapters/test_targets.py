@@ -161,14 +161,14 @@ headers = { Authorization = "Bearer ${MY_BOT_TOKEN}" }
     assert "SENTINEL" not in out and "OPENAI_API_KEY (set)" in out
 
 
-def subprocess_free_targets_output(monkeypatch: pytest.MonkeyPatch) -> str:
+def subprocess_free_targets_output(monkeypatch: pytest.MonkeyPatch, *, code: int = 0) -> str:
     import io
 
     from rich.console import Console
 
     buffer = io.StringIO()
     monkeypatch.setattr("harness.cli.targets.Console", lambda: Console(file=buffer, width=300))
-    assert main(["targets"]) == 0
+    assert main(["targets"]) == code
     return buffer.getvalue()
 
 
@@ -213,7 +213,8 @@ def plugin_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_entry_point_plugin_is_discovered_and_usable(plugin_dist: Path, run_env: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
     kinds = adapter_kinds()
     assert kinds["echo"].source == "harness-echo-plugin"
     assert kinds["openai"].source == "built-in"  # a plugin cannot shadow a built-in kind
@@ -226,8 +227,12 @@ def test_entry_point_plugin_is_discovered_and_usable(plugin_dist: Path, run_env:
         create_adapter("bad")
     with pytest.raises(HarnessError, match="Unknown adapter kind 'nosuchkind'.*echo"):
         create_adapter("ghost")
-    out = subprocess_free_targets_output(monkeypatch)
+    # The listing shows every target, the broken one too, then exits 2 with run's sentence (issue 31).
+    out = subprocess_free_targets_output(monkeypatch, code=2)
     assert "harness-echo-plugin" in out and "parrot" in out and "nosuchkind (unknown)" in out
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"Unknown adapter kind 'nosuchkind' for target 'ghost' in {run_env / 'targets.toml'}" in err
+    assert "Traceback" not in err
 
 
 def test_targets_json_lists_kinds_and_secret_state(run_env: Path, monkeypatch: pytest.MonkeyPatch,
