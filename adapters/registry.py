@@ -9,15 +9,15 @@ switch the `tencent` preset to another model with two lines.
 Secrets are read from the environment only in `create_adapter`, handed to the adapter separately from
 its settings, and so never appear in a TargetConfig, a manifest, a fingerprint or a repr.
 
-Adapter kinds: the built-ins below plus any `harness.adapters` entry point (name -> Adapter subclass),
-so a third-party package can add a chatbot without forking the harness. Built-ins are imported lazily:
-listing targets must not import torch.
+Adapter kinds: ADAPTERS, a harness.core.registry Registry of the `harness.adapters` entry points (name ->
+Adapter subclass): the harness's own in its pyproject.toml, a third-party package's in its own, so a
+package adds a chatbot without forking the harness. Each is imported lazily: listing targets must not
+import torch.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import importlib.util
 import inspect
 import os
@@ -32,25 +32,18 @@ from harness.adapters.base import Adapter
 from harness.adapters.transport import header_env_vars
 from harness.core.errors import ConfigError, HarnessError
 from harness.core.paths import config_dirs
+from harness.core.registry import GROUP_ADAPTERS, OWN_DISTRIBUTION, Registry
 
-ENTRY_POINT_GROUP = "harness.adapters"
-DISTRIBUTION = "harness-bias"  # this project's distribution: its own entry points are built-in kinds
+ENTRY_POINT_GROUP = GROUP_ADAPTERS
+DISTRIBUTION = OWN_DISTRIBUTION  # this project's distribution: its own entry points are built-in kinds
 TARGETS_FILE = "targets.toml"
 PRESETS_PATH = Path(__file__).with_name("presets.toml")
 
-#: kind -> "module:Class"; imported only when a target of that kind is created.
-BUILTIN_ADAPTERS: dict[str, str] = {
-    "openai": "harness.adapters.openai_chat:OpenAIChatAdapter",
-    "tencent": "harness.adapters.tencent:TencentHunyuanAdapter",
-    "http": "harness.adapters.http_json:HttpJsonAdapter",
-    "hf": "harness.adapters.hf_local:HFLocalAdapter",
-    "llamacpp": "harness.adapters.llamacpp_local:LlamaCppAdapter",
-    "pipeline": "harness.adapters.pipeline:PipelineAdapter",
-    "anthropic": "harness.adapters.anthropic_messages:AnthropicMessagesAdapter",
-    "azure-openai": "harness.adapters.azure_openai:AzureOpenAIAdapter",
-}
-# Adapters of higher layers (the reinforced-calibration decoder, harness.whitebox) are registered like any
-# plugin, under ENTRY_POINT_GROUP in pyproject.toml, so this layer never names them.
+#: adapter kind -> Adapter subclass ("module:Class", imported only when a target of that kind is created).
+#: The built-ins are entry points of the harness's own pyproject.toml (openai = "harness.adapters.
+#: openai_chat:OpenAIChatAdapter", and the white-box layer's hf-calibrated, which this layer never names),
+#: exactly as another package registers its own; a plugin cannot shadow a built-in name.
+ADAPTERS: Registry[type[Adapter]] = Registry("adapter kind", GROUP_ADAPTERS)
 
 #: Keys of a [targets.NAME] table that configure the harness rather than the adapter.
 _RESERVED = {"adapter", "description", "model_label", "api_key_env", "secret_env", "price", "concurrency", "rpm",
@@ -128,19 +121,19 @@ class AdapterKind:
 # --------------------------------------------------------------------------------------------- kinds
 
 
-def _entry_points() -> list[importlib.metadata.EntryPoint]:
-    return list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
-
-
 def adapter_kinds() -> dict[str, AdapterKind]:
-    """Every adapter kind: built-ins first; a plugin cannot shadow a built-in name."""
-    kinds = {name: AdapterKind(name, "built-in", target) for name, target in BUILTIN_ADAPTERS.items()}
-    for ep in _entry_points():
-        if ep.name in kinds:
-            continue
-        dist = ep.dist.name if ep.dist is not None else "unknown package"
-        # the project's own entry points (the white-box layer's adapters) are listed as built-in
-        kinds[ep.name] = AdapterKind(ep.name, "built-in" if dist == DISTRIBUTION else dist, ep.value)
+    """Every adapter kind: built-ins first; a plugin cannot shadow a built-in name. The entry points are
+    read again on each call, so a package installed while a process runs (harness view) is listed."""
+    ADAPTERS.reload_entry_points()
+    kinds = {}
+    for name in ADAPTERS.names():
+        origin = ADAPTERS.origin(name)
+        source = "built-in" if origin is None or origin == DISTRIBUTION else origin
+        ref = ADAPTERS.lazy_ref(name)
+        if ref is None:
+            cls = ADAPTERS.get(name)
+            ref = f"{getattr(cls, '__module__', '?')}:{getattr(cls, '__qualname__', name)}"
+        kinds[name] = AdapterKind(name, source, ref)
     return kinds
 
 
@@ -154,12 +147,7 @@ def adapter_class(kind: str, *, target: TargetConfig | None = None) -> type[Adap
                                            + (target.source if target.source != "built-in" else "the built-in presets"))
         raise ConfigError(f"Unknown adapter kind '{kind}'{where}; available kinds: {', '.join(sorted(kinds))}.")
     try:
-        if info.source == "built-in":
-            module_name, _, attr = info.target.partition(":")
-            cls = getattr(importlib.import_module(module_name), attr)
-        else:
-            ep = next(ep for ep in _entry_points() if ep.name == kind)
-            cls = ep.load()
+        cls = ADAPTERS.get(kind)
     except ImportError as exc:
         if (exc.name or "").split(".")[0] == "harness":  # the project's own module failed: a bug, never "install"
             raise

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import re
 import sys
 import weakref
 from collections.abc import Callable, Iterator
@@ -50,15 +51,23 @@ from harness.core.errors import HarnessError
 
 T = TypeVar("T")
 
+
+def _group(word: str) -> str:
+    """An entry-point group name, "harness.<word>". Built, not written out: the adapters group's name is
+    also the harness.adapters package's, and a string equal to a module's name reads as an import of it
+    (tests/test_architecture.py); a group is a name in install metadata, not a module."""
+    return f"harness.{word}"
+
+
 #: the entry-point groups of the harness's registries (one per registry; docs/architecture.md)
-GROUP_KINDS = "harness.kinds"
-GROUP_FAMILIES = "harness.families"
-GROUP_READERS = "harness.readers"  # the rules' readers of one reply (harness.oracles)
-GROUP_KIND_READERS = "harness.kind_readers"  # readers of a kind's whole batch (harness.core.kinds.Reader)
-GROUP_GENERATORS = "harness.generators"
-GROUP_ADAPTERS = "harness.adapters"
-GROUP_ANSWER_MODES = "harness.answer_modes"
-GROUP_COMMANDS = "harness.commands"
+GROUP_KINDS = _group("kinds")
+GROUP_FAMILIES = _group("families")
+GROUP_READERS = _group("readers")  # the rules' readers of one reply (harness.oracles)
+GROUP_KIND_READERS = _group("kind_readers")  # readers of a kind's whole batch (harness.core.kinds.Reader)
+GROUP_GENERATORS = _group("generators")
+GROUP_ADAPTERS = _group("adapters")
+GROUP_ANSWER_MODES = _group("answer_modes")
+GROUP_COMMANDS = _group("commands")
 
 #: the harness's own distribution: its entry points are the built-ins, read before any plugin's
 OWN_DISTRIBUTION = "harness-bias"
@@ -105,11 +114,37 @@ def _initializing(module_name: str) -> bool:
 
 # -- entry points, read once per process for every registry ------------------------------------------------
 
-_EP_CACHE: list[importlib.metadata.EntryPoint] | None = None
+_EP_CACHE: list[_Found] | None = None
 _REGISTRIES: weakref.WeakSet[Registry[Any]] = weakref.WeakSet()
 
 
-def _entry_points(group: str) -> list[importlib.metadata.EntryPoint]:
+class _Found:
+    """One entry point and the distribution that declares it (its name read from the folder's name, which
+    is quick; the Name in its metadata, which means parsing the metadata, only when shown)."""
+
+    __slots__ = ("ep", "dist", "key")
+
+    def __init__(self, ep: importlib.metadata.EntryPoint, dist: importlib.metadata.Distribution, key: str):
+        self.ep, self.dist, self.key = ep, dist, key
+
+    @property
+    def own(self) -> bool:
+        return self.key == _normalise(OWN_DISTRIBUTION)
+
+    def dist_name(self) -> str:
+        return str(self.dist.metadata["Name"] or self.key)
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _dist_key(dist: importlib.metadata.Distribution) -> str:
+    quick = getattr(dist, "_normalized_name", None)  # from the folder name where the path says it
+    return _normalise(quick if isinstance(quick, str) and quick else str(dist.metadata["Name"] or ""))
+
+
+def _entry_points(group: str) -> list[_Found]:
     """The group's entry points, the harness's own first (in file order), then each other distribution's;
     one copy of each distribution's metadata (the first found on sys.path, a .dist-info before an
     .egg-info)."""
@@ -117,12 +152,12 @@ def _entry_points(group: str) -> list[importlib.metadata.EntryPoint]:
     if _EP_CACHE is None:
         chosen: dict[str, importlib.metadata.Distribution] = {}
         for dist in importlib.metadata.distributions():
-            name = (dist.metadata["Name"] or "").lower().replace("_", "-")
-            if name not in chosen or (_is_egg_info(chosen[name]) and not _is_egg_info(dist)):
-                chosen[name] = dist
-        _EP_CACHE = [ep for dist in chosen.values() for ep in dist.entry_points]
-    found = [ep for ep in _EP_CACHE if ep.group == group]
-    return sorted(found, key=lambda ep: (_dist(ep) != OWN_DISTRIBUTION, _dist(ep)))
+            key = _dist_key(dist)
+            if key not in chosen or (_is_egg_info(chosen[key]) and not _is_egg_info(dist)):
+                chosen[key] = dist
+        _EP_CACHE = [_Found(ep, dist, key) for key, dist in chosen.items() for ep in dist.entry_points]
+    found = [f for f in _EP_CACHE if f.ep.group == group]
+    return sorted(found, key=lambda f: (not f.own, f.key))
 
 
 def _is_egg_info(dist: importlib.metadata.Distribution) -> bool:
@@ -130,11 +165,6 @@ def _is_egg_info(dist: importlib.metadata.Distribution) -> bool:
     when Python runs from the checkout, and stale as soon as pyproject.toml changes; the installed
     .dist-info of the same distribution is read instead (importlib itself takes the first found)."""
     return str(getattr(dist, "_path", "")).endswith(".egg-info")
-
-
-def _dist(ep: importlib.metadata.EntryPoint) -> str:
-    dist = getattr(ep, "dist", None)
-    return dist.name if dist is not None else ""
 
 
 def reload_all_entry_points() -> None:
@@ -160,7 +190,9 @@ class Registry(Generic[T]):
         self._same = same
         self._coerce = coerce
         self._entries: dict[str, T | str] = {}
-        self._origins: dict[str, str] = {}
+        self._origins: dict[str, _Found] = {}
+        self._in_code: set[str] = set()  # names a register() call in code made (not only an entry point)
+        self._reading = False
         self._unverified: dict[str, str] = {}  # name -> "module:attr" registered over while it was importing
         self._loading: dict[str, Any] = {}  # name -> what its module registered while get() imported it
         #: entry points of other packages that were not registered: name -> "distribution: module:attr"
@@ -172,6 +204,8 @@ class Registry(Generic[T]):
 
     def register(self, name: str, obj: T | str) -> T | str:
         """Add `name` (see the module docstring); returns obj, so a module can write X = register(...)."""
+        if not self._reading:
+            self._in_code.add(name)
         if name in self._loading:  # the module get() is importing registers its own entry
             mine = self._loading[name]
             if mine is not None and not self._is_same(mine, obj, name):
@@ -199,6 +233,7 @@ class Registry(Generic[T]):
         self._entries.pop(name, None)
         self._origins.pop(name, None)
         self._unverified.pop(name, None)
+        self._in_code.discard(name)
 
     def _twice(self, name: str, old: Any, new: Any) -> RegistrationError:
         return RegistrationError(f"{self.what.capitalize()} '{name}' is registered twice, differently: "
@@ -255,27 +290,42 @@ class Registry(Generic[T]):
         if self._entry_points_read:
             return
         self._entry_points_read = True
-        for ep in _entry_points(self.group or ""):
-            dist = _dist(ep)
+        for found in _entry_points(self.group or ""):
+            ep = found.ep
             old = self._entries.get(ep.name)
             if old is not None and old == ep.value:
+                self._origins.setdefault(ep.name, found)
                 continue
-            if old is not None and dist != OWN_DISTRIBUTION:
+            if old is not None and not found.own:
                 try:
                     same = self._is_same(old, ep.value, ep.name)
                 except Exception:  # noqa: BLE001 - a plugin that cannot even be imported is refused too
                     same = False
                 if not same:
-                    self.refused[ep.name] = f"{dist or 'unknown package'}: {ep.value}"
+                    self.refused[ep.name] = f"{found.dist_name()}: {ep.value}"
                 continue
-            self.register(ep.name, ep.value)
-            self._origins.setdefault(ep.name, dist)
+            self._reading = True
+            try:
+                self.register(ep.name, ep.value)
+            finally:
+                self._reading = False
+            self._origins.setdefault(ep.name, found)
 
     def reload_entry_points(self) -> None:
-        """Read the entry-point group again (after a package was installed in this process's lifetime)."""
+        """Read the entry-point group again: a package installed in this process's lifetime joins, and the
+        names of one no longer on sys.path leave (what its modules registered in code stays)."""
         global _EP_CACHE
         _EP_CACHE = None
-        self._entry_points_read = self.group is None
+        if self.group is None:
+            return
+        present = {(f.ep.name, f.key) for f in _entry_points(self.group)}
+        for name, found in list(self._origins.items()):
+            if (name, found.key) not in present:
+                if name not in self._in_code:  # nothing but the entry point registered it
+                    self._entries.pop(name, None)
+                self._origins.pop(name, None)
+        self.refused.clear()
+        self._entry_points_read = False
         self._read_entry_points()
 
     # -- looking up ------------------------------------------------------------------------------------
@@ -329,9 +379,10 @@ class Registry(Generic[T]):
         return found if isinstance(found, str) else None
 
     def origin(self, name: str) -> str | None:
-        """The distribution whose entry point registered `name`; None for a registration in code."""
+        """The distribution whose entry point registered `name` (its Name); None for a registration in code."""
         self._read_entry_points()
-        return self._origins.get(name)
+        found = self._origins.get(name)
+        return found.dist_name() if found is not None else None
 
     def names(self) -> list[str]:
         """Every registered name, in registration order (the harness's own first), nothing imported."""

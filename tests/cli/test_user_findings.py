@@ -65,7 +65,7 @@ class SleepyAdapter(Adapter):
 LAUNCHER = '''
 import sys
 from harness.adapters import registry
-registry.BUILTIN_ADAPTERS["sleepy"] = "sleepy_plugin:SleepyAdapter"
+registry.ADAPTERS.register("sleepy", "sleepy_plugin:SleepyAdapter")
 from harness.cli import main
 sys.exit(main(sys.argv[1:]))
 '''
