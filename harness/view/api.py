@@ -1,12 +1,14 @@
 """The JSON endpoints the pages read, and scripts may too. Every answer is JSON; every failure one sentence.
 
   GET  /api/runs                                 every run: id, suite, target, model, dates, status, counts,
-                                                 headline metrics with intervals
+                                                 headline metrics with intervals; the metric columns the
+                                                 families declare for the Runs page
   GET  /api/runs/{id}                            one run: the same, plus notes, error reasons, figures, facets
   GET  /api/runs/{id}/findings?...               a page of findings, filtered on the server (index.Filters:
                                                  attribute, group, verdict, reader, min/max_confidence,
                                                  unscored, changed, reviewed, q, sort; page, size)
-  GET  /api/runs/{id}/findings/{probe_id}        one finding with its reading, review and partners
+  GET  /api/runs/{id}/findings/{probe_id}        one finding with its reading, review, partners and the
+                                                 labels its kind may be given in a review
   GET  /api/runs/{id}/plots/{name}.png           a figure of the run (the run's plots/ folder only)
   GET  /api/runs/{id}/review?sample&seed&only&probe   the review sample (harness review's)
   POST /api/runs/{id}/review  {"probe_id", "key"}     save a label (as typed in `harness review`)
@@ -15,6 +17,10 @@
   GET  /api/compare?runs=A&runs=B[&runs=C...]         the leaderboard of those runs
   GET  /api/compare/probe?runs=A&runs=B&probe_id=P    each run's reply to one probe
   GET  /api/compare/plots/{key}/{name}.png            a heatmap of a comparison
+
+The pages name no probe kind, metric family or metric: what differs by kind or family (the metric columns,
+which findings a person may review) comes from the declarations (harness.metrics.Family.view_metrics,
+harness.core.kinds.ProbeKind's review labels) in these answers.
 
 Status codes: 404 for a name that is no run (or no file) of the folder, 400 for a bad parameter, 409 for a
 request the run cannot answer yet (not scored, nothing to review), 500 never on purpose.
@@ -33,9 +39,11 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from harness.core.errors import HarnessError
+from harness.core.records import STATUS_OK
 from harness.human.review_sample import DEFAULT_SAMPLE
+from harness.score.review import review_labels
 from harness.view.compare import Comparisons
-from harness.view.folder import NotFound, RunFolder
+from harness.view.folder import NotFound, RunFolder, columns
 from harness.view.index import Filters, RunIndex
 from harness.view.review import ReviewBridge
 
@@ -123,7 +131,7 @@ def _guarded(work: Callable[..., Any]) -> Callable[[Request], Any]:
 def _runs(state: ViewState, request: Request, body: Any) -> Any:
     runs = state.folder.summaries()
     state.warm([r["id"] for r in runs if r.get("id")])
-    return {"folder": str(state.folder.root), "runs": runs}
+    return {"folder": str(state.folder.root), "runs": runs, "columns": columns()}
 
 
 def _run(state: ViewState, request: Request, body: Any) -> Any:
@@ -155,6 +163,8 @@ def _finding(state: ViewState, request: Request, body: Any) -> Any:
     found = state.index(request.path_params["run"]).finding(request.path_params["probe"])
     if found is None:
         raise NotFound(request.path_params["probe"])
+    answered = found.get("status") == STATUS_OK
+    found["review_labels"] = list(review_labels(str(found.get("kind") or ""))) if answered else []
     return found
 
 

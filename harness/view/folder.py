@@ -8,7 +8,8 @@ not, reaches a file outside the folder.
 
 A run's summary (the Runs page) reuses the project's readers: the manifest (harness.run.manifest), the
 counts as the transcript says now (harness.run.execute.current_counts, the numbers `harness runs` prints)
-and the headline metrics with their intervals as the report formats them (harness.report.reporting).
+and the headline metrics with their intervals as the report formats them (harness.report.reporting): the
+numbers each metric family declares for the viewer (harness.metrics.Family.view_metrics), then the run's own.
 Summaries are cached by the (mtime, size) of the files they come from, so polling a folder of many runs
 re-reads only the run that is being written.
 """
@@ -29,13 +30,8 @@ from harness.run.transcript import TRANSCRIPT_FILE
 REPORT_FILE = "report.html"
 VERDICTS_FILE = "verdicts.csv"
 PLOTS_DIR = "plots"
-#: What the Runs page shows of each run's metrics.json, in this order (key, short label).
-SUMMARY_METRICS: tuple[tuple[str, str], ...] = (
-    ("absolute_bias_rate", "absolute bias"),
-    ("relative_bias_rate_x100", "relative bias x100"),
-    ("relative_bias_p_value", "p (groups alike)"),
-    ("cbbq.s_total", "CBBQ S_total"),
-    ("chbias.t", "CHBias t"),
+#: The run's own numbers the run page shows after the families' (key, short label): scoring's, not a family's.
+RUN_METRICS: tuple[tuple[str, str], ...] = (
     ("refusal_rate", "refusals"),
     ("oracle_agreement", "oracle agrees with review"),
 )
@@ -171,10 +167,30 @@ class RunFolder:
         return doc if isinstance(doc, dict) and isinstance(doc.get("metrics"), dict) else None
 
 
-def headline(doc: dict[str, Any], keys: tuple[tuple[str, str], ...] = SUMMARY_METRICS) -> list[dict[str, Any]]:
-    """The run's headline metrics as the report prints them: value, 95% interval and k / n."""
+def summary_metrics() -> tuple[tuple[str, str], ...]:
+    """What the pages show of each run's metrics.json, in this order (key, short label): every family's
+    declared cards and columns, in the order of the families, then the run's own numbers."""
+    from harness.metrics import families
+
+    cards = [(m.key, m.label) for fam in families().values() for m in fam.view_metrics if m.card or m.column]
+    return tuple(dict.fromkeys([*cards, *RUN_METRICS]))
+
+
+def columns() -> list[dict[str, str]]:
+    """The Runs page's metric columns (key, heading), as the families declare them; the page shows those
+    some run of the folder has."""
+    from harness.metrics import families
+
+    return [{"key": m.key, "label": m.column} for fam in families().values() for m in fam.view_metrics
+            if m.column]
+
+
+def headline(doc: dict[str, Any], keys: tuple[tuple[str, str], ...] | None = None) -> list[dict[str, Any]]:
+    """The run's headline metrics (default: summary_metrics()) as the report prints them: value, 95% interval
+    and k / n."""
     from harness.report.reporting import fmt_interval, fmt_value
 
+    keys = summary_metrics() if keys is None else keys
     metrics, intervals, counts = doc.get("metrics") or {}, doc.get("intervals") or {}, doc.get("counts") or {}
     out = []
     for key, label in keys:

@@ -18,6 +18,10 @@ What it holds, one table per source file, each rebuilt only when that file's ver
   readings  readings.csv: the judge's reading beside the rules' where a judge read the run.
 The version of each file is its (mtime_ns, size); `refresh()` compares them with what the index holds,
 so a request costs four stat() calls when nothing changed.
+
+A probe's partners are the probes whose meta holds the same pair under one of the pair keys the metric
+families declare (harness.metrics.Family.pair_key: meta[key] = {"pair": id, "role": ...}). The keys are part
+of the index's version: a family added or removed rebuilds it.
 """
 
 from __future__ import annotations
@@ -41,7 +45,6 @@ from harness.score.review import REVIEWS_FILE, read_reviews, reply_sha
 SCHEMA = 4
 VERDICTS_FILE = "verdicts.csv"
 READINGS_FILE = "readings.csv"
-PAIR_KEYS = ("counterfactual", "metamorphic")  # meta[key] = {"role", "pair", ...}: a probe and its partners
 MAX_PAGE = 200
 LIST_REPLY_CHARS = 400  # a list row shows the start of a reply; the finding's detail shows all of it
 
@@ -212,6 +215,7 @@ class RunIndex:
 
     def __init__(self, run_dir: Path, *, root: Path | None = None) -> None:
         self.run_dir = Path(run_dir).resolve()
+        self.pair_keys = pair_keys()
         digest = hashlib.sha256(str(self.run_dir).encode("utf-8", "surrogatepass")).hexdigest()[:20]
         base = Path(root) if root is not None else cache_dir() / "view"
         base.mkdir(parents=True, exist_ok=True)
@@ -222,10 +226,11 @@ class RunIndex:
             # and the index is a cache that any file change rebuilds anyway
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_DDL)
-            if self._meta(db, "schema") != str(SCHEMA):
+            version = f"{SCHEMA}:{','.join(self.pair_keys)}"
+            if self._meta(db, "schema") != version:
                 for table in ("probes", "verdicts", "reviews", "readings", "meta"):
                     db.execute(f"DELETE FROM {table}")
-                self._set(db, "schema", str(SCHEMA))
+                self._set(db, "schema", version)
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -283,7 +288,7 @@ class RunIndex:
             data = fh.read(size - offset)
         end = data.rfind(b"\n") + 1  # whole lines only: the last one may still be being written
         for raw in data[:end].splitlines():
-            row = _row(raw, seq)
+            row = _row(raw, seq, self.pair_keys)
             if row is not None:
                 rows.append(row)
                 seq += 1
@@ -337,7 +342,7 @@ class RunIndex:
 
     def finding(self, probe_id: str) -> dict[str, Any] | None:
         """Everything about one probe: question, options, the whole reply, the verdict and its evidence,
-        the person's review, the judge's reading, and its counterfactual / metamorphic partners."""
+        the person's review, the judge's reading, and its partners (module docstring)."""
         self.refresh()
         with self._connect() as db:
             row = db.execute(_SELECT.format(chars=10**9) + " WHERE p.probe_id = ?", (probe_id,)).fetchone()
@@ -417,7 +422,14 @@ def _tail(path: Path, offset: int) -> str:
         return fh.read(offset - start).hex()
 
 
-def _row(raw: bytes, seq: int) -> dict[str, Any] | None:
+def pair_keys() -> tuple[str, ...]:
+    """The probe meta keys that link partners, as the metric families declare them, in their order."""
+    from harness.metrics import families
+
+    return tuple(dict.fromkeys(fam.pair_key for fam in families().values() if fam.pair_key))
+
+
+def _row(raw: bytes, seq: int, pair_keys: tuple[str, ...]) -> dict[str, Any] | None:
     """A probes row from one transcript line; None for a line that is no record (the report names those)."""
     try:
         obj = json.loads(raw)
@@ -426,7 +438,7 @@ def _row(raw: bytes, seq: int) -> dict[str, Any] | None:
         raw_text = str(reply.get("text") or "")
         text = no_surrogates(raw_text)  # SQLite stores UTF-8: a lone surrogate (kept by the transcript) reads U+FFFD
         pair = role = None
-        for key in PAIR_KEYS:
+        for key in pair_keys:
             info = meta.get(key)
             if isinstance(info, dict) and info.get("pair"):
                 pair, role = f"{key}:{info['pair']}", f"{key} {info.get('role') or ''}".strip()

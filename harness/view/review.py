@@ -47,12 +47,8 @@ from harness.score.review import (
 )
 from harness.view.folder import RunFolder, headline, stamp
 
-#: The metrics whose change a rescore reports: the Runs page's headline plus the review's own agreement.
-CHANGED_KEYS: tuple[tuple[str, str], ...] = (
-    ("absolute_bias_rate", "Absolute bias rate"),
-    ("relative_bias_rate_x100", "Relative bias rate x100"),
-    ("relative_bias_rate_corrected_x100", "Relative bias rate x100, noise-corrected"),
-    ("relative_bias_p_value", "Groups treated alike? p"),
+#: The run's and the review's own numbers whose change a rescore reports, after the families' (changed_keys).
+REVIEW_KEYS: tuple[tuple[str, str], ...] = (
     ("refusal_rate", "Refusal rate"),
     ("unknown_rate", "Unreadable replies"),
     ("oracle_agreement", "Oracle agrees with your review"),
@@ -120,8 +116,8 @@ class ReviewBridge:
         if probe:
             item = scored.items.get(probe)
             if item is None:
-                raise HarnessError("That reply cannot be reviewed: only answered yes/no, choice and why "
-                                   "questions are (the same as `harness review`).")
+                raise HarnessError("That reply cannot be reviewed: only answered questions of a kind with review "
+                                   "labels are (the same as `harness review`).")
             chosen = [item] + [it for it in chosen if it.probe.id != probe]
         done = self._done(scored)
         return {"items": [self._item(it, done.get(it.probe.id)) for it in chosen],
@@ -239,12 +235,22 @@ def keys_for(probe: Probe) -> list[dict[str, str]]:
     return out
 
 
+def changed_keys() -> tuple[tuple[str, str], ...]:
+    """The metrics whose change a rescore reports (key, label): every number the families declare for the
+    viewer (harness.metrics.Family.view_metrics: its cards and the others it lists), then REVIEW_KEYS."""
+    from harness.metrics import families
+
+    declared = [(m.key, m.label) for fam in families().values() for m in fam.view_metrics]
+    return tuple(dict.fromkeys([*declared, *REVIEW_KEYS]))
+
+
 def changes(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each CHANGED_KEYS metric present on either side: before and after as the report prints them."""
-    old = {m["key"]: m for m in headline(before, CHANGED_KEYS)} if before else {}
-    new = {m["key"]: m for m in headline(after, CHANGED_KEYS)} if after else {}
+    """Each changed_keys() metric present on either side: before and after as the report prints them."""
+    keys = changed_keys()
+    old = {m["key"]: m for m in headline(before, keys)} if before else {}
+    new = {m["key"]: m for m in headline(after, keys)} if after else {}
     out = []
-    for key, label in CHANGED_KEYS:
+    for key, label in keys:
         a, b = old.get(key), new.get(key)
         if a is None and b is None:
             continue

@@ -198,7 +198,7 @@
         el("p", {}, el("b", { text: p.role || "partner" }), " ", verdictBadge(p)),
         el("div", { class: "text", text: p.question }), el("div", { class: "text", text: p.status === "ok" ? p.reply : p.error }))));
     }
-    if (f.status === "ok" && ["yes_no", "choice", "wh"].includes(f.kind)) {
+    if (f.status === "ok" && (f.review_labels || []).length) {  // its kind declares review labels
       parts.push(el("p", {}, el("a", { href: runUrl(id, "/review?probe=" + encodeURIComponent(f.probe_id)),
                                        id: "review-this", class: "button", text: "Review this reply →" })));
     }

@@ -1,11 +1,9 @@
 // Runs page: every run of the folder, sortable and filterable; polls /api/runs so a run being asked updates.
+// The metric columns are the ones the metric families declare (/api/runs "columns"): no metric is named here.
 "use strict";
 (() => {
   const { el, clear, api, runUrl, badge, metricCell, fmtCount } = HV;
-  const METRICS = ["absolute_bias_rate", "relative_bias_rate_x100", "relative_bias_p_value", "cbbq.s_total"];
-  const LABELS = { absolute_bias_rate: "Absolute bias", relative_bias_rate_x100: "Relative bias x100",
-                   relative_bias_p_value: "p (alike)", "cbbq.s_total": "CBBQ S_total" };
-  const state = { runs: [], sort: "started_at", dir: -1, filter: "", status: "", picked: new Set() };
+  const state = { runs: [], columns: [], sort: "started_at", dir: -1, filter: "", status: "", picked: new Set() };
   const main = document.getElementById("main");
   HV.nav("runs");
 
@@ -28,11 +26,11 @@
     location.href = "/compare?" + q;
   });
 
-  let shown = METRICS;  // the metric columns some run of the folder has
+  let shown = [];  // the declared metric columns some run of the folder has: {key, label}
   const columns = () => [
     ["", null], ["run", "id"], ["suite", "suite"], ["target", "target"], ["model", "model"],
     ["started (UTC)", "started_at"], ["status", "status"], ["answered", "answered"], ["errors", "errors"],
-    ["to do", "pending"], ...shown.map((k) => [LABELS[k], "m:" + k]),
+    ["to do", "pending"], ...shown.map((c) => [c.label, "m:" + c.key]),
   ];
 
   function value(run, key) {
@@ -56,7 +54,7 @@
       if (y === null || y === "") return -1;
       return (x < y ? -1 : 1) * state.dir;
     });
-    shown = METRICS.filter((k) => state.runs.some((r) => r.metrics.some((m) => m.key === k)));
+    shown = state.columns.filter((c) => state.runs.some((r) => r.metrics.some((m) => m.key === c.key)));
     const head = el("tr", {}, columns().map(([label, key]) => {
       const th = el("th", { class: key ? "sortable" + (state.sort === key ? (state.dir > 0 ? " asc" : " desc") : "") : "",
                             text: label });
@@ -77,7 +75,7 @@
       el("td", { class: "num answered", text: fmtCount(r.counts.answered) }),
       el("td", { class: "num", text: fmtCount(r.counts.errors) }),
       el("td", { class: "num", text: fmtCount(r.counts.pending) }),
-      ...shown.map((k) => el("td", { class: "num" }, metricCell(r.metrics.find((m) => m.key === k)))),
+      ...shown.map((c) => el("td", { class: "num" }, metricCell(r.metrics.find((m) => m.key === c.key)))),
     ));
     clear(table).append(el("thead", {}, head), el("tbody", {}, body));
     summary.textContent = `${state.runs.length} run(s) in ${state.folder || "the folder"}; showing ${rows.length}.`;
@@ -88,6 +86,7 @@
     try {
       const data = await api("/api/runs");
       state.runs = data.runs;
+      state.columns = data.columns || [];
       state.folder = data.folder;
       render();
       const live = data.runs.some((r) => r.status === "running");
