@@ -1,7 +1,8 @@
 """The `harness` command line.
 
-Each command group lives in its own module of this package and registers itself on the app (its
-`register(app)`); COMMAND_MODULES lists them, so a new command is one module and one name here.
+Each command group lives in its own module and registers itself on the app (its `register(app)`); the
+COMMANDS registry names them by the harness.commands entry points (the harness's own in pyproject.toml,
+another package's in its own), so a new command is one module and one entry-point line.
 Command modules import the heavy machinery (pandas, the oracle, models, the run engine) inside their
 commands, not at the top: that keeps `harness --help` and a mistyped option instant.
 User mistakes raise HarnessError and end as one sentence with a non-zero exit code, never a traceback.
@@ -9,15 +10,17 @@ User mistakes raise HarnessError and end as one sentence with a non-zero exit co
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
+from types import ModuleType
+from typing import Any
 
 import typer
 from rich.console import Console
 
 from harness.core.display import assemble
 from harness.core.errors import EXIT_INFRA, HarnessError
+from harness.core.registry import GROUP_COMMANDS, Registry
 
 app = typer.Typer(
     name="harness",
@@ -32,14 +35,26 @@ app = typer.Typer(
 err_console = Console(stderr=True)
 
 
-#: Command modules of this package, in the order `harness --help` lists their commands.
-COMMAND_MODULES: tuple[str, ...] = ("data", "questions", "targets", "run", "report", "manual", "review", "debias", "perturb",
-                                   "judging", "calibrate", "view")
+#: the command groups: a module with `register(app)` (or a `module:function` taking the app) per name. The
+#: harness's own are the harness.commands entry points of its pyproject.toml (run = "harness.cli.run"),
+#: exactly as another package adds a command; nothing is imported until the app is built.
+COMMANDS: Registry[Any] = Registry("command group", GROUP_COMMANDS)
+
+#: The order `harness --help` lists the harness's own command groups in (a display order; the table is
+#: COMMANDS); a group not named here (a plugin's) follows them, by name.
+HELP_ORDER: tuple[str, ...] = ("data", "questions", "targets", "run", "report", "manual", "review", "debias",
+                               "perturb", "judging", "calibrate", "view")
+
+
+def _help_rank(name: str) -> tuple[int, str]:
+    return (HELP_ORDER.index(name) if name in HELP_ORDER else len(HELP_ORDER), name)
 
 
 def _register() -> None:
-    for name in COMMAND_MODULES:
-        importlib.import_module(f"harness.cli.{name}").register(app)
+    for name in sorted(COMMANDS.names(), key=_help_rank):
+        entry = COMMANDS.get(name)
+        register = entry.register if isinstance(entry, ModuleType) else entry
+        register(app)
 
 
 _register()
