@@ -77,14 +77,20 @@ def questions_command(
                                                              help="Sample this many groups per attribute.")] = None,
     properties_per_category: Annotated[int | None, typer.Option("--properties-per-category", min=0, metavar="N",
                                                                 help="Sample this many properties per category.")] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", metavar="KEY=VALUE",
+                                                    help="Suite option KEY=VALUE (repeatable), as `harness run` takes "
+                                                         "it, e.g. -p mutate=all or -p perturb=gender.")] = None,
 ) -> None:
-    """Preview or export a suite's probes.
+    """Preview or export a suite's probes, exactly as `harness run` would ask them (same -p options).
 
     Examples:  harness questions -s biasasker-zh --limit 10  |  harness questions -s builtin-en -f jsonl > probes.jsonl
+    |  harness questions -s builtin-en --sample 3 -p mutate=all  (the mutated probes a run would ask)
     """
+    from harness.cli.options import parse_pairs
     from harness.question_gen.suites import load_suite, select_probes
 
     loaded = load_suite(suite)
+    params = parse_pairs(param, "--param")
     overrides = {"compat": compat, "property_side": property_side}
     if loaded.generator == "biasasker":
         overrides |= {"groups_per_attribute": groups_per_attribute,
@@ -93,7 +99,9 @@ def questions_command(
         raise HarnessError(f"Suite '{loaded.name}' ({loaded.generator}) has no group/property sampling options.")
     if fmt is Format.table and limit is None:
         limit = TABLE_DEFAULT_LIMIT
-    probes = select_probes(loaded, sample=sample, seed=seed, limit=limit, **overrides)
+    # the named options win over the same key given with -p; None (not given) leaves the suite's value
+    overrides = params | {key: value for key, value in overrides.items() if value is not None}
+    probes = select_probes(loaded, sample=sample, seed=seed, limit=limit, overrides=overrides)
     if fmt is Format.jsonl:
         written = _write_jsonl(probes)
     else:
@@ -105,7 +113,15 @@ def questions_command(
                            "categories and templates, or the sampling options.")
     if fmt is Format.jsonl:
         return
-    total = sample if sample is not None else loaded.with_overrides(**overrides).count()
+    selected = loaded.with_overrides(**overrides)
+    if selected.generator_spec != selected.spec:  # -p perturb / -p mutate: each base is followed by its copies
+        if sample is None:  # counting the copies of a whole suite means making them all: not for a preview
+            Console(stderr=True).print(f"[dim]showing {shown:,} probes (base questions, each followed by its "
+                                       "copies); --limit N for more, --format jsonl to export them all.[/]")
+            return
+        total = sum(1 for _ in select_probes(loaded, sample=sample, seed=seed, overrides=overrides))
+    else:
+        total = sample if sample is not None else selected.count()
     if shown < total:
         Console(stderr=True).print(f"[dim]showing {shown:,} of {total:,} probes; --limit N for more, "
                                    f"--format jsonl to export them all.[/]")
