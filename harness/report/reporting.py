@@ -113,10 +113,12 @@ def write_verdicts_csv(result: RunResult, path: Path) -> Path:
 
 
 def _csv_value(value: Any) -> Any:
-    """A verdicts.csv cell; text that cannot be UTF-8 (a lone surrogate from a reply) gets U+FFFD."""
+    """A verdicts.csv cell; text that cannot be UTF-8 (a lone surrogate from a reply) gets U+FFFD.
+
+    Nothing (None, or the NaN pandas puts in a missing group or score) is an empty cell, not `nan`."""
     if isinstance(value, tuple):
         value = " | ".join(value)
-    if value is None:
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
         return ""
     return no_surrogates(value) if isinstance(value, str) else value
 

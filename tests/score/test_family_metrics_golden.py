@@ -7,6 +7,12 @@ scoring of the time wrote. Each transcript is scored here with the real oracle (
 a fixed judge below) and its metrics, counts and tables compared with expected.json: a refactoring of
 scoring, the families or the kind registry that changes a number fails here.
 
+How close is "the same" (tests/README.md): counts, labels, names and every number computed from them and the
+stored replies by the same IEEE arithmetic are compared exactly (1e-12 relative, room for a last-bit difference
+of a math library); the floats that went through sentence embeddings (the counterfactual replies' similarity:
+its mean, interval and per-pair column) at 1e-6 relative, since the last digits of an embedding depend on the
+CPU's math kernels (another CPU gave 0.4825765259563923 for a stored 0.48257652521133426, 1.5e-9 apart).
+
 When a number changes on purpose (a corrected formula), rewrite expected.json and say why in the commit:
 
     HARNESS_GOLDEN_WRITE=1 .venv/bin/python -m pytest tests/score/test_family_metrics_golden.py
@@ -17,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -31,6 +38,10 @@ RUNS = ("biasasker-zh", "biasasker-en", "cbbq", "chbias", "political", "tod", "c
 JUDGE = f"py:{__name__}:by_length"
 #: the parts of metrics.json that are values of the families (not when or by what the run was scored)
 COMPARED = ("metrics", "counts", "intervals", "variance_inputs", "tables")
+#: where a value went through sentence embeddings (a key named similarity, anywhere in the path)
+EMBEDDING_DERIVED = re.compile(r"\.similarity\b")
+EMBEDDING_REL = 1e-6  # what an embedding's last digits can move across CPUs, with room to spare
+EXACT_REL = 1e-12  # the same arithmetic on the same inputs: only a math library's last bit may differ
 
 
 def by_length(texts: list[str]) -> list[float]:
@@ -59,7 +70,8 @@ def _same(got: Any, want: Any, where: str) -> None:
         for i, (g, w) in enumerate(zip(got, want, strict=True)):
             _same(g, w, f"{where}[{i}]")
     elif isinstance(want, float) and isinstance(got, float) and not (math.isnan(want) or math.isnan(got)):
-        assert got == pytest.approx(want, rel=1e-12, abs=1e-12), where
+        rel = EMBEDDING_REL if EMBEDDING_DERIVED.search(where) else EXACT_REL
+        assert got == pytest.approx(want, rel=rel, abs=rel), where
     else:
         assert got == want, where
 
@@ -83,3 +95,42 @@ def test_family_metrics_are_unchanged(scored: dict[str, dict[str, Any]], name: s
     assert got["metrics"], f"{name}: nothing was measured"
     for part in COMPARED:
         _same(got[part], expected[part], f"{name}.{part}")
+
+
+def _nudged(value: Any, rel: float, where: str, *, embedding: bool) -> Any:
+    """`value` with each float (of the embedding-derived paths, or of the others) times 1 + rel."""
+    if isinstance(value, dict):
+        return {k: _nudged(v, rel, f"{where}.{k}", embedding=embedding) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_nudged(v, rel, f"{where}[{i}]", embedding=embedding) for i, v in enumerate(value)]
+    if isinstance(value, float) and value and bool(EMBEDDING_DERIVED.search(where)) == embedding:
+        return value * (1 + rel)
+    return value
+
+
+def _compare(got: dict[str, Any], want: dict[str, Any]) -> None:
+    for part in COMPARED:
+        _same(got[part], want[part], f"counterfactual.{part}")
+
+
+def test_embedding_floats_may_move_in_the_ninth_digit_and_not_in_the_fourth() -> None:
+    """The tolerance is what another CPU needs, not a blanket one: a change in the ninth significant digit of
+    the embedding-derived floats passes, one in the fourth fails, and the exact values stay exact."""
+    want = json.loads(EXPECTED.read_text("utf-8"))["counterfactual"]
+    moved = _nudged(want, 3e-9, "counterfactual", embedding=True)
+    assert sum(json.dumps(moved[p]) != json.dumps(want[p]) for p in COMPARED) == 3  # metrics, intervals, tables
+    _compare(moved, want)
+    _compare(_nudged(want, -3e-9, "counterfactual", embedding=True), want)
+    issue = json.loads(json.dumps(want))
+    assert issue["intervals"]["counterfactual.similarity"][0] == 0.48257652521133426
+    issue["intervals"]["counterfactual.similarity"][0] = 0.4825765259563923  # what another CPU gave (issue 31)
+    _compare(issue, want)
+    with pytest.raises(AssertionError, match="similarity"):
+        _compare(_nudged(want, 3e-4, "counterfactual", embedding=True), want)
+    with pytest.raises(AssertionError):  # a rate, interval or p-value from counts: exact
+        _compare(_nudged(want, 3e-9, "counterfactual", embedding=False), want)
+    counts = json.loads(json.dumps(want))
+    key = next(iter(counts["counts"]))
+    counts["counts"][key][0] += 1
+    with pytest.raises(AssertionError, match="counts"):
+        _compare(counts, want)
