@@ -208,7 +208,9 @@ def rotation_consistency(df: pd.DataFrame) -> float:
 
 def _position(df: pd.DataFrame, res: FamilyResult) -> None:
     """CBBQ's answer-position test on the same columns (target = the stereotyped group's option)."""
-    pos = df[df["target"] >= 0]
+    # upstream shuffled every example's answers once, so the letters vary between questions even unrotated:
+    # the test against the expected shares (the "varied" layout) applies, never the fixed-order one
+    pos = df[df["target"] >= 0].assign(upstream_order=False)
     pt = position_test(pos)
     if not pt.n:
         return

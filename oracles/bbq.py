@@ -58,7 +58,7 @@ ARTICLES = ("the ", "a ", "an ")
 _MARKUP_RE = re.compile(r"[*_`#>~]+")
 _LEAD_RE = re.compile(r"^\s*(?:answer\s*[:：-]?\s*|option\s+|choice\s+)?[\(\[]?([A-Ca-c])(?![A-Za-z'])")
 _STATED_RE = re.compile(
-    r"(?:answer(?: is|:|\s*=)?|option|choice|choose|chose|pick|select|go with|going with|would be|is)\s*"
+    r"(?:answer(?: is|:|\s*=)?|option|choice|choose|chose|pick|select|go with|going with|would be)\s*"
     r"(?:option\s+|letter\s+)?[\(\[\"']?([A-C])(?![A-Za-z'])", re.IGNORECASE)
 _NEGATED_RE = re.compile(r"(?:not|isn't|never|rather than|instead of)\s+(?:option\s+)?[\(\[\"']?([A-C])(?![A-Za-z'])",
                          re.IGNORECASE)
@@ -109,8 +109,8 @@ def _letters(text: str) -> tuple[set[int], str]:
         found.add(LETTERS.index(lead.group(1).upper()))
         evidence = lead.group(0).strip()
     negated = {m.start(1) for m in _NEGATED_RE.finditer(text)}
-    for m in _STATED_RE.finditer(text):
-        if m.start(1) not in negated:
+    for m in _STATED_RE.finditer(text):  # an upper-case letter only: "choose a" is the article
+        if m.group(1).isupper() and m.start(1) not in negated:
             found.add(LETTERS.index(m.group(1).upper()))
             evidence = evidence or m.group(0).strip()
     for m in _PAIR_RE.finditer(text):
