@@ -19,24 +19,31 @@ from harness.adapters.base import Adapter
 from harness.core.errors import HarnessError
 from harness.core.records import Probe
 from harness.run import manifest as mf
+from harness.run.answer_modes import GENERATE, mode_for, required_mode
+from harness.run.answer_modes import answer_mode as registered_mode
 from harness.run.engine import EngineSettings
+from harness.run.loglik import ANSWER_MODE as LOGLIK_MODE
 from harness.run.perplexity import ANSWER_MODE as PERPLEXITY_MODE
-from harness.run.perplexity import can_score, refusal
 
 if TYPE_CHECKING:  # imported where used: the registry reads TOML files, the suites their generators
     from harness.adapters.registry import TargetConfig
     from harness.question_gen.suites import Suite
 
-ANSWER_GENERATE = "generate"
-ANSWER_LOGLIK = "loglik"
+# The built-in answer modes' names, for callers that name one (the modes themselves are registered objects,
+# harness.run.answer_modes.ANSWER_MODES; nothing here dispatches on these names).
+ANSWER_GENERATE = GENERATE
+ANSWER_LOGLIK = LOGLIK_MODE
 ANSWER_PERPLEXITY = PERPLEXITY_MODE  # sentence pairs scored by the model (chbias suites; harness.run.perplexity)
-ANSWER_MODES = (ANSWER_GENERATE, ANSWER_LOGLIK, ANSWER_PERPLEXITY)
 
 
-def _selected_estimate(suite: Suite, sample: int | None, limit: int | None) -> int | None:
-    """How many probes the selection holds, for the progress bar (exact count is taken while streaming)."""
+def _selected_estimate(suite: Suite, sample: int | None, limit: int | None, seed: int = 0) -> int | None:
+    """How many probes the selection holds, for the progress bar: the generator's arithmetic count, or, when
+    -p perturb / -p mutate add copies of the probes (how many depends on each probe's words), the selection
+    itself counted, as --dry-run counts it (builtin-en, a 500-probe sample: 0.6 s perturbed, 0.3 s mutated)."""
     try:
         total = int(suite.count())
+        if getattr(suite, "generator_spec", None) not in (None, getattr(suite, "spec", None)):
+            return sum(1 for _ in select_any(suite, sample=sample, seed=seed, limit=limit, overrides={}))
     except HarnessError:
         raise  # a broken suite spec (unknown filter value, missing data): say so before anything is asked
     except Exception:  # noqa: BLE001 - a suite without a cheap count just gets an open-ended bar
@@ -110,25 +117,20 @@ def resolve_target(target: str | Adapter, overrides: dict[str, Any] | None = Non
 def required_answer_mode(suite: Suite | None) -> str | None:
     """The answer mode a suite's probes can only be answered in (its generator's ANSWER_MODE), if any:
     the chbias suites' sentence pairs are scored by perplexity, never by generated text."""
-    module = getattr(suite, "module", None)
-    return getattr(module, "ANSWER_MODE", None) if module is not None else None
+    return required_mode(suite)
 
 
 def answer_mode_for(suite: Suite, asked: str) -> str:
     """The mode a run of `suite` uses when `asked` was requested (generate is also the default)."""
-    required = required_answer_mode(suite)
-    if required is None or asked == required:
-        return asked
-    if asked != ANSWER_GENERATE:
-        raise HarnessError(f"Suite '{getattr(suite, 'name', suite)}' is answered by {required} only; "
-                           f"drop --answer-mode {asked}.")
-    return required
+    return mode_for(suite, asked)
 
 
 def check_capability(info: TargetInfo, answer_mode: str) -> None:
-    """A target that cannot answer in this mode is refused before anything is asked or written."""
-    if answer_mode == ANSWER_PERPLEXITY and not can_score(info.adapter):
-        raise HarnessError(refusal(info.name, getattr(info.adapter, "kind", "?")))
+    """A target that cannot answer in this mode is refused before anything is asked or written: the mode
+    says why (AnswerMode.accepts)."""
+    reason = registered_mode(answer_mode).accepts(info.adapter, info.name)
+    if reason:
+        raise HarnessError(reason)
 
 
 def check_target_kind(suite: Suite | None, target: str | Adapter, *, config: TargetConfig | None = None) -> None:
@@ -158,7 +160,7 @@ def derived_run_id(suite_name: str, target_name: str, *, sample: int | None, see
     (that is how rerunning resumes), and `harness run --dry-run` counts against that same folder."""
     run_id = mf.default_run_id(suite_name, target_name, sample=sample, seed=seed, limit=limit,
                                extra="-".join(f"{k}{v}" for k, v in sorted(overrides.items())))
-    return run_id + "-loglik" if answer_mode == ANSWER_LOGLIK else run_id
+    return run_id + registered_mode(answer_mode).run_id_suffix
 
 
 def _fresh_suffix() -> str:
@@ -232,8 +234,7 @@ def plan_run(suite: Suite | str | Path | None = None, target: str | Adapter | No
 
     `has_probes`: the caller passes the probes itself, so the suite is only a name for the manifest.
     """
-    if answer_mode not in ANSWER_MODES:
-        raise HarnessError(f"Unknown answer mode '{answer_mode}'; use generate or loglik.")
+    registered_mode(answer_mode)  # an unknown mode: one sentence naming those --answer-mode takes
     overrides = dict(overrides or {})
     previous: dict[str, Any] = {}
     run_dir: Path | None = None
@@ -271,7 +272,7 @@ def plan_run(suite: Suite | str | Path | None = None, target: str | Adapter | No
     if suite_obj is not None:
         with_overrides = getattr(suite_obj, "with_overrides", None)
         counted = with_overrides(**overrides) if (overrides and with_overrides) else suite_obj
-        estimate = _selected_estimate(counted, sample, limit)
+        estimate = _selected_estimate(counted, sample, limit, seed)
     return RunPlan(run_id=run_id, run_dir=run_dir or mf.run_dir_for(run_id), suite_name=suite_name,
                    suite=suite_obj, target=info, owns_adapter=not isinstance(target, Adapter),
                    settings=settings, sample=sample, seed=seed, limit=limit, overrides=overrides,
