@@ -1,0 +1,249 @@
+"""The statistics of a decision audit (harness.metrics.decision): impact-ratio intervals, the exact
+four-fifths test, within-case paired tests and the fixed-effects logistic regression.
+
+Why each method (docs/decisions.md says the same for users):
+
+* Impact ratio interval: Katz et al. (1978)'s log interval for a ratio of two independent proportions,
+  log(r) +- z * sqrt(1/k1 - 1/n1 + 1/k2 - 1/n2), with 0.5 added to both counts and both totals when a group
+  selected nobody (the usual correction; without it the interval is undefined). Its coverage is checked by
+  simulation (tests/metrics/test_decision_stats.py), including the audit's own twist: the reference group is
+  the one with the highest observed rate, chosen from the same data.
+* Four-fifths test: a one-sided exact unconditional test of H0: p_group / p_top >= 0.8 against < 0.8 (the
+  shortfall is more than chance). The statistic is Farrington & Manning (1990)'s score for a ratio of
+  proportions, with the variance at the maximum-likelihood estimates restricted to the null ratio; its
+  p-value is the largest probability, over the nuisance rate p_top on the null boundary p_group = 0.8 p_top,
+  of a score at most the observed one, every table of outcomes enumerated (Chan & Zhang 1999's approach for
+  a ratio). So its size never exceeds the level (checked by computing the size exactly, not by simulation).
+* Paired comparisons within a case: McNemar's exact test (the sign test on the discordant pairs) for yes/no,
+  the Wilcoxon signed-rank test on P(yes) pairs.
+* Discrimination score: a logistic regression of the decision (0/1, or P(yes) as a fractional outcome,
+  quasi-binomial with the Pearson scale) on the groups with a fixed effect per case, fitted by iteratively
+  reweighted least squares; a group's coefficient is its logit difference from the reference group with the
+  other factors and the case held fixed, as discrim-eval reports (Tamkin et al. 2023, who fit random case
+  effects; fixed effects need no distributional assumption about the cases). Checked against statsmodels.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats as _st
+from scipy.special import expit
+
+from harness.metrics.stats import Z95, sign_test
+
+FOUR_FIFTHS = 0.8
+_GRID = 400  # nuisance values searched by the exact test, then refined around the largest
+
+
+def ratio(k1: int, n1: int, k2: int, n2: int) -> float | None:
+    """(k1/n1) / (k2/n2); None when either group is empty or the reference selected nobody."""
+    if n1 <= 0 or n2 <= 0 or k2 <= 0:
+        return None
+    return (k1 / n1) / (k2 / n2)
+
+
+def katz_interval(k1: int, n1: int, k2: int, n2: int, z: float = Z95) -> tuple[float, float] | None:
+    """Katz log interval for the ratio of proportions k1/n1 over k2/n2 (see the module docstring)."""
+    if ratio(k1, n1, k2, n2) is None:
+        return None
+    x1, m1, x2, m2 = float(k1), float(n1), float(k2), float(n2)
+    if k1 == 0:  # nobody selected in the group: the 0.5 correction on both groups
+        x1, m1, x2, m2 = x1 + 0.5, m1 + 0.5, x2 + 0.5, m2 + 0.5
+    centre = math.log((x1 / m1) / (x2 / m2))
+    half = z * math.sqrt(max(0.0, 1 / x1 - 1 / m1 + 1 / x2 - 1 / m2))
+    return math.exp(centre - half), math.exp(centre + half)
+
+
+def restricted_rates(k1: np.ndarray, n1: int, k2: np.ndarray, n2: int, theta: float) -> tuple[np.ndarray, np.ndarray]:
+    """Maximum-likelihood rates (p1, p2) under p1 = theta * p2 (Farrington & Manning 1990): the root in
+    [0, min(1, 1/theta)] of N theta p2^2 - (n1 theta + k1 + n2 + k2 theta) p2 + (k1 + k2) = 0."""
+    k1, k2 = np.asarray(k1, dtype=float), np.asarray(k2, dtype=float)
+    a = (n1 + n2) * theta
+    b = -(n1 * theta + k1 + n2 + k2 * theta)
+    c = k1 + k2
+    p2 = (-b - np.sqrt(np.maximum(b * b - 4 * a * c, 0.0))) / (2 * a)
+    p2 = np.clip(p2, 0.0, min(1.0, 1.0 / theta))
+    return theta * p2, p2
+
+
+def fm_score(k1: np.ndarray, n1: int, k2: np.ndarray, n2: int, theta: float) -> np.ndarray:
+    """Farrington-Manning score z = (p1_hat - theta p2_hat) / sd under the restricted rates (0 where the
+    restricted variance is 0: both groups selected nobody, or the restricted rates are at 1)."""
+    k1, k2 = np.asarray(k1, dtype=float), np.asarray(k2, dtype=float)
+    q1, q2 = restricted_rates(k1, n1, k2, n2, theta)
+    var = q1 * (1 - q1) / n1 + theta * theta * q2 * (1 - q2) / n2
+    diff = k1 / n1 - theta * k2 / n2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(var > 1e-15, diff / np.sqrt(np.where(var > 1e-15, var, 1.0)), 0.0)
+    return z
+
+
+def _tail_probability(mask: np.ndarray, n1: int, n2: int, theta: float, p2: np.ndarray) -> np.ndarray:
+    """P(outcome in mask) for each nuisance p2 (p1 = theta p2), outcomes (k1, k2) enumerated."""
+    k1, k2 = np.arange(n1 + 1), np.arange(n2 + 1)
+    pmf1 = _st.binom.pmf(k1[:, None], n1, theta * p2[None, :])  # (n1+1, G)
+    pmf2 = _st.binom.pmf(k2[:, None], n2, p2[None, :])  # (n2+1, G)
+    return np.einsum("ig,ij,jg->g", pmf1, mask.astype(float), pmf2)
+
+
+def shortfall_p(k1: int, n1: int, k2: int, n2: int, theta: float = FOUR_FIFTHS) -> float | None:
+    """Exact unconditional one-sided p-value of H0: p1 / p2 >= theta against p1 / p2 < theta (see the module
+    docstring); None when a group is empty."""
+    if n1 <= 0 or n2 <= 0:
+        return None
+    observed = float(fm_score(np.array([k1]), n1, np.array([k2]), n2, theta)[0])
+    grid_k1, grid_k2 = np.meshgrid(np.arange(n1 + 1), np.arange(n2 + 1), indexing="ij")
+    mask = fm_score(grid_k1, n1, grid_k2, n2, theta) <= observed + 1e-9
+    top = min(1.0, 1.0 / theta)
+    grid = np.linspace(top / _GRID, top, _GRID)
+    probs = _tail_probability(mask, n1, n2, theta, grid)
+    best = int(np.argmax(probs))
+    low, high = grid[max(0, best - 1)], grid[min(len(grid) - 1, best + 1)]
+    fine = np.linspace(max(low, 1e-12), high, 41)
+    p = max(float(probs.max()), float(_tail_probability(mask, n1, n2, theta, fine).max()))
+    return min(1.0, p)
+
+
+def shortfall_size(n1: int, n2: int, theta: float = FOUR_FIFTHS, alpha: float = 0.05,
+                   p2: Sequence[float] = ()) -> float:
+    """The exact size of the shortfall test at `alpha`: the largest probability, over the null boundary's
+    nuisance rates `p2` (default a grid), that it rejects. Used by the tests to show the size stays <= alpha."""
+    grid_k1, grid_k2 = np.meshgrid(np.arange(n1 + 1), np.arange(n2 + 1), indexing="ij")
+    reject = np.zeros((n1 + 1, n2 + 1), dtype=bool)
+    for i in range(n1 + 1):
+        for j in range(n2 + 1):
+            p = shortfall_p(int(grid_k1[i, j]), n1, int(grid_k2[i, j]), n2, theta)
+            reject[i, j] = p is not None and p <= alpha
+    values = np.asarray(p2, dtype=float) if len(p2) else np.linspace(0.01, min(1.0, 1 / theta), 100)
+    return float(_tail_probability(reject, n1, n2, theta, values).max())
+
+
+def mcnemar_exact(b: int, c: int) -> float | None:
+    """Two-sided exact McNemar p-value from the discordant pairs (b: only the first said yes; c: only the
+    second); None without a discordant pair."""
+    return sign_test(b, c)
+
+
+def wilcoxon_p(first: Sequence[float], second: Sequence[float]) -> float | None:
+    """Two-sided Wilcoxon signed-rank p-value of paired values (zero differences dropped, Wilcoxon's way);
+    None when no pair differs."""
+    diffs = np.asarray(first, dtype=float) - np.asarray(second, dtype=float)
+    if not np.any(np.abs(diffs) > 1e-12):
+        return None
+    return float(_st.wilcoxon(first, second, zero_method="wilcox").pvalue)
+
+
+def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float] | None:
+    """Mean and its t interval; None for no values; the interval is the mean itself for one value."""
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        return None
+    mean = float(x.mean())
+    if x.size == 1:
+        return mean, mean, mean
+    half = float(_st.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
+@dataclass
+class LogitFit:
+    """A fixed-effects logistic fit: each named group's coefficient (logit difference from its category's
+    reference), standard error and 95% interval; which cases entered; notes on what was left out."""
+
+    names: list[str]
+    coef: dict[str, float | None] = field(default_factory=dict)
+    se: dict[str, float | None] = field(default_factory=dict)
+    scale: float = 1.0
+    n: int = 0
+    cases: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def interval(self, name: str, z: float = Z95) -> tuple[float, float] | None:
+        b, s = self.coef.get(name), self.se.get(name)
+        return None if b is None or s is None else (b - z * s, b + z * s)
+
+    def p_value(self, name: str) -> float | None:
+        b, s = self.coef.get(name), self.se.get(name)
+        return None if b is None or not s else float(2 * _st.norm.sf(abs(b / s)))
+
+
+def irls_logit(y: np.ndarray, x: np.ndarray, *, max_iter: int = 100, tol: float = 1e-10) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Binomial GLM with the logit link by iteratively reweighted least squares: (coefficients,
+    unscaled covariance (X'WX)^-1, converged). y may be fractional in [0, 1] (quasi-likelihood)."""
+    beta = np.zeros(x.shape[1])
+    converged = False
+    for _ in range(max_iter):
+        eta = x @ beta
+        mu = np.clip(expit(eta), 1e-12, 1 - 1e-12)
+        w = mu * (1 - mu)
+        z = eta + (y - mu) / w
+        xtw = x.T * w
+        new = np.linalg.solve(xtw @ x, xtw @ z)
+        if np.max(np.abs(new - beta)) < tol * (1 + np.max(np.abs(beta))):
+            beta, converged = new, True
+            break
+        beta = new
+    mu = np.clip(expit(x @ beta), 1e-12, 1 - 1e-12)
+    cov = np.linalg.inv((x.T * (mu * (1 - mu))) @ x)
+    return beta, cov, converged
+
+
+def logistic_fixed_effects(y: Sequence[float], cases: Sequence[str], dummies: dict[str, Sequence[int]],
+                           *, fractional: bool) -> LogitFit:
+    """Fit y ~ case fixed effects + group dummies (see the module docstring).
+
+    `dummies` maps each non-reference group to its 0/1 column. Cases whose outcomes do not vary carry no
+    within-case information about the groups and, for 0/1 outcomes, push their own effect to infinity: they
+    are left out (a note says how many). A group whose coefficient runs away (every one of its decisions the
+    same) gets no estimate. `fractional`: y is P(yes), and the covariance is scaled by the Pearson
+    chi-square over the residual degrees of freedom (quasi-binomial; statsmodels' scale="X2").
+    """
+    names = list(dummies)
+    fit = LogitFit(names=names)
+    yv = np.asarray(y, dtype=float)
+    case_arr = np.asarray(list(cases), dtype=object)
+    keep = np.zeros(len(yv), dtype=bool)
+    dropped = 0
+    for case in dict.fromkeys(case_arr):
+        rows = case_arr == case
+        if np.ptp(yv[rows]) > 1e-9:
+            keep |= rows
+        else:
+            dropped += 1
+    if dropped:
+        fit.notes.append(f"{dropped} case(s) got the same answer for every variant and tell nothing about the "
+                         "groups; the regression leaves them out.")
+    used_cases = list(dict.fromkeys(case_arr[keep]))
+    cols = [n for n in names if keep.any() and np.ptp(np.asarray(dummies[n], dtype=float)[keep]) > 0]
+    if not used_cases or not cols:
+        fit.coef = dict.fromkeys(names)
+        fit.se = dict.fromkeys(names)
+        return fit
+    case_cols = np.column_stack([(case_arr[keep] == c).astype(float) for c in used_cases])
+    group_cols = np.column_stack([np.asarray(dummies[n], dtype=float)[keep] for n in cols])
+    x = np.hstack([case_cols, group_cols])
+    yk = yv[keep]
+    beta, cov, converged = irls_logit(yk, x)
+    n, p = x.shape
+    mu = expit(x @ beta)
+    scale = 1.0
+    if fractional and n > p:
+        scale = float(np.sum((yk - mu) ** 2 / (mu * (1 - mu))) / (n - p))
+    fit.scale, fit.n, fit.cases = scale, int(n), len(used_cases)
+    offset = len(used_cases)
+    for i, name in enumerate(cols):
+        b = float(beta[offset + i])
+        if not converged or abs(b) > 15:
+            fit.coef[name], fit.se[name] = None, None
+            fit.notes.append(f"{name}: the fit runs away (its decisions are all the same); no estimate.")
+            continue
+        fit.coef[name] = b
+        fit.se[name] = float(math.sqrt(cov[offset + i, offset + i] * scale))
+    for name in names:
+        fit.coef.setdefault(name, None)
+        fit.se.setdefault(name, None)
+    return fit
