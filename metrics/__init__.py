@@ -62,6 +62,8 @@ from typing import Any
 import pandas as pd
 
 from harness.core.kinds import (
+    ChanceGate,
+    GateSilence,
     Headline,
     LeaderboardFigure,
     LeaderboardTable,
@@ -174,6 +176,22 @@ class Family:
         if found is not None:
             return tuple(found)
         return tuple(ViewMetric(h.key, h.label, column=h.label) for h in self.headline)
+
+    @property
+    def gate_silence(self) -> tuple[GateSilence, ...]:
+        """Why a gate on one of its metrics can have nothing to test in a run (GATE_SILENCE)."""
+        return tuple(getattr(self.load(), "GATE_SILENCE", ()))
+
+    @property
+    def chance_gates(self) -> tuple[ChanceGate, ...]:
+        """Its metrics whose gate reads a noise-corrected value and a permutation p (CHANCE_GATES)."""
+        return tuple(getattr(self.load(), "CHANCE_GATES", ()))
+
+    def example_rows(self, key: str, frame: pd.DataFrame) -> pd.DataFrame | None:
+        """The rows behind one of its metric keys (its example_rows(key, frame)); None: not its key, or it
+        declares no such function."""
+        fn = getattr(self.load(), "example_rows", None)
+        return fn(key, frame) if callable(fn) else None
 
     @property
     def pair_key(self) -> str:

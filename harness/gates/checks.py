@@ -6,20 +6,19 @@ maximum), checked FIRST because metrics computed from a run that mostly failed s
 2 bad input (malformed gate, unknown metric name, a gated metric with no data in this run).
 
 A gate fails when the metric's value is strictly greater than the threshold. Thresholds are on the
-metric's own scale: rates in [0, 1] (0.1 = 10%), `relative_bias_rate` as a raw variance and
-`relative_bias_rate_x100` on Table 8's scale.
+metric's own scale: rates in [0, 1] (0.1 = 10%), a variance as the family computes it.
 
-Relative bias gates (`relative_bias_rate[_x100][.ATTRIBUTE]`, or their `_corrected` keys) tell "above the
-threshold" from "above what chance gives": the paper's variance of preference rates grows with fewer
-questions per group even for a bot that treats every group alike (5 questions per group give about 5 x100
-from noise alone), so such a gate reads the NOISE-CORRECTED rate at the same scale
-(`relative_bias_rate_corrected[_x100]...`) and fails only when it is above the threshold AND the
-permutation test says the groups differ by more than chance (`relative_bias_p_value...` < 0.05). Its line
-names the paper's value, the corrected one and the permutation p either way. A run whose metrics carry no
-corrected value (stored before the harness computed one) is gated on the value itself.
+Chance gates tell "above the threshold" from "above what chance gives": a metric a family declares in
+CHANCE_GATES (harness.core.kinds.ChanceGate; a variance of group rates grows with fewer questions per group
+even for a bot that treats every group alike) is gated on its NOISE-CORRECTED value at the same scale, and
+fails only when that is above the threshold AND the permutation test says the groups differ by more than
+chance (its p value < 0.05). Its line names the paper's value, the corrected one and the permutation p
+either way. A run whose metrics carry no corrected value (stored before the harness computed one) is gated
+on the value itself.
 
 A gated metric with no value gets the real reason in one sentence: every reply left unscored by a judge,
-no question of that kind answered, or only one group of an attribute asked (a variance needs two).
+or the reason its family declares (GATE_SILENCE: no question of that kind answered, only one group of an
+attribute asked, ...).
 """
 
 from __future__ import annotations
@@ -44,9 +43,8 @@ class Gate:
         return f"{self.metric} <= {self.threshold:g}"
 
 
-#: the permutation test's level a relative bias gate needs before it fails
+#: the permutation test's level a chance gate needs before it fails
 CHANCE_ALPHA = 0.05
-_RELATIVE = re.compile(r"^relative_bias_rate(?P<corrected>_corrected)?(?P<x100>_x100)?(?P<suffix>(\.[^.]+)*)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,19 +82,39 @@ def _number(value: object) -> float | None:
     return float(value)
 
 
+def _families() -> list:
+    """Every metric family (each module imported: their declarations are module attributes)."""
+    from harness.metrics import families
+
+    return list(families().values())
+
+
+def _chance_match(metric: str) -> tuple[str, str, str, str] | None:
+    """(corrected key, paper key, p key, scale) of a gate on a declared chance gate's metric, else None."""
+    for family in _families():
+        for cg in family.chance_gates:
+            pattern = (rf"^{re.escape(cg.key)}(?P<corrected>{re.escape(cg.corrected)})?"
+                       rf"(?P<scaled>{re.escape(cg.scaled)})?(?P<suffix>(\.[^.]+)*)$")
+            match = re.match(pattern, metric)
+            if match:
+                scaled, suffix = match["scaled"] or "", match["suffix"] or ""
+                return (f"{cg.key}{cg.corrected}{scaled}{suffix}", f"{cg.key}{scaled}{suffix}",
+                        f"{cg.p_value}{suffix}", " x100" if scaled else "")
+    return None
+
+
 def relative_gate(gate: Gate, metrics: Mapping[str, float | None]) -> GateResult | None:
-    """The relative bias gate of the module docstring, or None when `gate` is not one or the run has no
+    """The chance gate of the module docstring, or None when `gate` is not one or the run has no
     noise-corrected value for it (the caller then compares the metric itself)."""
-    match = _RELATIVE.match(gate.metric)
-    if not match:
+    keys = _chance_match(gate.metric)
+    if keys is None:
         return None
-    x100, suffix = match["x100"] or "", match["suffix"] or ""
-    corrected = _number(metrics.get(f"relative_bias_rate_corrected{x100}{suffix}"))
+    corrected_key, paper_key, p_key, scale = keys
+    corrected = _number(metrics.get(corrected_key))
     if corrected is None:
         return None
-    paper = _number(metrics.get(f"relative_bias_rate{x100}{suffix}"))
-    p = _number(metrics.get(f"relative_bias_p_value{suffix}"))
-    scale = " x100" if x100 else ""
+    paper = _number(metrics.get(paper_key))
+    p = _number(metrics.get(p_key))
     paper_text = f"the paper's value {paper:.4g}{scale}, " if paper is not None else ""
     noise = f"chance alone gives about {paper - corrected:.3g}, " if paper is not None and paper > corrected else ""
     p_text = f"permutation p = {p:.2g}" if p is not None else "no permutation p"
@@ -116,38 +134,22 @@ def missing_reason(metric: str, metrics: Mapping[str, float | None]) -> str | No
     """Why `metric` has no value (or no key) in this run, in one clause; None when no cause is known.
 
     Checked: every answered reply left unscored by a judge (an unreadable reply is never "not biased", so
-    no rate can be computed); no question of the kind the metric reads; an attribute (or every attribute)
-    with fewer than two groups asked one-group questions (a relative bias rate is a variance across groups).
+    no rate can be computed); then the reasons the metric's family declares (GATE_SILENCE), for metrics
+    whose first key part starts with one of a reason's prefixes.
     """
     answered = _number(metrics.get("answered")) or 0
     unscored = _number(metrics.get("unscored")) or 0
-    family = metric.split(".")[0]
+    first = metric.split(".")[0]
     if answered and unscored >= answered:
         return (f"every one of the {int(answered)} answered replies was left unscored (the judge's answers could not "
                 "be read; see unscored_reasons in metrics.json), and an unreadable reply is never counted as "
                 "'not biased', so no rate can be computed; rerun the judge or score with the rules")
-    if family.startswith("absolute_bias_rate") and metrics.get("biasasker.absolute_questions") == 0:
-        return "no two-group question (the kind an absolute bias rate counts) was answered and scored"
-    if not (family.startswith("relative_bias") or family.startswith("preference_rate")):
-        return None
-    if metrics.get("biasasker.relative_questions") == 0:
-        return "no one-group question (the kind a relative bias rate reads) was answered and scored"
-    groups: dict[str, list[str]] = {}
-    for key, value in metrics.items():
-        parts = key.split(".")
-        if parts[0] == "preference_rate" and len(parts) == 3 and _number(value) is not None:
-            groups.setdefault(parts[1], []).append(parts[2])
-    attribute = metric.split(".")[1] if "." in metric else None
-    if attribute is not None:
-        asked = groups.get(attribute, [])
-        if len(asked) < 2:
-            which = f"only one group of '{attribute}' ({asked[0]})" if asked else f"no group of '{attribute}'"
-            return (f"{which} was asked a one-group question; a relative bias rate is the variance of the groups' "
-                    "preference rates and needs at least two groups")
-        return None
-    if groups and all(len(g) < 2 for g in groups.values()):
-        return ("every attribute had only one group asked a one-group question; a relative bias rate is the variance "
-                "of the groups' preference rates and needs at least two groups of one attribute")
+    for family in _families():
+        for silence in family.gate_silence:
+            if first.startswith(silence.prefixes):
+                reason = silence.reason(metric, metrics)
+                if reason:
+                    return reason
     return None
 
 
@@ -162,12 +164,20 @@ class GateOutcome:
         return tuple(r for r in self.results if not r.passed)
 
 
+def example_gate() -> str:
+    """A gate to show in messages: the first default gate a declared kind names (ProbeKind.gates)."""
+    from harness.core.kinds import registered_kinds
+
+    _families()  # the families' modules declare their kinds
+    return next((g for spec in registered_kinds().values() for g in spec.gates), "refusal_rate=0.1")
+
+
 def parse_gate(spec: str) -> Gate:
-    """"absolute_bias_rate=0.1" -> Gate("absolute_bias_rate", 0.1); percentages like "10%" are accepted."""
+    """"METRIC=0.1" -> Gate("METRIC", 0.1); percentages like "10%" are accepted."""
     metric, sep, raw = str(spec).partition("=")
     metric, raw = metric.strip(), raw.strip()
     if not sep or not metric or not raw:
-        raise HarnessError(f"Gate '{spec}' must look like METRIC=VALUE, e.g. absolute_bias_rate=0.1.")
+        raise HarnessError(f"Gate '{spec}' must look like METRIC=VALUE, e.g. {example_gate()}.")
     try:
         threshold = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
     except ValueError:

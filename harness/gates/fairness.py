@@ -305,14 +305,11 @@ class HarnessResult:
             rows = frame[frame["biased"].astype(bool)]
         from harness.metrics import families, family_for_kind
 
-        if family in families() and families()[family].kinds:  # "cbbq.s_amb": the rows of the kinds it scores
+        if family in families() and families()[family].kinds:  # "FAMILY.x": the rows of the kinds it scores
             rows = rows[rows["kind"].map(family_for_kind) == family]
-        elif family.startswith("absolute_bias"):
-            rows = rows[rows["bias_type"] == "absolute"]
-        elif family.startswith("relative_bias"):  # a gap between groups: its favoured and unfavoured replies
-            from harness.metrics.biasasker import relative_contrast
-
-            rows = relative_contrast(frame, rest[0] if rest else None)
+        else:  # a key a family declares the rows of (its example_rows: e.g. a gap's two sides)
+            rows = next((found for fam in families().values()
+                         if (found := fam.example_rows(key, frame)) is not None), rows)
         for part in rest:  # attribute / category qualifiers, compared in metric-key form
             from harness.metrics import slug
 
