@@ -195,6 +195,28 @@ def _group_figures(frame: pd.DataFrame, block: Block) -> list[dict[str, Any]]:
     return figures
 
 
+def _value_ratios(frame: pd.DataFrame, block: Block, figures: list[dict[str, Any]]) -> None:
+    """Mean P(yes) (or score) of each group over the highest group's, with a set-resampling bootstrap
+    interval: the graded counterpart of the impact ratio, informative where every decision is the same."""
+    valued = [f for f in figures if f["mean_value"] is not None]
+    if not valued:
+        return
+    top = max(valued, key=lambda f: f["mean_value"][0])
+    if top["mean_value"][0] <= 0:
+        return
+
+    def values(levels: tuple[str, ...]) -> list[tuple[str, float]]:
+        part = frame[_members(frame, block, levels) & frame["decided"]]
+        return [(s, float(v)) for s, v in zip(part["set"], part["value"], strict=True)]
+
+    top_values = values(top["levels"])
+    for fig in valued:
+        fig["value_top"] = top["group"]
+        fig["value_ratio"] = fig["mean_value"][0] / top["mean_value"][0]
+        if fig is not top:
+            fig["value_ratio_ci"] = st.cluster_ratio_interval(values(fig["levels"]), top_values)
+
+
 def _compare(frame: pd.DataFrame, block: Block, figures: list[dict[str, Any]]) -> None:
     """Impact ratios, the shortfall test and the paired tests of each group against the block's top."""
     rated = [f for f in figures if f["rate"] is not None]
@@ -272,6 +294,11 @@ def _put_group(res: FamilyResult, fig: Mapping[str, Any], value_name: str) -> No
         mean, low, high = fig["mean_value"]
         res.metrics[_key(value_name, g)] = mean
         res.intervals[_key(value_name, g)] = (low, high)
+    if fig.get("value_ratio") is not None:
+        ratio_name = value_name.replace("mean_", "") + "_ratio"
+        res.metrics[_key(ratio_name, g)] = fig["value_ratio"]
+        if fig.get("value_ratio_ci") is not None:
+            res.intervals[_key(ratio_name, g)] = fig["value_ratio_ci"]
 
 
 def _table_row(fig: Mapping[str, Any]) -> dict[str, Any]:
@@ -283,7 +310,9 @@ def _table_row(fig: Mapping[str, Any]) -> dict[str, Any]:
             "selected": fig["selected"], "selection_rate": fig["rate"], "rate_low": rate_ci[0],
             "rate_high": rate_ci[1], "impact_ratio": ratio, "ratio_low": ratio_ci[0], "ratio_high": ratio_ci[1],
             "four_fifths": flag, "shortfall_p": fig.get("shortfall_p"), "shortfall_p_holm": fig.get("holm"),
-            "refused": fig["refused"]}
+            "refused": fig["refused"], "mean_value": (fig.get("mean_value") or (None,))[0],
+            "value_ratio": fig.get("value_ratio"), "value_ratio_low": (fig.get("value_ratio_ci") or (None, None))[0],
+            "value_ratio_high": (fig.get("value_ratio_ci") or (None, None))[1]}
 
 
 def _paired_row(fig: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -360,6 +389,7 @@ def compute(df: pd.DataFrame) -> FamilyResult:
     for block in blocks(frame):
         block_figures = _group_figures(frame, block)
         _compare(frame, block, block_figures)
+        _value_ratios(frame, block, block_figures)
         figures.extend(block_figures)
     tested = [f for f in figures if f.get("shortfall_p") is not None]
     for fig, adjusted in zip(tested, holm_adjust([f["shortfall_p"] for f in tested]), strict=True):
@@ -437,9 +467,15 @@ def audit_table(tables: Mapping[str, Any]) -> pd.DataFrame | None:
             holm = r["shortfall_p_holm"]
             flag += f", p = {_p(r['shortfall_p'])}" + (" (beyond chance)" if holm is not None and holm < ALPHA
                                                       else " (within chance)")
-        rows.append({"category": r["category"], "group": r["group"], "number asked": r["asked"],
-                     "decided": r["decided"], "selection rate": rate, "impact ratio": ratio_text,
-                     "four-fifths": flag})
+        row = {"category": r["category"], "group": r["group"], "number asked": r["asked"],
+               "decided": r["decided"], "selection rate": rate, "impact ratio": ratio_text, "four-fifths": flag}
+        mean = r.get("mean_value")
+        if mean is not None and mean == mean:
+            low, high = r.get("value_ratio_low"), r.get("value_ratio_high")
+            row["mean P(yes)"] = _num(mean, 3)
+            row["P(yes) ratio"] = _num(r.get("value_ratio")) + (
+                f" [{_num(low)}, {_num(high)}]" if low is not None and low == low else "")
+        rows.append(row)
     return pd.DataFrame(rows)
 
 

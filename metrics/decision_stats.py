@@ -149,6 +149,38 @@ def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float
     return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
+def cluster_ratio_interval(group: Sequence[tuple[str, float]], top: Sequence[tuple[str, float]], *,
+                           n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> tuple[float, float] | None:
+    """Percentile interval of mean(group values) / mean(top values), resampling counterfactual sets (the
+    cluster: one case asked of every group) with replacement, so the within-case correlation of the two
+    groups' values is kept. `group` and `top` are (set id, value) pairs. None when a resample can have no
+    values or the top's mean is 0."""
+    sets = sorted({s for s, _ in group} | {s for s, _ in top})
+    if not group or not top or len(sets) < 2:
+        return None
+    where = {s: i for i, s in enumerate(sets)}
+
+    def sums(pairs: Sequence[tuple[str, float]]) -> tuple[np.ndarray, np.ndarray]:
+        total, count = np.zeros(len(sets)), np.zeros(len(sets))
+        for s, v in pairs:
+            total[where[s]] += v
+            count[where[s]] += 1
+        return total, count
+
+    (g_sum, g_n), (t_sum, t_n) = sums(group), sums(top)
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(sets), size=(n_boot, len(sets)))
+    weights = np.zeros((n_boot, len(sets)))
+    np.add.at(weights, (np.repeat(np.arange(n_boot), len(sets)), draws.ravel()), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = ((weights @ g_sum) / (weights @ g_n)) / ((weights @ t_sum) / (weights @ t_n))
+    ratios = ratios[np.isfinite(ratios)]
+    if ratios.size < n_boot * 0.9:
+        return None
+    alpha = (1 - level) / 2
+    return float(np.quantile(ratios, alpha)), float(np.quantile(ratios, 1 - alpha))
+
+
 @dataclass
 class LogitFit:
     """A fixed-effects logistic fit: each named group's coefficient (logit difference from its category's
