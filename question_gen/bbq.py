@@ -23,7 +23,8 @@ category; property = the question; categories = (category,). meta: label, unknow
 index of the answer naming a stereotyped group, -1 when none does), polarity (``neg`` / ``nonneg``),
 category, subcategory, question_index, example_id, upstream_id (``<Category>:<example_id>``, what
 `harness import --predictions` matches), instance (the same key: every display order of one example),
-order (upstream index shown at A, B, C), prompt, source (``released`` / ``templates``), template.
+order (upstream index shown at A, B, C), prompt, source (``released`` / ``templates``), template, loglik (what
+the log-likelihood answer mode scores: " A", " B", " C" after "Answer:", recorded as the bare letter).
 """
 
 from __future__ import annotations
@@ -169,6 +170,9 @@ def probes_for(ex: Example, suite_name: str, *, prompt: str, permute: str, seed:
             "question_index": ex.question_index, "example_id": ex.example_id,
             "stereotyped_groups": list(ex.stereotyped_groups), "order": list(order), "prompt": prompt,
             "source": source,
+            # the log-likelihood mode scores " A", " B", " C" after the prompt's "Answer:" (a letter is its
+            # own word to an English tokenizer) and records the bare letter, which oracles.bbq reads
+            "loglik": {"continuations": [f" {x}" for x in LETTERS], "answers": list(LETTERS)},
         }
         yield Probe.make(suite_name, "en", KIND, ex.context_condition,
                          render(prompt, ex.context, ex.question, shown), groups=groups, attribute=ex.category,
