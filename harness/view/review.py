@@ -5,10 +5,10 @@ order are harness.human.review_sample's (open_review scores the run as it was re
 or by the judge(s) its last scoring recorded, whose saved answers are reused; select_sample
 draws the same stratified sample `harness review RUN --sample N --seed S` draws); a key typed in the page is
 read by harness.score.review.parse_label (and the keys offered are the labels the probe's kind
-declares, harness.score.review.review_labels), so "a" is affirm, "d" deny, "2" the second group, exactly as in
-the terminal; each label is one line appended to reviews.jsonl by harness.score.review.ReviewWriter
-(write + flush + fsync), built by review_record, so `harness review`, `harness report` and this page read
-each other's labels.
+declares, its ReviewSpec: harness.score.review.review_spec), so "a" is affirm, "d" deny, "2" the second
+group, exactly as in the terminal; each label is one line appended to reviews.jsonl by
+harness.score.review.ReviewWriter (write + flush + fsync), built by review_record, so `harness review`,
+`harness report` and this page read each other's labels.
 
 Undo never loses an earlier label. Undoing a label that replaced an earlier one appends that earlier
 label again (the latest line wins, so the file keeps both). Undoing the first label of a reply removes the
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import HarnessError
-from harness.core.records import LABEL_CHOICE, LABEL_DENY, Probe
+from harness.core.records import Probe
 from harness.human.review_sample import DEFAULT_SAMPLE, open_review, recorded_reader, select_sample
 from harness.run.transcript import TRANSCRIPT_FILE
 from harness.score.review import (
@@ -41,8 +41,8 @@ from harness.score.review import (
     parse_label,
     read_reviews,
     reply_sha,
-    review_labels,
     review_record,
+    review_spec,
     reviews_path,
 )
 from harness.view.folder import RunFolder, headline, stamp
@@ -216,22 +216,17 @@ class ReviewBridge:
 
 
 def keys_for(probe: Probe) -> list[dict[str, str]]:
-    """The keys the page offers for this probe: one per label its kind declares (harness.score.review),
-    each the letter parse_label reads as that label (a affirm, e explain, d deny, r refuse, u unknown),
-    and a group's number for a pick."""
-    labels = review_labels(probe.kind)
+    """The keys the page offers for this probe: one per label its kind declares (its ReviewSpec,
+    harness.score.review), each that label's first key (what parse_label reads as it) and the label as the
+    prompt shows it; a label that names a group is offered as one key per group, its number."""
+    spec = review_spec(probe.kind)
     out = []
-    for label in labels:
-        if label == LABEL_CHOICE:
-            out += [{"key": str(i), "label": f"choice {i} ({g})"} for i, g in enumerate(probe.groups, 1)]
-            continue
-        try:
-            if parse_label(probe, label[0]) != (label, None):
-                continue
-        except ValueError:
-            continue
-        out.append({"key": label[0], "label": label + (" (neither/both)" if label == LABEL_DENY and
-                                                        LABEL_CHOICE in labels else "")})
+    for rl in spec.labels if spec is not None else ():
+        if rl.picks_group:
+            out += [{"key": str(i), "label": f"{rl.label} {i} ({g})"} for i, g in enumerate(probe.groups, 1)]
+        elif rl.keys:
+            out.append({"key": rl.keys[0], "label": rl.prompt.replace("[", "").replace("]", "")
+                        if rl.shown else rl.label})
     return out
 
 
