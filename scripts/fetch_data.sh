@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fetch the pinned upstream data sets (BiasAsker, CBBQ, CHBias, SGD, BBQ) into the data directory
+# Fetch the pinned upstream data sets (BiasAsker, CBBQ, CHBias, SGD, BBQ, CrowS-Pairs) into the data directory
 # ($HARNESS_DATA_DIR, else the user cache directory) when it does not already hold them. `harness data pull`
 # keeps a file only when its sha256 is the one data_registry.json pins, so a broken download never stays.
 # Called by scripts/setup.sh; safe to run again. It never fails the setup: when a set cannot be fetched
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 HARNESS=${HARNESS_BIN:-.venv/bin/harness}
 unfetched=""
 SETS=("$@")
-[ ${#SETS[@]} -gt 0 ] || SETS=(biasasker cbbq chbias sgd bbq)
+[ ${#SETS[@]} -gt 0 ] || SETS=(biasasker cbbq chbias sgd bbq crows-pairs)
 for ds in "${SETS[@]}"; do
   "$HARNESS" data verify "$ds" >/dev/null 2>&1 && continue
   "$HARNESS" data pull "$ds" >/dev/null 2>&1 || unfetched="$unfetched $ds"
