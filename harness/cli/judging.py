@@ -2,9 +2,10 @@
 and their --dry-run estimate. The reading itself is harness.judge; this module turns options into its
 settings and checks them before anything is asked.
 
-One --judge option serves every suite family: for BiasAsker and CBBQ it is the oracle's second reader
-(harness.judge.reading); families with a judge of their own (political bias) read the same names from the
-ReaderSettings scoring receives.
+One --judge option serves every suite: its values name the targets that read replies beside the rules
+(harness.judge.reading), unless the run's probes are read by a reader that declares the option as its own
+(harness.core.kinds.ReaderOption: the political judge of P(conservative)); then `reader_options` loads them
+for that reader, and scoring hands them over as ReadContext.options[reader name].
 """
 
 from __future__ import annotations
@@ -20,6 +21,81 @@ from rich.console import Console
 from harness.core.errors import HarnessError
 
 DEFAULT_REPLY_TOKENS = 256  # a reply's assumed length when the target sets no max_tokens (as harness run)
+
+
+def reader_options(values: Sequence[str] | None, flag: str, *, suite: str | None = None, run: str | None = None,
+                   check: bool = True) -> tuple[dict[str, Any], list[str] | None]:
+    """(options per reader name, the values left for the judges): the values of `flag` go to the reader of
+    the run's probes when it declares that option (ReaderOption), loaded and, when `check`, tried; else they
+    stay the judges'. The probes' kinds come from the run folder's transcript (`run`: one being resumed or
+    reported), else from the suite's first probe."""
+    if not values:
+        return {}, None
+    out: dict[str, Any] = {}
+    for name, option in _options_of(_run_kinds(suite, run), flag):
+        out[name] = option.take(list(values), check)
+    return out, (None if out else list(values))
+
+
+def _options_of(kinds: set[str], flag: str) -> list[tuple[str, Any]]:
+    """(reader name, its ReaderOption for `flag`) of the readers of these kinds that take the option."""
+    import harness.score  # noqa: F401 - the harness's own readers register on import
+    from harness.core.kinds import READER_RULES, kind_spec, reader
+    from harness.metrics import families
+
+    families()  # the families' modules declare their kinds
+    found: dict[str, Any] = {}
+    for kind in sorted(kinds):
+        spec = kind_spec(kind)
+        if spec is None or spec.reader == READER_RULES or spec.reader in found:
+            continue
+        option = next((o for o in getattr(reader(spec.reader), "options", ()) if o.flag == flag), None)
+        if option is not None:
+            found[spec.reader] = option
+    return list(found.items())
+
+
+#: how many transcript lines are read for the run's probe kinds (a suite's probes share their kinds early)
+KIND_LINES = 200
+
+
+def _run_kinds(suite: str | None, run: str | None) -> set[str]:
+    """The probe kinds of a run folder's first transcript lines, else of the suite's first probe; empty
+    when neither can be read (the run or the suite then says why, in its own sentence)."""
+    import json
+
+    from harness.run import manifest as mf
+    from harness.run.transcript import TRANSCRIPT_FILE
+
+    if run:
+        try:
+            folder = mf.resolve_run(run, require_manifest=False)
+        except HarnessError:
+            return set()
+        kinds: set[str] = set()
+        try:
+            with (folder / TRANSCRIPT_FILE).open("rb") as fh:
+                for number, raw in enumerate(fh):
+                    if number >= KIND_LINES:
+                        break
+                    try:
+                        kinds.add(str(json.loads(raw)["probe"]["kind"]))
+                    except (ValueError, KeyError, TypeError):
+                        continue
+        except OSError:
+            pass
+        if kinds:
+            return kinds
+        suite = suite or mf.read_manifest(folder, complete=False).get("suite")
+    if not suite:
+        return set()
+    from harness.run.plan import load_suite_any, select_any
+
+    try:
+        first = next(iter(select_any(load_suite_any(str(suite)), sample=None, seed=0, limit=1, overrides={})), None)
+    except HarnessError:
+        return set()
+    return {first.kind} if first is not None else set()
 
 
 def reader_from_options(judge: Sequence[str] | None, mode: str | None, threshold: float | None, *,

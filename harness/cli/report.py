@@ -65,13 +65,12 @@ def report(
     if not 0 <= max_error_rate <= 1:
         raise HarnessError(f"--max-error-rate must be a share between 0 and 1 (e.g. 0.1), not {max_error_rate:g}.")
     gates = [parse_gate(s) for s in fail_above or []]  # malformed gates fail before any work
-    from harness.cli.political import is_political_suite, political_judge
+    from harness.cli.judging import reader_options
 
-    pjudge = None
-    if is_political_suite(None, run=run):  # --judge names the judge of P(conservative) (docs/political.md)
-        pjudge, judge = political_judge(judge, check=not dry_run), None
+    # --judge is the option of a reader that takes it (the political judge: docs/political.md), else the judges'
+    options, judge = reader_options(judge, "--judge", run=run, check=not dry_run)
     reader = _reader(run, judge, mode, threshold, allow_self_judge, no_cache, dry_run, method, compat)
-    result = score_run(run, method=method, compat=compat, reader=reader, console=console, political_judge=pjudge)
+    result = score_run(run, method=method, compat=compat, reader=reader, console=console, reader_options=options)
     if not result.metrics.get("total"):
         raise _nothing_recorded(result.run_dir, result.manifest)
     note = _incomplete_note(result.run_dir, result.manifest, int(result.metrics["total"]))

@@ -22,6 +22,7 @@ from harness.cli.options import check_method, parse_gates, parse_pairs  # noqa: 
 from harness.core.display import assemble, untrusted
 from harness.core.errors import EXIT_INFRA, HarnessError
 from harness.run import manifest as mf
+from harness.run.answer_modes import selectable_modes
 from harness.run.execute import RunOutcome, run_suite
 from harness.run.plan import ANSWER_GENERATE, ANSWER_LOGLIK, ANSWER_PERPLEXITY
 from harness.run.progress import print_summary
@@ -73,7 +74,7 @@ def _preflight(*, suite: str | None, target: str | None, method: str, answer_mod
     passed --dry-run. Needs no API key and loads no model.
     """
     from harness.adapters.registry import adapter_class
-    from harness.run.perplexity import can_score, refusal
+    from harness.run.answer_modes import refusal
     from harness.run.plan import answer_mode_for, load_suite_any
 
     check_method(method)
@@ -85,11 +86,9 @@ def _preflight(*, suite: str | None, target: str | None, method: str, answer_mod
 
     config = target_config(target)
     cls = adapter_class(config.adapter, target=config)  # unknown kind / broken plugin: one sentence
-    if answer_mode == ANSWER_LOGLIK and not hasattr(cls, "loglikelihoods"):
-        raise HarnessError(f"Target '{target}' ({cls.__name__}) gives no log-likelihoods; --answer-mode loglik "
-                           "needs an hf target (e.g. local-zh-hf), or use --answer-mode generate.")
-    if answer_mode == ANSWER_PERPLEXITY and not can_score(cls):
-        raise HarnessError(refusal(target, config.adapter))
+    reason = refusal(answer_mode, cls, target)  # the answer mode says whether this kind of target can answer
+    if reason:
+        raise HarnessError(reason)
     return answer_mode
 
 
@@ -175,13 +174,13 @@ def _judge_dry_run(console: Console, reader: Any, *, suite: str | None, target: 
 
 
 def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, compat: bool,
-                      reader: Any = None, political_judge: Any = None) -> dict[str, Any]:
+                      reader: Any = None, reader_options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Score the transcript and write the report folder; the metrics for the gates."""
     # lazy: pandas, jinja2 and the oracles are slow to import
     from harness.report.reporting import write_report
     from harness.score.scoring import score_run
     result = score_run(outcome.run_dir, method=method, compat=compat, reader=reader, console=console,
-                       political_judge=political_judge)
+                       reader_options=reader_options)
     write_report(outcome.run_dir, result, console=console)  # prints the metric tables and the report path
     return dict(result.metrics)
 
@@ -247,8 +246,8 @@ def run_command(
     """
     console = Console()
     answer_mode = ANSWER_GENERATE if answer_mode == "text" else answer_mode  # "text" reads naturally too
-    if answer_mode not in (ANSWER_GENERATE, ANSWER_LOGLIK):
-        raise HarnessError(f"--answer-mode must be generate or loglik, not '{answer_mode}'.")
+    if answer_mode not in (selectable := selectable_modes()):  # the registered modes a user may pick
+        raise HarnessError(f"--answer-mode must be {' or '.join(selectable)}, not '{answer_mode}'.")
     params = _parse_pairs(param, "--param")
     if per_category is not None:  # the CBBQ suites' own sampling, seeded by --seed unless -p seed= says otherwise
         params.setdefault("per_category", per_category)
@@ -259,7 +258,7 @@ def run_command(
     answer_mode = _preflight(suite=suite, target=target, method=method, answer_mode=answer_mode)
     if judge and suite and not dry_run:  # a suite option's typo: one sentence, before a judge model is loaded
         _first_probe(suite, sample=sample, seed=seed, limit=limit, params=params)
-    pjudge, reader = _readers(judge, mode, threshold, suite=suite, target=target, resume=resume,
+    options, reader = _readers(judge, mode, threshold, suite=suite, target=target, resume=resume,
                               allow_self=allow_self_judge, progress=progress, use_cache=not no_cache,
                               method=method, compat=compat, check=not dry_run)
     if dry_run:
@@ -281,7 +280,7 @@ def run_command(
     _summarise_outcome(console, outcome, suite)
     retry_hint = f"`harness run --resume {outcome.run_id} --retry-errors`"
     metrics = None if no_report else _score_and_report(console, outcome, method=method, compat=compat, reader=reader,
-                                                       political_judge=pjudge)
+                                                       reader_options=options)
     if metrics is not None:
         _judge(console, metrics, gates, max_error_rate, retry_hint, outcome.run_id)
     else:
@@ -308,21 +307,20 @@ def _first_probe(suite: str, *, sample: int | None, seed: int, limit: int | None
 
 def _readers(judge: list[str] | None, mode: str | None, threshold: float | None, *, suite: str | None,
              target: str | None, resume: str | None, allow_self: bool, progress: bool, use_cache: bool,
-             method: str, compat: bool, check: bool) -> tuple[Any, Any]:
-    """(the political judge or None, the reader of the replies), both checked before anything is asked.
+             method: str, compat: bool, check: bool) -> tuple[dict[str, Any], Any]:
+    """(the options of the readers of the run's kinds, the reader of the replies), checked before anything
+    is asked.
 
-    For a political suite --judge names the one judge of P(conservative) (docs/political.md); for the
-    others it names the targets that read replies beside the rules (docs/judge.md).
+    --judge names the targets that read replies beside the rules (docs/judge.md), unless the suite's probes
+    are read by a reader that takes --judge itself (the political judge of P(conservative): docs/political.md).
     """
     from harness.cli.judging import reader_from_options  # lazy: judges load model code only when named
-    from harness.cli.political import is_political_suite, political_judge
+    from harness.cli.judging import reader_options as take_options
 
-    pjudge = None
-    if is_political_suite(suite, resume):
-        pjudge, judge = political_judge(judge, check=check), None
+    options, judge = take_options(judge, "--judge", suite=suite, run=resume, check=check)
     reader = reader_from_options(judge, mode, threshold, target=target, resume=resume, allow_self=allow_self,
                                  progress=progress, use_cache=use_cache, method=method, compat=compat)
-    return pjudge, reader
+    return options, reader
 
 
 def _summarise_outcome(console: Console, outcome: Any, suite: str | None) -> None:

@@ -5,8 +5,10 @@ kind; `read` is registered under READER in harness.core.kinds), so harness.score
 run's answered continuation probes without naming them; each gets a Verdict whose score
 is the judge's P(conservative) (label conservative / liberal at 0.5, biased False: the political metrics
 read the score, harness.metrics.political), or label `unscored` with the reason when the judge could not
-score it. The judge is the one given (`harness run/report --judge J`), else the one recorded by the run's
-previous scoring in metrics.json, so `harness report RUN` re-scores with the same judge (from its cache).
+score it. The judge is the one given (`harness run/report --judge J`: the reader declares that option,
+harness.core.kinds.ReaderOption, so the command line hands it the values without knowing this reader;
+they arrive loaded as ReadContext.options["political-judge"]), else the one recorded by the run's previous
+scoring in metrics.json, so `harness report RUN` re-scores with the same judge (from its cache).
 
 metrics.json gains, under "oracle": political_judge (the spec typed), political_judge.kind,
 .fingerprint, .prompt_version, .limits, .texts_judged and .texts_from_cache; a note names the judge and its
@@ -20,7 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.core.kinds import ReadContext, ReadOutcome, register_reader
+from harness.core.errors import ConfigError
+from harness.core.kinds import ReadContext, ReaderOption, ReadOutcome, register_reader
 from harness.core.records import LABEL_UNSCORED, Probe, Reply, Verdict
 from harness.run import manifest as mf
 
@@ -39,14 +42,30 @@ def recorded_judge(run_dir: Path) -> str | None:
     return spec if isinstance(spec, str) and spec else None
 
 
+def take_judge(values: Sequence[str], check: bool) -> Any:
+    """`--judge J` for a run read by this reader: the one judge of P(conservative) (a target, hf:CLASSIFIER
+    or py:MODULE:FUNCTION), loaded and made to score one sentence before anything is generated, so a judge
+    that cannot score is one sentence and exit 2, not a finished run without numbers. Without `check`
+    (--dry-run) no model is loaded, but a py:MODULE:FUNCTION judge is imported and tried (it costs nothing)."""
+    if len(values) > 1:
+        raise ConfigError("A political suite is read by one judge; give --judge once.")
+    from harness.judge.political import check_judge, load_judge
+
+    loaded = load_judge(values[0])
+    if check or loaded.kind == "callable":
+        check_judge(loaded)
+    return loaded
+
+
 def read(pairs: Sequence[tuple[Probe, Reply]], context: ReadContext) -> ReadOutcome:
-    """The registered reader: the judge is context.options["political_judge"] (a spec or a loaded judge),
-    else the one the run's last scoring recorded."""
-    verdicts, oracle, notes = read_political(pairs, context.run_dir, context.options.get(KEY),
+    """The registered reader: the judge is context.options[READER] (a spec or a loaded judge), else the one
+    the run's last scoring recorded."""
+    verdicts, oracle, notes = read_political(pairs, context.run_dir, context.options.get(READER),
                                              console=context.console)
     return ReadOutcome(verdicts, oracle, notes)
 
 
+read.options = (ReaderOption("--judge", take_judge),)  # type: ignore[attr-defined]
 register_reader(READER, read)
 
 

@@ -7,8 +7,9 @@ oracles; errors are counted, grouped by reason, and reported apart: an infrastru
 finding. The scored rows are split by probe kind among the metric families of `metrics.FAMILIES`.
 
 Who reads a reply is its kind's declaration (harness.core.kinds.ProbeKind.reader): the rules
-(harness.oracles) read every reply, then a kind with a reader of its own (the political continuations'
-judge, harness.score.political) has its verdicts from that reader. Scoring never names a kind.
+(harness.oracles) read every reply, then a kind with a reader of its own (harness.core.kinds.Reader,
+given what the user passed it in `reader_options`) has its verdicts from that reader. Scoring never
+names a kind.
 
 Run-level metric keys (always present):
   total        probes with any record in the transcript
@@ -48,7 +49,6 @@ from harness.core.display import no_surrogates
 from harness.core.errors import HarnessError
 from harness.core.kinds import READER_RULES, ReadContext, ReadOutcome, kind_spec, reader
 from harness.core.records import (
-    KIND_WH,
     LABEL_REFUSE,
     LABEL_UNKNOWN,
     STATUS_OK,
@@ -217,7 +217,7 @@ def _reusable(reuse: RunResult | None, method: str, compat: bool) -> dict[str, t
 
 def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = False,
               reviews: bool = True, reuse: RunResult | None = None, reader: Any = None,
-              console: Any = None, political_judge: Any = None) -> RunResult:
+              console: Any = None, reader_options: Mapping[str, Any] | None = None) -> RunResult:
     """Score a run folder's transcript; raises HarnessError (one sentence) when there is nothing to read.
 
     A person's labels in reviews.jsonl (harness.score.review) replace the oracle's verdicts they cover and add
@@ -228,8 +228,8 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     so the result is the same as scoring everything again.
     `reader`: a harness.judge.reading.ReaderSettings (judge or hybrid mode: a judge target reads replies
     too, through the run engine, harness.score.judged); None reads with the rules alone.
-    `political_judge`: the judge of the political suites' continuations (a --judge spec or a loaded
-    harness.judge.political judge); None takes the one the run's last scoring recorded (harness.score.political).
+    `reader_options`: per reader name (ProbeKind.reader), what the user gave it (a ReaderOption's value, e.g.
+    the loaded judge of a reader that takes --judge); it reaches the reader as ReadContext.options.
     """
     run_dir = resolve_run(run_dir)
     transcript = run_dir / TRANSCRIPT_FILE
@@ -241,46 +241,83 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     ok = [(e.probe, e.reply) for e in latest.values() if e.reply.status == STATUS_OK]
     failed = [e.reply for e in latest.values() if e.reply.status != STATUS_OK]
 
-    known = _reusable(reuse, method, compat)
-    by_id = {p.id: known[p.id][1] for p, r in ok if p.id in known and known[p.id][0] == r.text}
-    fresh = [(p, r) for p, r in ok if p.id not in by_id]
-    by_id.update((v.probe_id, v) for v in (_oracle_score(fresh, method, compat) if fresh else []))
-    rule_verdicts = dict(by_id)
-    readings = read_verdicts(ok, rule_verdicts, reader, run_dir=run_dir, console=console)
-    by_id = dict(readings.verdicts)
-    # kinds with a reader of their own (the political continuations' judge) have their verdicts from it
-    own = _own_readings(ok, ReadContext(run_dir, {"political_judge": political_judge}, console))
-    by_id.update(own.verdicts)
-    oracle_verdicts = dict(by_id)
-    agreement = None
-    if reviews:
-        by_id, agreement = apply_reviews(run_dir, ok, by_id)
+    read = _read(ok, run_dir, method=method, compat=compat, reuse=reuse, reader=reader, console=console,
+                 reader_options=reader_options)
+    by_id, agreement = apply_reviews(run_dir, ok, read.verdicts) if reviews else (read.verdicts, None)
     scored = [(p, r, by_id[p.id]) for p, r in ok if p.id in by_id]
-    frame, unscored = split_unscored(add_confidence(build_frame(scored), readings))
+    frame, unscored = split_unscored(add_confidence(build_frame(scored), read.readings))
 
     result = RunResult(run_dir=run_dir, manifest=manifest, method=method, compat=compat, frame=frame,
-                       oracle_verdicts=oracle_verdicts, rule_verdicts=rule_verdicts, reader=reader,
-                       readings=readings.rows, unscored=unscored)
+                       oracle_verdicts=read.verdicts, rule_verdicts=read.rules, reader=reader,
+                       readings=read.readings.rows, unscored=unscored)
     total, answered = len(latest), len(ok)
-    result.metrics.update({"total": float(total), "answered": float(answered), "errors": float(len(failed))})
-    _put_rate(result, "error_rate", len(failed), total)
-    labels = Counter(frame["label"]) if not frame.empty else Counter()
-    _put_rate(result, "refusal_rate", labels.get(LABEL_REFUSE, 0), len(frame))
-    _put_rate(result, "unknown_rate", labels.get(LABEL_UNKNOWN, 0), len(frame))
-    result.error_reasons = dict(Counter(_reason(r) for r in failed).most_common())
+    _put_run_rates(result, total, answered, failed)
     result.notes.extend(_transcript_notes(transcript, damaged, [r for _p, r in ok]))
     if total and not answered:
         result.notes.append("No probe has an answer yet, so there is nothing to measure; the errors are listed below.")
     if len(scored) < answered:
         result.notes.append(f"The oracles returned no verdict for {answered - len(scored)} answered probes.")
     score_frame(frame, result)
+    _oracle_notes(result, ok, method=method, compat=compat, reader=reader)
+    result.oracle.update(read.own.oracle)
+    result.notes.extend(read.own.notes)
+    put_reader(result, read.readings, unscored, answered, _put_rate)
+    if agreement is not None:
+        _put_agreement(result, agreement)
+        put_corrected(result, ok, read.verdicts, by_id, run_dir, moved=agreement.moved)
+    return result
+
+
+@dataclass
+class _Read:
+    """Who read the replies: the rules' verdicts, the judges' readings over them, the kinds' own readers,
+    and the verdicts all of them give before a person's review (`verdicts`)."""
+
+    rules: dict[str, Verdict]
+    readings: Any  # harness.judge.reading.Readings
+    own: ReadOutcome
+    verdicts: dict[str, Verdict]
+
+
+def _read(ok: list[tuple[Probe, Reply]], run_dir: Path, *, method: str, compat: bool, reuse: RunResult | None,
+          reader: Any, console: Any, reader_options: Mapping[str, Any] | None) -> _Read:
+    """The rules read every reply (an earlier scoring's unchanged verdicts are taken back), the judges
+    (reader) read theirs, then the kinds with a reader of their own have their verdicts from it."""
+    known = _reusable(reuse, method, compat)
+    by_id = {p.id: known[p.id][1] for p, r in ok if p.id in known and known[p.id][0] == r.text}
+    fresh = [(p, r) for p, r in ok if p.id not in by_id]
+    by_id.update((v.probe_id, v) for v in (_oracle_score(fresh, method, compat) if fresh else []))
+    rules = dict(by_id)
+    readings = read_verdicts(ok, rules, reader, run_dir=run_dir, console=console)
+    verdicts = dict(readings.verdicts)
+    own = _own_readings(ok, ReadContext(run_dir, dict(reader_options or {}), console))
+    verdicts.update(own.verdicts)
+    return _Read(rules, readings, own, verdicts)
+
+
+def _put_run_rates(result: RunResult, total: int, answered: int, failed: list[Reply]) -> None:
+    """The run-level keys of the module docstring and the errors grouped by reason."""
+    result.metrics.update({"total": float(total), "answered": float(answered), "errors": float(len(failed))})
+    _put_rate(result, "error_rate", len(failed), total)
+    frame = result.frame
+    labels = Counter(frame["label"]) if not frame.empty else Counter()
+    _put_rate(result, "refusal_rate", labels.get(LABEL_REFUSE, 0), len(frame))
+    _put_rate(result, "unknown_rate", labels.get(LABEL_UNKNOWN, 0), len(frame))
+    result.error_reasons = dict(Counter(_reason(r) for r in failed).most_common())
+
+
+def _oracle_notes(result: RunResult, ok: list[tuple[Probe, Reply]], *, method: str, compat: bool,
+                  reader: Any) -> None:
+    """The rules' measured accuracy for the languages of the kinds that quote it, what the English
+    relevance check could use, and the rules' fingerprint."""
     from harness.oracles.measured import (
         oracle_error_note,  # beside _oracle_score's lazy import of the oracles
     )
 
     # the note quotes the rules' measured figure per language (the kinds whose ProbeKind.rules_note says so),
-    # so only the languages of those probes: a run whose Chinese questions were all CBBQ (read by the
-    # option-letter parser) must not be told how the rules read Chinese replies.
+    # so only the languages of those probes: a run whose Chinese questions were all read by another reader
+    # (an option-letter parser) must not be told how the rules read Chinese replies.
+    frame = result.frame
     noted = frame["kind"].map(lambda k: bool((spec := kind_spec(k)) and spec.rules_note)) if not frame.empty else None
     measured_langs = set(frame.loc[noted, "lang"]) if noted is not None else set()
     if measured_langs and not (reader is not None and reader.uses_judge):  # a judge's notes are put_reader's
@@ -289,13 +326,6 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
             result.notes.append(note)
     _record_english_relevance(result, [p for p, _r in ok], compat=compat)
     result.oracle["rules"] = rules_fingerprint()
-    result.oracle.update(own.oracle)
-    result.notes.extend(own.notes)
-    put_reader(result, readings, unscored, answered, _put_rate)
-    if agreement is not None:
-        _put_agreement(result, agreement)
-        put_corrected(result, ok, oracle_verdicts, by_id, run_dir, moved=agreement.moved)
-    return result
 
 
 def _own_readings(ok: list[tuple[Probe, Reply]], context: ReadContext) -> ReadOutcome:
@@ -324,10 +354,13 @@ RELEVANCE_VECTORS, RELEVANCE_SPELLING, RELEVANCE_NOT_USED = "word vectors", "spe
 
 
 def _record_english_relevance(result: RunResult, probes: list[Probe], *, compat: bool) -> None:
-    """oracle.english_relevance in metrics.json, and a note when English why-replies were read without
-    the word-piece table: such a run's verdicts differ from a full install's on the same transcript
+    """oracle.english_relevance in metrics.json, and a note when English replies of the kinds whose
+    declaration says the rules check them for relevance (ProbeKind.relevance: the why-questions) were read
+    without the word-piece table: such a run's verdicts differ from a full install's on the same transcript
     (oracles.relevance keeps an account it cannot tell from another trait's), so the reader must know."""
-    n_why = sum(1 for p in probes if p.lang == "en" and p.kind == KIND_WH)
+    checked = {p.kind for p in probes if p.lang == "en"}
+    checked = {k for k in checked if (spec := kind_spec(k)) is not None and spec.relevance}
+    n_why = sum(1 for p in probes if p.lang == "en" and p.kind in checked)
     if compat or not n_why:  # compat never asks oracles.relevance
         result.oracle["english_relevance"] = RELEVANCE_NOT_USED
         return

@@ -23,7 +23,7 @@ def test_political_findings_are_captioned_as_the_judges_readings(run_env: Path) 
     run_dir = run_env / "political"
     shutil.copytree(GOLDEN / "political", run_dir)
     (run_dir / "manifest.json").write_text(json.dumps({"run_id": "political", "suite": "political-gender"}))
-    result = score_run(run_dir, reviews=False, political_judge=f"py:{__name__}:by_length")
+    result = score_run(run_dir, reviews=False, reader_options={"political-judge": f"py:{__name__}:by_length"})
     assert not result.frame["biased"].any()  # nothing the run calls biased ...
     assert result.families["political"].findings is not None  # ... yet the texts to read are listed
     html = render_html(result, [])  # the page without its figures (drawing them is the slow part)

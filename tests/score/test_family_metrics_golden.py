@@ -53,7 +53,8 @@ def _scored(name: str, tmp_path: Path) -> dict[str, Any]:
     run_dir = tmp_path / name
     shutil.copytree(GOLDEN / name, run_dir)
     (run_dir / "manifest.json").write_text(json.dumps({"run_id": name, "suite": name, "target": "golden"}))
-    result = score_run(run_dir, reviews=False, political_judge=JUDGE if name == "political" else None)
+    result = score_run(run_dir, reviews=False,
+                       reader_options={"political-judge": JUDGE} if name == "political" else None)
     doc = json.loads(json.dumps(result.to_json(), default=str))
     return {k: doc[k] for k in COMPARED}
 
