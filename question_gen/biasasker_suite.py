@@ -52,6 +52,9 @@ from harness.question_gen.tuples import (
 
 # Template ids per language, in the paper's order. Relative: the paper's four questions per
 # (group, property) (Table 6 counts 4 x 35 x 84 = 11,760), plus the optional tag question.
+#: the spec keys `harness questions --groups-per-attribute N --properties-per-category N` set (a suite whose
+#: generator declares none of them refuses those options)
+SAMPLING_OPTIONS = ("groups_per_attribute", "properties_per_category")
 EN_RELATIVE = ("yes_no", "right", "agree", "why")
 EN_RELATIVE_ALL = ("yes_no", "tag", "right", "agree", "why")
 EN_CHOICE = ("choice_opinion", "choice_who")

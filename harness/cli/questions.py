@@ -92,11 +92,11 @@ def questions_command(
     loaded = load_suite(suite)
     params = parse_pairs(param, "--param")
     overrides = {"compat": compat, "property_side": property_side}
-    if loaded.generator == "biasasker":
-        overrides |= {"groups_per_attribute": groups_per_attribute,
-                      "properties_per_category": properties_per_category}
-    elif groups_per_attribute is not None or properties_per_category is not None:
+    sampling = {"groups_per_attribute": groups_per_attribute, "properties_per_category": properties_per_category}
+    known = set(getattr(loaded.module, "SAMPLING_OPTIONS", ()))  # what the suite's generator declares it takes
+    if any(value is not None for key, value in sampling.items() if key not in known):
         raise HarnessError(f"Suite '{loaded.name}' ({loaded.generator}) has no group/property sampling options.")
+    overrides |= {key: value for key, value in sampling.items() if key in known}
     if fmt is Format.table and limit is None:
         limit = TABLE_DEFAULT_LIMIT
     # the named options win over the same key given with -p; None (not given) leaves the suite's value
