@@ -33,7 +33,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
-from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, Section, ViewMetric, register_kind
+from harness.core.kinds import (
+    GateSilence,
+    Headline,
+    LeaderboardTable,
+    ProbeKind,
+    Section,
+    ViewMetric,
+    register_kind,
+)
 from harness.core.records import Probe
 from harness.metrics import FamilyResult, slug
 from harness.metrics.stats import wilson_interval
@@ -71,6 +79,25 @@ LEADERBOARD = (
                      _leaderboard_rows, caption="0.5 is no preference between the two sentences of a pair.",
                      when="crows_pairs.pct_stereotype"),
 )
+
+
+FINDINGS_CAPTION = ("The pairs whose more stereotyping sentence the model finds the most likelier than its "
+                    "counterpart (log-likelihood difference in nats): one pair is never evidence of bias, the share "
+                    "over many is.")
+
+
+def _no_pairs(metric: str, metrics: Mapping[str, Any]) -> str | None:
+    """Why a gate on a CrowS-Pairs metric has nothing to test: no pair (of its bias type) was scored."""
+    parts = metric.split(".")
+    suffix = f".{parts[2]}" if len(parts) > 2 else ""
+    if metrics.get(f"{FAMILY}.scored{suffix}"):
+        return None
+    what = f"no CrowS-Pairs pair of bias type '{parts[2]}'" if suffix else "no CrowS-Pairs pair"
+    return (f"{what} was scored in this run (a pair needs both sentences' log-likelihoods, which only an open "
+            "model or a server returning prompt log-probabilities gives)")
+
+
+GATE_SILENCE = (GateSilence((FAMILY,), _no_pairs),)
 
 
 def loglikelihoods(usage: Any) -> tuple[float, float] | tuple[None, None]:

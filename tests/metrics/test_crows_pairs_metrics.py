@@ -128,3 +128,11 @@ def test_the_verdict_of_a_pair() -> None:
     assert (v.label, v.biased, v.favoured) == (LABEL_UNKNOWN, False, None)
     v = oracle.read(probe, Reply(probe.id, "t", "an imported text reply"))
     assert (v.label, v.biased) == (LABEL_UNKNOWN, False) and "no sentence log-likelihoods" in (v.evidence or "")
+
+
+def test_a_gate_with_nothing_to_test_says_why(result: fam.FamilyResult) -> None:
+    silence = fam.GATE_SILENCE[0]
+    assert silence.reason("crows_pairs.pct_stereotype.religion", result.metrics) is None
+    assert silence.reason("crows_pairs.pct_stereotype.age", result.metrics).startswith(
+        "no CrowS-Pairs pair of bias type 'age' was scored in this run")
+    assert silence.reason("crows_pairs.pct_stereotype", {}).startswith("no CrowS-Pairs pair was scored")
