@@ -205,6 +205,14 @@ class LlamaCppAdapter(Adapter):
         bos = llm.token_bos()
         return ([bos] if bos != -1 and tokens[:1] != [bos] else []) + tokens
 
+    @property
+    def start_token_text(self) -> str:
+        """The text of the start token every scored text is read after (engine_tokens), "" for a model with none;
+        recorded with each CHBias reply, as a served target records the one it learned."""
+        llm, _lock = self.llama()
+        bos = llm.token_bos()
+        return llm._model.token_get_text(bos) if bos != -1 else ""
+
     def score_continuations_sync(self, pairs: Sequence[tuple[str, str]]) -> list[Any]:
         """ScoredText of each continuation after its context (harness.adapters.prompt_logprobs: the tokens of
         context + continuation past the context's own count), from this model's logits. Blocking."""

@@ -148,6 +148,13 @@ class OpenAIChatAdapter(Adapter):
         the decoded JSON, failures classified as for ask()."""
         return await self._post("/completions", body)
 
+    async def post_server(self, path: str, body: dict[str, Any]) -> Any:
+        """POST `body` to `path` at the server's root (the base URL without its /v1: vLLM's /tokenize,
+        llama.cpp's /tokenize and /extras/tokenize); the decoded JSON, failures classified as for ask()."""
+        base = str(self.settings.get("base_url") or "https://api.openai.com/v1").rstrip("/")
+        root = base[: -len("/v1")] if base.endswith("/v1") else base
+        return await self._post(root + path, body)
+
     # -- prompt log-probabilities (white-box suites on a served model: harness.adapters.served_logprobs) -----
     @property
     def served_logprobs(self) -> Any:
@@ -157,6 +164,13 @@ class OpenAIChatAdapter(Adapter):
 
             self._served = ServedLogprobs(self)
         return self._served
+
+    @property
+    def start_token_text(self) -> str | None:
+        """The text of the start token each scored text was read after ("" none, "unknown" when the harness
+        could not learn it), once the first score was asked; None before (served_logprobs.StartToken)."""
+        start = self._served.start if self._served is not None else None
+        return start.text if start is not None else None
 
     async def score_continuations(self, pairs: Sequence[tuple[str, str]]) -> list[Any]:
         """ScoredText (summed log-probability, tokens) of each continuation after its context, as the served

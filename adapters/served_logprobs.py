@@ -8,12 +8,24 @@ of every token of a prompt from it, in whichever form the server offers (harness
   ignores the field answers without it, and the legacy echo form (`echo: true`, `logprobs: 1`) is used;
 * `"vllm"` or `"echo"`: that form only, no detection.
 
-`prompt_prefix` (default none) is put before every prompt: the model's start token as text for an engine that
-does not add one itself. llama-cpp-python's server (0.3.36) needs it for a model whose GGUF does not add BOS
-(SmolLM2, Qwen2.5): without it, every echoed log-probability is that of the token under the distribution
-for the *next* position (measured: " of" after "The capital" got -9.38 instead of -0.29); with the BOS text
-first (`"<|im_start|>"` for SmolLM2, `"<|endoftext|>"` for Qwen2.5) it strips that token as BOS and the
-numbers equal the in-process model's to the printed digits. The trust check catches the first case.
+The start token, learned, not set. The in-process targets read every text after the model's start token (BOS,
+put first also when the model does not add it to prompts: SmolLM2's <|im_start|>, Qwen's <|endoftext|>), so a
+served target must too, or its numbers differ (CHBias gender on SmolLM2, 10 pairs: t -0.97 served without
+it, +0.98 in process). Before its first score the harness learns what the engine puts before a prompt, by
+asking it to tokenise the empty text with its special tokens (vLLM's and llama.cpp's `/tokenize`,
+llama-cpp-python's `/extras/tokenize`; else the echoed first token), and:
+  * the engine puts a token first (vLLM for Llama, Mistral, Gemma): nothing is added;
+  * it puts none: the harness puts the model's start token's text first itself, read from the tokenizer
+    `chat_template_from` names (harness.adapters.chat_format.model_start_token);
+  * it cannot tell (no endpoint answers, or no `chat_template_from`): texts are read as they are, the
+    start token is "unknown", and the run says so in one sentence (the CHBias note) with metrics.json's
+    start token.
+`prompt_prefix`, when set (even to ""), is used instead of all this. llama-cpp-python's server (0.3.36)
+shows why it matters: for a model whose GGUF does not add BOS (SmolLM2, Qwen2.5), every echoed
+log-probability is that of the token under the distribution for the *next* position (" of" after "The
+capital" got -9.38 instead of -0.29); with the BOS text first it strips that token as BOS and the numbers
+equal the in-process model's to the printed digits. The trust check catches the first case, and its
+sentence then names the start token.
 
 Every request generates one token (`max_tokens: 1`; llama.cpp reads 0 as "until the context is full"),
 which is dropped. `logprob_batch` prompts go in one request (the Completions API takes a list of prompts;
@@ -32,10 +44,11 @@ to chat requests (harness.run.perplexity).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from harness.adapters.base import PermanentError
+from harness.adapters.base import AdapterError, PermanentError
 from harness.adapters.prompt_logprobs import (
     PromptTokens,
     ScoredText,
@@ -55,6 +68,32 @@ FORMATS = (FORMAT_AUTO, FORMAT_ECHO, FORMAT_VLLM)
 #: The trust check's prompt: any text works; this one makes most chat and base models continue with words.
 CHECK_PROMPT = "The capital of France is Paris. The capital of Italy is"
 CHECK_TOKENS = 4
+#: StartToken.text when the harness could not learn what the model's texts should be read after.
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class StartToken:
+    """What a served target reads before every prompt, and how the harness learned it.
+
+    text    the start token's text ("<|im_start|>"), "" when the model has none, UNKNOWN when not learned;
+    prefix  what the harness itself puts before each prompt ("" when the engine puts the token first);
+    how     a clause saying where that came from, for the notes and the refusal sentence;
+    note    one sentence when the harness could not tell (the run's summary and report carry it).
+    """
+
+    text: str
+    prefix: str
+    how: str
+    note: str | None = None
+
+
+def unknown_start_sentence(name: str, why: str) -> str:
+    """The one sentence a run carries when a served target's start token could not be learned."""
+    return (f"Target '{name}': the harness could not learn the model's start token ({why}), so each text was "
+            "read without one, where the in-process targets read it after the start token; set "
+            "chat_template_from (the served model's tokenizer) or prompt_prefix on the target to read it "
+            "the same way (docs/big_models.md).")
 
 
 class EngineRefused(ConfigError):
@@ -74,6 +113,7 @@ class ServedLogprobs:
         self.format: str | None = None if wanted == FORMAT_AUTO else wanted
         self.batch = max(1, int(adapter.settings.get("logprob_batch") or 1))
         self.verified: str | None = None  # "ok" once the check passed
+        self.start: StartToken | None = None  # learned before the check (learn_start)
         self.refused: EngineRefused | None = None  # kept: every later call is refused at once
         self._lock = asyncio.Lock()
         self._context_counts: dict[str, int] = {}
@@ -97,12 +137,82 @@ class ServedLogprobs:
 
     # -- requests -----------------------------------------------------------------------------------------
     def prefixed(self, prompt: str) -> str:
-        """The prompt with the target's `prompt_prefix` first (not doubled)."""
-        prefix = str(self.adapter.settings.get("prompt_prefix") or "")
+        """The prompt with what the harness puts first (the learned start token, or `prompt_prefix`; not
+        doubled)."""
+        prefix = self.start.prefix if self.start is not None else str(self.adapter.settings.get("prompt_prefix") or "")
         return prompt if prompt.startswith(prefix) else prefix + prompt
 
-    def _body(self, prompts: Sequence[str], form: str) -> dict[str, Any]:
-        prompts = [self.prefixed(p) for p in prompts]
+    # -- the start token --------------------------------------------------------------------------------
+    async def learn_start(self) -> StartToken:
+        """What every prompt is read after (see the module docstring); asked of the engine once."""
+        if self.start is None:
+            self.start = await self._learn_start()
+        return self.start
+
+    async def _learn_start(self) -> StartToken:
+        settings = self.adapter.settings
+        if settings.get("prompt_prefix") is not None:
+            prefix = str(settings["prompt_prefix"])
+            return StartToken(prefix, prefix, "the target's prompt_prefix setting")
+        engine = await self._engine_start()
+        if engine is None:  # no tokenizer endpoint: the echoed first token may still show it
+            engine = await self._echoed_start()
+        if engine is None:
+            why = "its server offers no /tokenize and its echo does not show what it puts first"
+            return StartToken(UNKNOWN, "", why, unknown_start_sentence(self.adapter.name, why))
+        first, how = engine
+        if first:
+            return StartToken(first, "", f"put first by the engine ({how})")
+        source = settings.get("chat_template_from")
+        if not source:
+            why = f"the engine puts none before a prompt ({how}) and no chat_template_from names the model"
+            return StartToken(UNKNOWN, "", why, unknown_start_sentence(self.adapter.name, why))
+        from harness.adapters.chat_format import model_start_token
+
+        text = await asyncio.to_thread(model_start_token, str(source))
+        if not text:
+            return StartToken("", "", f"the model has none (its tokenizer, {source})")
+        return StartToken(text, text, f"put first by the harness: the engine puts none ({how}), the model's "
+                                      f"start token from its tokenizer ({source})")
+
+    async def _engine_start(self) -> tuple[str, str] | None:
+        """(text of what the engine puts before a prompt, "" for nothing; how that was learned), from its
+        tokenizer endpoint asked to tokenise the empty text with its special tokens; None without one.
+        One body serves vLLM's /tokenize (prompt, add_special_tokens, return_token_strs) and llama.cpp's
+        (content, add_special, with_pieces); llama-cpp-python's is /extras/tokenize (input; BOS when the
+        model adds it)."""
+        model = self.adapter.settings["model"]
+        asks = (("/tokenize", {"model": model, "prompt": "", "add_special_tokens": True, "return_token_strs": True,
+                               "content": "", "add_special": True, "with_pieces": True}),
+                ("/extras/tokenize", {"model": model, "input": ""}))
+        for path, body in asks:
+            try:
+                doc = await self.adapter.post_server(path, body)
+            except AdapterError:
+                continue  # not offered here (404, 405, 400...): the next form, else the echo
+            tokens = doc.get("tokens") if isinstance(doc, Mapping) else None
+            if not isinstance(tokens, list):
+                continue
+            if not tokens:
+                return "", f"its {path} of an empty text is empty"
+            return _token_text(tokens[0], doc), f"its {path}"
+        return None
+
+    async def _echoed_start(self) -> tuple[str, str] | None:
+        """What the engine put before the check prompt, from an echo of it (vLLM's legacy echo shows BOS as
+        the first token); None when the echo cannot show it (llama-cpp-python drops BOS from its echo)."""
+        try:
+            doc = await self.adapter.post_completions(self._body([CHECK_PROMPT], FORMAT_ECHO, raw=True))
+            choice = choices_by_index(doc, 1)[0]
+            echoed = "".join(parse_echo(choice, generated=_generated_count(doc, choice)).tokens)
+        except AdapterError:
+            return None
+        if echoed != CHECK_PROMPT and echoed.endswith(CHECK_PROMPT):
+            return echoed[: -len(CHECK_PROMPT)], "its echoed first token"
+        return None
+
+    def _body(self, prompts: Sequence[str], form: str, *, raw: bool = False) -> dict[str, Any]:
+        prompts = list(prompts) if raw else [self.prefixed(p) for p in prompts]
         body: dict[str, Any] = {"model": self.adapter.settings["model"],
                                 "prompt": prompts[0] if len(prompts) == 1 else list(prompts),
                                 "max_tokens": 1, "temperature": 0.0}
@@ -164,6 +274,7 @@ class ServedLogprobs:
             if self.verified:
                 return
             try:
+                await self.learn_start()
                 await self._check()
             except EngineRefused as exc:
                 self.refused = exc
@@ -195,6 +306,11 @@ class ServedLogprobs:
             if n_gen > 0 else PromptTokens([], [])
         problem = agreement(generated, back)
         if problem:
+            start = self.start
+            if start is not None and not start.prefix and start.text in (UNKNOWN, ""):
+                # an engine that reads a prompt without a start token may shift it (llama.cpp's server does)
+                problem += (f" (it read the prompt without a start token: {start.how}; set chat_template_from or "
+                            "prompt_prefix if the model has one)")
             raise EngineRefused(refusal_sentence(self.adapter.name, problem))
 
     # -- scores ---------------------------------------------------------------------------------------
@@ -208,6 +324,17 @@ class ServedLogprobs:
         wholes = await self.prompt_tokens([c + x for c, x in pairs])
         return [score_tail(whole, continuation_tokens(self._context_counts[c], len(whole)), what=repr(x[:40]))
                 for (c, x), whole in zip(pairs, wholes, strict=True)]
+
+
+def _token_text(token: Any, doc: Mapping[str, Any]) -> str:
+    """The text of a token a tokenizer endpoint returned: llama.cpp's piece, vLLM's token_strs[0], else its id."""
+    if isinstance(token, Mapping):
+        piece = token.get("piece")
+        return str(piece) if piece else f"<token {token.get('id')}>"
+    strs = doc.get("token_strs")
+    if isinstance(strs, list) and strs and isinstance(strs[0], str) and strs[0]:
+        return strs[0]
+    return f"<token {token}>"
 
 
 def _generated_count(doc: Any, choice: Any) -> int:

