@@ -58,21 +58,11 @@ def review(
 
     Example:  harness review RUN --sample 60   (or --export review.xlsx, then --import review.xlsx)
     """
-    from harness.cli.options import check_method
-    from harness.human.review_sample import open_review, recorded_reader, select_sample
-    from harness.human.review_sheet import check_export_path, export_sheet, import_sheet
+    from harness.human.review_sample import open_review, recorded_reader
+    from harness.human.review_sheet import export_sheet, import_sheet
     from harness.score.review import read_reviews
 
-    if only not in ("all", "biased"):
-        raise HarnessError(f"--only takes 'biased' or 'all', not '{only}'.")
-    if export is not None and import_ is not None:
-        raise HarnessError("Give either --export or --import, not both.")
-    if export is not None:
-        check_export_path(export)  # before the scoring, which takes a while on a big run
-    if export is None and import_ is None and (sys.stdin is None or sys.stdin.closed):
-        raise HarnessError("There is no input to read labels from (stdin is closed); run the command in a "
-                           "terminal, pipe the labels in, or use --export.")
-    check_method(method)
+    _check_options(only=only, export=export, import_=import_, method=method)
     reader = recorded_reader(run)  # a run read by a judge (or hybrid): review the verdicts it used, not the rules'
     run_dir, result, items = open_review(run, method=method, compat=compat, reader=reader,
                                          console=console if reader is not None else None)
@@ -84,18 +74,7 @@ def review(
         if plan.accepted and not no_report:
             _report(run_dir, result)
         return
-    if uncertain and reader is not None:
-        raise HarnessError(f"--uncertain orders verdicts by the rules' calibrated confidence, and this run was read by "
-                           f"the judge {' and '.join(reader.judges)} ({reader.mode} mode), whose verdicts have none; "
-                           "review a random sample (drop --uncertain), or re-score with the rules first "
-                           f"(`harness report {run}`).")
-    if uncertain:  # where the oracle is least sure: corrections count most, but it is no random sample
-        from harness.human.review_sample import least_confident, record_uncertain
-
-        chosen = least_confident([it for it in items if only == "all" or it.oracle.biased], sample, seed=seed)
-        record_uncertain(run_dir, chosen)
-    else:
-        chosen = select_sample(items, sample, seed=seed, only=only)
+    chosen = _choose(run, run_dir, items, reader, sample=sample, seed=seed, only=only, uncertain=uncertain)
     if not chosen:
         raise HarnessError(f"Run {run_id} has no reply the oracle called biased to review; use --only all.")
     if export is not None:
@@ -106,6 +85,43 @@ def review(
     code = _interactive(run_dir, run_id, chosen, report=not no_report, scored=result)
     if code:
         raise typer.Exit(code)
+
+
+def _check_options(*, only: str, export: Path | None, import_: Path | None, method: str) -> None:
+    """Everything about the options that can fail, before the run is scored (a while on a big run)."""
+    from harness.cli.options import check_method
+    from harness.human.review_sheet import check_export_path
+
+    if only not in ("all", "biased"):
+        raise HarnessError(f"--only takes 'biased' or 'all', not '{only}'.")
+    if export is not None and import_ is not None:
+        raise HarnessError("Give either --export or --import, not both.")
+    if export is not None:
+        check_export_path(export)
+    if export is None and import_ is None and (sys.stdin is None or sys.stdin.closed):
+        raise HarnessError("There is no input to read labels from (stdin is closed); run the command in a "
+                           "terminal, pipe the labels in, or use --export.")
+    check_method(method)
+
+
+def _choose(run: str, run_dir: Path, items: list, reader: Any, *, sample: int, seed: int, only: str,
+            uncertain: bool) -> list:
+    """The replies to review: a seeded stratified sample, or (--uncertain) the least confident first."""
+    from harness.human.review_sample import select_sample
+
+    if not uncertain:
+        return select_sample(items, sample, seed=seed, only=only)
+    if reader is not None:
+        raise HarnessError(f"--uncertain orders verdicts by the rules' calibrated confidence, and this run was read by "
+                           f"the judge {' and '.join(reader.judges)} ({reader.mode} mode), whose verdicts have none; "
+                           "review a random sample (drop --uncertain), or re-score with the rules first "
+                           f"(`harness report {run}`).")
+    # where the oracle is least sure: corrections count most, but it is no random sample
+    from harness.human.review_sample import least_confident, record_uncertain
+
+    chosen = least_confident([it for it in items if only == "all" or it.oracle.biased], sample, seed=seed)
+    record_uncertain(run_dir, chosen)
+    return chosen
 
 
 def _interactive(run_dir: Path, run_id: str, chosen: list, *, report: bool, scored: RunResult) -> int:
