@@ -63,6 +63,7 @@ import pandas as pd
 
 from harness.core.kinds import (
     ChanceGate,
+    CorrectedRate,
     GateSilence,
     Headline,
     LeaderboardFigure,
@@ -186,6 +187,11 @@ class Family:
     def chance_gates(self) -> tuple[ChanceGate, ...]:
         """Its metrics whose gate reads a noise-corrected value and a permutation p (CHANCE_GATES)."""
         return tuple(getattr(self.load(), "CHANCE_GATES", ()))
+
+    @property
+    def corrected_rates(self) -> tuple[CorrectedRate, ...]:
+        """Shares of some of its reviewable replies that a person's review corrects (CORRECTED_RATES)."""
+        return tuple(getattr(self.load(), "CORRECTED_RATES", ()))
 
     def example_rows(self, key: str, frame: pd.DataFrame) -> pd.DataFrame | None:
         """The rows behind one of its metric keys (its example_rows(key, frame)); None: not its key, or it

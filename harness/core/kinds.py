@@ -51,6 +51,8 @@ attribute of its family module, read through `harness.metrics.Family`):
   family CHANCE_GATES: tuple[ChanceGate, ...]
               metrics whose value holds what chance alone gives: a gate on them reads the noise-corrected
               key and fails only when the permutation p says the groups differ (harness.gates.checks).
+  family CORRECTED_RATES: tuple[CorrectedRate, ...]
+              shares of some of its reviewable replies that a review corrects (harness.score.corrected).
   family example_rows(key, frame) -> DataFrame | None
               the rows behind one of the family's metric keys (harness.gates.fairness's examples).
 
@@ -318,6 +320,21 @@ class ChanceGate:
     corrected: str = "_corrected"
     scaled: str = "_x100"
     p_value: str = ""
+
+
+@dataclass(frozen=True)
+class CorrectedRate:
+    """A share a family reports corrected for the oracle's error by a person's review (family attribute
+    CORRECTED_RATES; harness.score.corrected), besides the share of all reviewable replies.
+
+    key    the metric key it is written under ("..._corrected")
+    rows   (probe) -> whether a reviewable reply counts in it
+    what   how the note names those replies ("of the two-group questions")
+    """
+
+    key: str
+    rows: Callable[[Probe], bool]
+    what: str
 
 
 @dataclass(frozen=True)

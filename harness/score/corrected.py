@@ -15,8 +15,8 @@ reviewed reply of a decision agreed (the common case for a good oracle and a sma
 narrows to the exact value once every reply is reviewed (tests/score/test_corrected_rate.py checks its
 coverage by simulation).
 
-Computed for the share of reviewable replies (`bias_rate_corrected`) and for the absolute bias rate's
-questions (`absolute_bias_rate_corrected`, the two-group questions). Replies drawn least-confident-first
+Computed for the share of reviewable replies (`bias_rate_corrected`) and for the shares of some of them
+that the families declare (CORRECTED_RATES, harness.core.kinds.CorrectedRate). Replies drawn least-confident-first
 (`harness review --uncertain`, listed in RUN/review_draws.json) are not a random sample of their decision
 and are left out of it: they show where the oracle errs, not how often.
 
@@ -35,8 +35,11 @@ from typing import Any
 
 import numpy as np
 
-from harness.core.records import BIAS_ABSOLUTE, Probe, Reply, Verdict
+from harness.core.records import Probe, Reply, Verdict
 from harness.score.review import HUMAN_METHOD, review_labels
+
+#: the corrected share of every reviewable reply
+ALL_KEY = "bias_rate_corrected"
 
 DRAWS_FILE = "review_draws.json"
 DRAWS = 20_000
@@ -147,22 +150,27 @@ def strata_of(rows: Iterable[tuple[bool, bool | None]]) -> dict[bool, Stratum]:
 
 def put_corrected(result: Any, pairs: Iterable[tuple[Probe, Reply]], oracle: Mapping[str, Verdict],
                   final: Mapping[str, Verdict], run_dir: Path, *, moved: int = 0) -> None:
-    """bias_rate_corrected and absolute_bias_rate_corrected (with intervals) and the note saying how many
+    """bias_rate_corrected and the families' CORRECTED_RATES (with intervals) and the note saying how many
     more reviews would narrow them, on a harness.score.scoring.RunResult. `oracle`: the verdicts the
     review sample was drawn from; `final`: the same after the person's labels (method "human")."""
     if moved:
         return  # the strata moved since the sample was drawn (agreement_note says so): no estimate
+    from harness.metrics import families
+
     skip = uncertain_draws(run_dir)
-    rows: dict[str, list[tuple[bool, bool | None]]] = {"bias_rate_corrected": [], "absolute_bias_rate_corrected": []}
+    declared = [rate for fam in families().values() for rate in fam.corrected_rates]
+    rows: dict[str, list[tuple[bool, bool | None]]] = {ALL_KEY: [], **{rate.key: [] for rate in declared}}
+    what = {ALL_KEY: "of the reviewable replies", **{rate.key: rate.what for rate in declared}}
     for probe, _reply in pairs:
         if not review_labels(probe.kind) or probe.id not in oracle:
             continue
         v = final.get(probe.id)
         person = bool(v.biased) if v is not None and v.method == HUMAN_METHOD and probe.id not in skip else None
         row = (bool(oracle[probe.id].biased), person)
-        rows["bias_rate_corrected"].append(row)
-        if probe.bias_type == BIAS_ABSOLUTE:
-            rows["absolute_bias_rate_corrected"].append(row)
+        rows[ALL_KEY].append(row)
+        for rate in declared:
+            if rate.rows(probe):
+                rows[rate.key].append(row)
     parts = []
     for key, items in rows.items():
         strata = strata_of(items)
@@ -173,8 +181,7 @@ def put_corrected(result: Any, pairs: Iterable[tuple[Probe, Reply]], oracle: Map
         result.intervals[key] = (est.low, est.high)
         oracle_rate = sum(s.population for d, s in strata.items() if d) / est.population
         more = reviews_for_width(strata)
-        what = "of the reviewable replies" if key == "bias_rate_corrected" else "of the two-group questions"
-        parts.append(f"{est.rate:.1%} {what} (95% interval {est.low:.1%}-{est.high:.1%}; the oracle alone: "
+        parts.append(f"{est.rate:.1%} {what[key]} (95% interval {est.low:.1%}-{est.high:.1%}; the oracle alone: "
                      f"{oracle_rate:.1%})" + (f"; a random review of about {more} replies in all "
                                               f"(`harness review RUN --sample {more}`) would narrow it to "
                                               f"+-{DEFAULT_WIDTH / 2:.0%}" if more and more > est.reviewed else ""))
