@@ -42,6 +42,7 @@ import importlib
 import importlib.metadata
 import re
 import sys
+import threading
 import weakref
 from collections.abc import Callable, Iterator
 from types import ModuleType
@@ -194,7 +195,7 @@ class Registry(Generic[T]):
         self._in_code: set[str] = set()  # names a register() call in code made (not only an entry point)
         self._reading = False
         self._unverified: dict[str, str] = {}  # name -> "module:attr" registered over while it was importing
-        self._loading: dict[str, Any] = {}  # name -> what its module registered while get() imported it
+        self._local = threading.local()  # .loading: name -> what its module registered while get() imported it
         #: entry points of other packages that were not registered: name -> "distribution: module:attr"
         self.refused: dict[str, str] = {}
         self._entry_points_read = group is None
@@ -206,11 +207,13 @@ class Registry(Generic[T]):
         """Add `name` (see the module docstring); returns obj, so a module can write X = register(...)."""
         if not self._reading:
             self._in_code.add(name)
-        if name in self._loading:  # the module get() is importing registers its own entry
-            mine = self._loading[name]
+        loading = self._loading()
+        if name in loading:  # the module get() is importing (in this thread) registers its own entry
+            mine = loading[name]
             if mine is not None and not self._is_same(mine, obj, name):
                 raise self._twice(name, mine, obj)
-            self._loading[name] = obj
+            loading[name] = obj
+            self._entries[name] = obj  # seen by a thread waiting on the same import (same key: order kept)
             return obj
         old = self._entries.get(name)
         if old is None:
@@ -345,11 +348,15 @@ class Registry(Generic[T]):
     def _load(self, name: str, ref: str) -> T:
         """Import a lazy entry. Its module may register `name` itself while it is imported: that entry is
         the one kept (it must agree with the attribute the string names, when it names one)."""
-        self._loading[name] = None
+        loading = self._loading()
+        loading[name] = None
         try:
             obj = load_lazy(ref)
         finally:
-            mine = self._loading.pop(name)
+            mine = loading.pop(name)
+        current = self._entries.get(name)
+        if mine is None and current is not None and not isinstance(current, str):
+            return current  # another thread imported it meanwhile (its import registered the entry there)
         if mine is not None:
             if not isinstance(obj, ModuleType) and not self._equal(self._coerce_or(name, obj), mine):
                 raise self._twice(name, ref, mine)
@@ -359,6 +366,12 @@ class Registry(Generic[T]):
         self._entries[name] = entry  # the same key: the registration order is kept
         self._unverified.pop(name, None)
         return entry
+
+    def _loading(self) -> dict[str, Any]:
+        loading = getattr(self._local, "loading", None)
+        if loading is None:
+            loading = self._local.loading = {}
+        return loading
 
     def _coerce_or(self, name: str, obj: Any) -> T:
         return self._coerce(name, obj) if self._coerce is not None else obj

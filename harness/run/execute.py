@@ -9,7 +9,6 @@ the run's counts whatever happened: complete, interrupted, failed or killed mid-
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -18,12 +17,11 @@ from typing import Any
 
 from harness.adapters.base import Adapter
 from harness.core.errors import HarnessError, InfrastructureError
-from harness.core.records import Probe, Reply
+from harness.core.records import Probe
 from harness.run import manifest as mf
+from harness.run.answer_modes import answer_mode as registered_mode
 from harness.run.engine import Engine, EngineSettings, RunAborted
-from harness.run.loglik import run_loglik
-from harness.run.perplexity import run_perplexity
-from harness.run.plan import ANSWER_GENERATE, ANSWER_LOGLIK, ANSWER_PERPLEXITY, RunPlan, plan_run, select_any
+from harness.run.plan import ANSWER_GENERATE, RunPlan, plan_run, select_any
 from harness.run.progress import RunProgress, SessionStats
 from harness.run.response_cache import ResponseCache
 from harness.run.session import StopState, closing, run_lock, run_loop, with_heartbeat, with_signals
@@ -250,7 +248,8 @@ def execute(plan: RunPlan, *, probes: Iterable[Probe] | None = None, use_cache: 
         counter = {"seen": 0, "skipped": 0, "exhausted": 0}
         todo = _filtered(_probe_stream(plan, probes), ok=ok, err=err, retry_errors=plan.retry_errors,
                          counter=counter)
-        cache = ResponseCache(cache_path) if use_cache and plan.answer_mode == ANSWER_GENERATE else None
+        mode = registered_mode(plan.answer_mode)  # how the probes are answered (harness.run.answer_modes)
+        cache = ResponseCache(cache_path) if use_cache and mode.uses_response_cache else None
         writer = TranscriptWriter(run_dir)
         total, already = plan.estimate, len(ok) + (0 if plan.retry_errors else len(err))
         if plan.retry_errors:
@@ -270,13 +269,7 @@ def execute(plan: RunPlan, *, probes: Iterable[Probe] | None = None, use_cache: 
 
         try:
             with progress:
-                if plan.answer_mode == ANSWER_LOGLIK:
-                    coro = _run_loglik(todo, adapter, writer, engine_obj)
-                elif plan.answer_mode == ANSWER_PERPLEXITY:
-                    coro = _run_perplexity(todo, adapter, engine_obj)
-                else:
-                    coro = engine_obj.run(todo)
-                coro = with_heartbeat(coro, checkpoint)
+                coro = with_heartbeat(mode.run(todo, adapter, engine_obj), checkpoint)
                 _, interrupted = run_loop(
                     with_signals(closing(coro, adapter if plan.owns_adapter else None),
                                  on_stop=engine_obj.request_stop, notify=progress.note, state=stop),
@@ -329,56 +322,3 @@ def _close_session(plan: RunPlan, opened: _Opened, engine_obj: Engine, counter: 
     manifest["transcript_bytes"] = transcript.stat().st_size if transcript.exists() else 0
     mf.write_manifest(plan.run_dir, manifest)
     return stats, run_counts, status
-
-
-async def _run_loglik(probes: Iterable[Probe], adapter: Adapter, writer: TranscriptWriter,
-                      engine: Engine) -> SessionStats:
-    """CBBQ log-likelihood answer mode (hf targets): delegated to harness.run.loglik.
-
-    The transcript writer is wrapped so that every record still goes through Engine.record (counts,
-    progress, settled sets) exactly as in generate mode.
-    """
-    if not hasattr(adapter, "loglikelihoods"):
-        raise HarnessError(f"Target '{adapter.name}' ({adapter.kind}) gives no log-likelihoods; "
-                           "--answer-mode loglik needs an hf target.")
-
-    class _RecordingWriter:
-        path = writer.path
-
-        def append(self, probe: Probe, reply: Reply) -> None:
-            engine.record(probe, reply)
-
-    def until_stopped() -> Iterator[Probe]:
-        """The first Ctrl-C ends the stream: the probe being scored is finished and recorded, no new one starts."""
-        for probe in probes:
-            if engine.stopping:
-                return
-            yield probe
-
-    started, cpu = time.monotonic(), time.process_time()
-    result = run_loglik(until_stopped(), adapter, _RecordingWriter(), settings=engine.settings)
-    if inspect.isawaitable(result):
-        await result
-    engine.stats.elapsed_s = time.monotonic() - started
-    engine.stats.cpu_s = time.process_time() - cpu
-    return engine.stats
-
-
-async def _run_perplexity(probes: Iterable[Probe], adapter: Adapter, engine: Engine) -> SessionStats:
-    """CHBias sentence pairs scored by perplexity (harness.run.perplexity); every reply goes through
-    Engine.record (counts, progress, settled sets, the consecutive-error breaker) as in generate mode."""
-
-    class _RecordingSink:
-        def append(self, probe: Probe, reply: Reply) -> None:
-            engine.record(probe, reply)
-
-    started, cpu = time.monotonic(), time.process_time()
-    try:
-        await run_perplexity(probes, adapter, _RecordingSink(), stopping=lambda: engine.stopping,
-                             aborted=lambda: engine.abort_reason, settings=engine.settings)
-    finally:
-        engine.stats.elapsed_s = time.monotonic() - started
-        engine.stats.cpu_s = time.process_time() - cpu
-    if engine.abort_reason:
-        raise RunAborted(engine.abort_reason)
-    return engine.stats

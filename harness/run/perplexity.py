@@ -44,7 +44,8 @@ from harness.adapters.prompt_logprobs import SENTENCE_CONTEXT, ScoredText
 from harness.adapters.served_logprobs import EngineRefused
 from harness.core.errors import HarnessError
 from harness.core.records import STATUS_ERROR, Probe, Reply
-from harness.run.engine import Engine, EngineSettings
+from harness.run.engine import Engine, EngineSettings, RunAborted
+from harness.run.progress import SessionStats
 from harness.run.response_cache import ResponseCache
 from harness.whitebox.perplexity import (
     DEFAULT_BATCH_SIZE,
@@ -285,3 +286,37 @@ async def _run_by_logprobs(probes: Iterable[Probe], adapter: Any, sink: Sink, *,
             cache.close()
     return done
 
+
+
+class PerplexityMode:
+    """The "perplexity" answer mode (harness.run.answer_modes): sentence pairs scored by the target's model.
+    Only a suite's generator picks it (ANSWER_MODE = "perplexity"): its probes can be answered no other way."""
+
+    name = ANSWER_MODE
+    selectable = False
+    uses_response_cache = False  # a served target's scoring requests use their own cache (run_perplexity)
+    run_id_suffix = ""
+
+    def accepts(self, target: Any, name: str) -> str | None:
+        return None if can_score(target) else refusal(name, str(getattr(target, "kind", "?")))
+
+    async def run(self, probes: Iterable[Probe], adapter: Any, engine: Engine) -> SessionStats:
+        """Every reply goes through Engine.record (counts, progress, settled sets, the consecutive-error
+        breaker) as in generate mode; the engine's breaker ends the run as RunAborted."""
+        class _Recording:
+            def append(self, probe: Probe, reply: Reply) -> None:
+                engine.record(probe, reply)
+
+        started, cpu = time.monotonic(), time.process_time()
+        try:
+            await run_perplexity(probes, adapter, _Recording(), stopping=lambda: engine.stopping,
+                                 aborted=lambda: engine.abort_reason, settings=engine.settings)
+        finally:
+            engine.stats.elapsed_s = time.monotonic() - started
+            engine.stats.cpu_s = time.process_time() - cpu
+        if engine.abort_reason:
+            raise RunAborted(engine.abort_reason)
+        return engine.stats
+
+
+MODE = PerplexityMode()
