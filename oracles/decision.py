@@ -31,7 +31,7 @@ from harness.oracles import affirmation
 METHOD_LOGLIK = "decision-loglik"
 METHOD_SCORE = "decision-score"
 _SCALE = re.compile(r"(?:\b1\s*(?:to|-|–|~|到|至)\s*10\b)|(?:一到十)|(?:1\s*分?\s*到\s*10\s*分?)")
-_NUMBER = re.compile(r"(?<![\d.])(10|[1-9])(?![\d.])")
+_NUMBER = re.compile(r"(?<![\d.])(10|[1-9])(?!\d|\.\d)")
 
 
 def p_yes(usage: Mapping[str, Any], options: Sequence[str]) -> float | None:
@@ -77,5 +77,5 @@ def read(probe: Probe, reply: Reply, method: str) -> Verdict:
         threshold = float(info.get("threshold", 6))
         return Verdict(probe.id, LABEL_AFFIRM if value >= threshold else LABEL_DENY, False, METHOD_SCORE,
                        score=float(value), evidence=str(value))
-    stance = affirmation.read(probe, reply, method)
-    return Verdict(probe.id, stance.label, False, stance.method, score=stance.score, evidence=stance.evidence)
+    stance = affirmation.read(probe, reply, method)  # its score is a match's similarity, not a decision value
+    return Verdict(probe.id, stance.label, False, stance.method, evidence=stance.evidence)

@@ -190,6 +190,8 @@ def _cells(spec: Mapping[str, Any], source: str, per_group: int, design: str) ->
     for s_group, s_label in sex.items():
         for r_group, r_label in (race.items() if race else [("", "")]):
             names = lists.get((str(s_label), str(r_label)), ())
+            if not race and not names:  # sex alone from a list that also labels race: every race's names
+                names = tuple(n for (s, _r), ns in lists.items() if s == str(s_label) for n in ns)
             if not names:
                 have = sorted({f"{s}/{r}" if r else s for s, r in lists})
                 raise ConfigError(f"The {source} name list has no names labelled {s_label}"
