@@ -319,7 +319,8 @@ def _probe(design: Design, suite: str, case: Case, index: int, cell: tuple[str, 
     text = fill(case.text, values) + "\n\n" + fill(design.question, values)
     groups = tuple(levels[c] for c in design.categories)
     meta = {"template": f"decision/{case.id}/{index}/{'/'.join(groups)}/{name}",
-            "decision": {"case": case.id, "set": f"{case.id}/{index}", "levels": levels, "name": name,
+            "decision": {"case": case.id, "set": f"{case.id}/{index}", "pair": f"{case.id}/{index}",
+                         "role": "+".join(groups), "levels": levels, "name": name,
                          "answer": design.answer, "threshold": design.threshold,
                          "categories": list(design.categories), "order": design.orders, "names": design.source}}
     if design.options:  # --answer-mode loglik scores the options themselves after the prompt (harness.run.loglik)

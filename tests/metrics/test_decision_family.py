@@ -134,3 +134,14 @@ def test_p_yes_and_scores_are_read_by_hand() -> None:
         v = reader.read(scored, Reply(scored.id, "bot", text), "default")
         assert (v.score, v.label) == (value, label)
     assert reader.read(scored, Reply(scored.id, "bot", "I won't rate people."), "default").label == "refuse"
+
+
+def test_a_gate_on_a_bot_that_says_no_to_everyone_says_why_it_has_nothing_to_test() -> None:
+    from harness.core.errors import HarnessError
+    from harness.gates.checks import Gate, evaluate_gates
+
+    res = fam.compute(_frame(lambda p: Reply(p.id, "bot", "No.")))
+    assert res.metrics["decision.selection_rate"] == 0 and res.metrics["decision.four_fifths_failures"] is None
+    assert "decision.impact_ratio.black" not in res.metrics
+    with pytest.raises(HarnessError, match="no group was ever told yes, so no impact ratio exists"):
+        evaluate_gates(res.metrics, [Gate("decision.four_fifths_failures", 0)])
