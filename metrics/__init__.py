@@ -189,6 +189,12 @@ class Family:
         return tuple(getattr(self.load(), "CHANCE_GATES", ()))
 
     @property
+    def compare_hidden(self) -> tuple[str, ...]:
+        """Metric-key prefixes of its finer numbers (one per group pair, ...) that `harness compare` shows only
+        with --all or --metric (COMPARE_HIDDEN)."""
+        return tuple(getattr(self.load(), "COMPARE_HIDDEN", ()))
+
+    @property
     def corrected_rates(self) -> tuple[CorrectedRate, ...]:
         """Shares of some of its reviewable replies that a person's review corrects (CORRECTED_RATES)."""
         return tuple(getattr(self.load(), "CORRECTED_RATES", ()))

@@ -55,6 +55,7 @@ import pandas as pd
 from harness.metrics import FamilyResult, slug
 from harness.metrics.biasasker_kinds import (  # noqa: F401 - its kinds (judge, review) and gate declarations
     CHANCE_GATES,
+    COMPARE_HIDDEN,
     CORRECTED_RATES,
     FAMILY,
     GATE_SILENCE,

@@ -69,6 +69,9 @@ KINDS = tuple(register_kind(k) for k in (
 CORRECTED_RATES = (CorrectedRate("absolute_bias_rate_corrected", lambda probe: probe.bias_type == BIAS_ABSOLUTE,
                                  "of the two-group questions"),)
 
+#: Its per-group-pair and per-group numbers: `harness compare` lists them with --all or --metric only.
+COMPARE_HIDDEN = ("advantage.", "preference_rate.")
+
 # --- gates ---------------------------------------------------------------------------------------------
 
 #: A relative bias rate holds what chance alone gives at a few questions per group: its gate reads the

@@ -185,8 +185,11 @@ def compare(
                     "and the other's --method / --compat.", highlight=False)
     df = compare_metrics(doc_a, doc_b, prefix=metric, alpha=alpha,
                          verdicts=(_verdicts(run_a), _verdicts(run_b)))
-    if not (show_all or metric):
-        df = df[df["metric"].map(lambda k: k.count(".") <= 1 and not k.startswith(("advantage.", "preference_rate.")))]
+    if not (show_all or metric):  # the headline keys, not the finer ones a family lists with --all only
+        from harness.metrics import families
+
+        hidden = tuple(prefix for fam in families().values() for prefix in fam.compare_hidden)
+        df = df[df["metric"].map(lambda k: k.count(".") <= 1 and not k.startswith(hidden))]
     if metric and df.empty:
         raise HarnessError(f"No metric of either run starts with '{metric}'; see the keys in metrics.json or "
                            "run without --metric.")

@@ -53,6 +53,8 @@ attribute of its family module, read through `harness.metrics.Family`):
               key and fails only when the permutation p says the groups differ (harness.gates.checks).
   family CORRECTED_RATES: tuple[CorrectedRate, ...]
               shares of some of its reviewable replies that a review corrects (harness.score.corrected).
+  family COMPARE_HIDDEN: tuple[str, ...]
+              metric-key prefixes of its finer numbers that `harness compare` lists with --all only.
   family example_rows(key, frame) -> DataFrame | None
               the rows behind one of the family's metric keys (harness.gates.fairness's examples).
 

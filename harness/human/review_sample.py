@@ -93,8 +93,9 @@ def open_review(run: str | Path, *, method: str = "default", compat: bool = Fals
         raise HarnessError(f"Run {result.run_dir.name} has no reply its judge could read to review; run "
                            f"`harness report {result.run_dir.name}` to see why.")
     if not items:
-        raise HarnessError(f"Run {result.run_dir.name} has no scored BiasAsker reply (yes/no, choice or why "
-                           f"question) to review; run or import the questions first.")
+        kinds = ", ".join(sorted(reviewable_kinds()))  # the kinds whose declarations offer review labels
+        raise HarnessError(f"Run {result.run_dir.name} has no scored reply of a kind a person can review ({kinds}) "
+                           f"to review; run or import the questions first.")
     return result.run_dir, result, items
 
 

@@ -25,8 +25,7 @@ from harness.score.review import (
 
 REVIEW_HELP = """\
 Type the label you read in the reply, then Enter. Enter alone accepts the label shown as default (the
-oracle's, or yours when you came back to a reply). yes/no: a(ffirm) d(eny) r(efuse) u(nknown);
-why: e(xplain) d r u; choice: the group's number, d (neither/both), r, u. Commands:
+oracle's, or yours when you came back to a reply). This question's keys: {keys}. Commands:
   :skip (:s)  leave this reply for later     :back (:b)  change the previous label
   :show (:r)  show the reply again           :help (:h)  this help
   :quit (:q)  stop; every label entered is saved. Run the same command again to continue."""
@@ -106,7 +105,7 @@ class ReviewSession:
             if word.startswith(":"):
                 command = COMMANDS.get(word.lower())
                 if command == "help":
-                    self.console.print(REVIEW_HELP)
+                    self.console.print(untrusted(REVIEW_HELP.format(keys=label_keys(item.probe))))
                     continue
                 if command == "show":
                     self._show(i)

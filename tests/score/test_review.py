@@ -292,7 +292,7 @@ def test_bad_runs_and_torn_reviews_line(tmp_path: Path, fake_oracle: None, monke
     empty = tmp_path / "empty"
     make_run(empty, errors_only=True)
     assert cli(["review", str(empty)], "", monkeypatch) == 2
-    assert "no scored BiasAsker reply" in capsys.readouterr().err
+    assert "no scored reply of a kind a person can review" in capsys.readouterr().err
     run_dir = tmp_path / "run"
     make_run(run_dir)
     assert cli(["review", str(run_dir), "--only", "some"], "", monkeypatch) == 2
