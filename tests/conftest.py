@@ -39,7 +39,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """HARNESS_TEST_DATA_PASS: only the tests that need data (tests/data_pass.py)."""
+    """Tests using a fixture declared with data_sets.needs are marked needs_data; HARNESS_TEST_DATA_PASS: only
+    the tests that need data (tests/data_pass.py)."""
+    data_sets.mark_fixture_users(items)
     data_pass.keep_data_tests(config, items)
 
 

@@ -1,7 +1,7 @@
 """Which upstream data sets this test session can read, and the skip that names the command fetching one.
 
 A test that reads a data set says so with `@pytest.mark.needs_data("cbbq")` (or `pytestmark = ...` for a
-module); conftest.py skips it, naming `harness data pull cbbq`, when the data directory lacks the set, and
+module; a fixture that reads one with `@needs("cbbq")` under its @pytest.fixture, which marks its users); conftest.py skips it, naming `harness data pull cbbq`, when the data directory lacks the set, and
 turns a DataMissingError that escapes a test into the same skip. A clone without the data sets therefore
 passes `pytest` with skips that say what to fetch, never failures (issue 26). tests/test_no_data.py checks it.
 
@@ -11,11 +11,17 @@ job (and the loaders', which refuse a damaged file with their own sentence), and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
+
+import pytest
 
 from harness.core import datasets
 from harness.core.paths import data_dir
+
+F = TypeVar("F", bound=Callable[..., object])
 
 
 @cache
@@ -46,3 +52,24 @@ def skip_reason(names: list[str], root: Path | None = None) -> str:
     where = root if root is not None else data_dir()
     pulls = " and ".join(f"`harness data pull {n}`" for n in names)
     return f"needs the {', '.join(names)} data set(s), not in {where}: run {pulls} (or set HARNESS_DATA_DIR)"
+
+
+def needs(*names: str) -> Callable[[F], F]:
+    """Declare that a fixture reads these data sets (put it under @pytest.fixture): every test that uses the
+    fixture, directly or through another one, is marked needs_data(*names) when collected (conftest.py), so it
+    skips naming the pull command before the fixture runs, and .ci/run's no-data pass selects it."""
+    def declare(fixture: F) -> F:
+        fixture.needs_data = names  # type: ignore[attr-defined]
+        return fixture
+    return declare
+
+
+def mark_fixture_users(items: list[pytest.Item]) -> None:
+    """Mark needs_data on every test whose fixtures (their whole closure) declare data sets with `needs`."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        names = {n for defs in info.name2fixturedefs.values() for d in defs for n in getattr(d.func, "needs_data", ())}
+        if names:
+            item.add_marker(pytest.mark.needs_data(*sorted(names)))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from project_env import project_home
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.needs_data("cbbq")]  # every test asks CBBQ questions
 
 
 @pytest.fixture(scope="module")

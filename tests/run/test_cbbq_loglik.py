@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from data_sets import needs
 from tiny_models import build_tiny_gpt2
 
 from harness.core.errors import HarnessError
@@ -18,6 +19,7 @@ from harness.run.transcript import TRANSCRIPT_FILE, TranscriptWriter, read_entri
 
 
 @pytest.fixture(scope="module")
+@needs("cbbq")  # its corpus is CBBQ's questions
 def tiny_hf(tmp_path_factory: pytest.TempPathFactory):
     from harness.adapters.hf_local import HFLocalAdapter
 
@@ -76,6 +78,7 @@ class _Broken:
         raise RuntimeError("CUDA out of memory")
 
 
+@pytest.mark.needs_data("cbbq")
 def test_a_failure_is_an_error_reply_not_a_lost_run(tmp_path: Path) -> None:
     probes = _probes(4)[:2]
     with TranscriptWriter(tmp_path) as writer:
