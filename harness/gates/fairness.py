@@ -31,7 +31,7 @@ from typing import Any
 from harness.core.errors import ConfigError
 from harness.core.yaml_files import read_yaml_file
 from harness.gates.checks import Gate as CheckGate
-from harness.gates.checks import missing_reason, relative_gate
+from harness.gates.checks import example_gate, missing_reason, relative_gate
 
 #: Keys of a fairness file that describe the run, not a gate.
 RUN_KEYS = frozenset({
@@ -184,7 +184,8 @@ def parse_spec(data: Any, path: Path) -> FairnessSpec:
     gates = tuple(parse_gate(str(m), raw, where=where, tolerance=tolerance, alpha=alpha)
                   for m, raw in raw_gates.items())
     if not gates:
-        raise ConfigError(f"{where} has no gates; add e.g. 'gates: {{absolute_bias_rate: {{max: 0.05}}}}'.")
+        metric, _, value = example_gate().partition("=")
+        raise ConfigError(f"{where} has no gates; add e.g. 'gates: {{{metric}: {{max: {value}}}}}'.")
     keys = [g.key for g in gates]
     dupes = sorted({k for k in keys if keys.count(k) > 1})
     if dupes:
