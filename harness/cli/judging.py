@@ -154,7 +154,7 @@ def print_estimate(console: Console, reader: Any, items: Iterable[tuple[Any, str
                 price.get("output_per_1k", 0))
             cost = f"{bound}{value:,.4f} {price.get('currency', 'USD')}"
         console.print(f"judge {name} ({reader.mode} mode): {bound}{len(questions):,} questions "
-                      f"(choice questions twice, both group orders); estimated tokens {bound}{tokens_in:,} in + "
+                      f"(a question showing two groups twice, in both orders); estimated tokens {bound}{tokens_in:,} in + "
                       f"{tokens_out:,} out ({out_per} per answer); cost {cost}", highlight=False, markup=False)
 
 
@@ -297,7 +297,8 @@ def _print_evaluation(console: Console, result: Any, batches: tuple[int, ...], s
                                     "question again)"))
     flips = result.judge_calls.get("position_flips")
     if flips and flips[1]:
-        console.print(untrusted(f"position flips: {flips[0]} of {flips[1]} choice questions read both ways"))
+        console.print(untrusted(f"position flips: {flips[0]} of {flips[1]} questions read with their two groups "
+                                "in both orders"))
 
 
 def register(app: typer.Typer) -> None:

@@ -221,7 +221,7 @@ def _notes(settings: ReaderSettings, record: Mapping[str, Any]) -> list[str]:
                        "answer the rules' verdict was kept. Run the same command again to ask it the rest.")
     flips, both = record["position_flips"]
     if both:
-        out.append(f"Choice questions were judged with the groups in both orders: on {flips} of {both} the judge's "
-                   "reading changed with the order (a position flip)"
+        out.append(f"Questions showing two groups were judged with the groups in both orders: on {flips} of {both} "
+                   "the judge's reading changed with the order (a position flip)"
                    + (", which leaves the reply unscored when the judge gives no label probabilities." if flips else "."))
     return out
