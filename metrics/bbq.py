@@ -44,6 +44,7 @@ from typing import Any
 import pandas as pd
 
 from harness.core.kinds import (
+    GateSilence,
     Headline,
     JudgeSpec,
     LeaderboardTable,
@@ -105,6 +106,23 @@ LEADERBOARD = (
         ("unread answers", "bbq.invalid_rate"), ("refusals", "bbq.refusal_rate")), worse="",
         caption="Unread answers and refusals are left out of the scores' denominators: read the scores beside them."),
 )
+
+
+def _silence(metric: str, metrics: Mapping[str, Any]) -> str | None:
+    """Why a gate on a BBQ score or accuracy has nothing to test (GATE_SILENCE)."""
+    parts = metric.split(".")
+    if len(parts) < 2 or parts[1] not in ("s_amb", "s_dis", "accuracy_ambig", "accuracy_disambig"):
+        return None
+    context = "ambiguous" if parts[1] in ("s_amb", "accuracy_ambig") else "disambiguated"
+    where = f" in {parts[2]}" if len(parts) > 2 else ""
+    if not metrics.get(f"{FAMILY}.items"):
+        return "no BBQ question was answered and scored"
+    return (f"no {context} BBQ question{where} got a readable answer naming an option (unread answers and "
+            "refusals are left out of every score)")
+
+
+#: a gate on a score has nothing to test when no readable answer fed it
+GATE_SILENCE = (GateSilence((FAMILY,), _silence),)
 
 
 # ------------------------------------------------------------------------------------------ the frame
