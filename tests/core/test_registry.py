@@ -128,3 +128,31 @@ def test_a_module_entry_point_that_registers_its_own_entry(plugin_site: Path) ->
     assert TABLE.get("self") == ("made", "here")
     with pytest.raises(RegistrationError, match="registered twice"):
         TABLE.register("self", ("made", "elsewhere"))
+
+
+def test_an_uninstalled_package_leaves_and_a_stale_egg_info_is_not_read(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build leaves name.egg-info in a source tree, first on sys.path when Python runs from there; the
+    installed .dist-info of the same distribution holds the current entry points."""
+    stale, installed = tmp_path / "checkout", tmp_path / "site"
+    (stale / "unit_registry_twice.egg-info").mkdir(parents=True)
+    (stale / "unit_registry_twice.egg-info" / "PKG-INFO").write_text(
+        "Metadata-Version: 2.1\nName: unit-registry-twice\nVersion: 0.9\n", "utf-8")
+    (stale / "unit_registry_twice.egg-info" / "entry_points.txt").write_text(
+        f"[{GROUP}]\nold = json:dumps\n", "utf-8")
+    (installed / "unit_registry_twice-1.0.dist-info").mkdir(parents=True)
+    (installed / "unit_registry_twice-1.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: unit-registry-twice\nVersion: 1.0\n", "utf-8")
+    (installed / "unit_registry_twice-1.0.dist-info" / "entry_points.txt").write_text(
+        f"[{GROUP}]\nnew = json:loads\n", "utf-8")
+    table: Registry[object] = Registry("unit entry", GROUP)
+    monkeypatch.syspath_prepend(str(installed))
+    monkeypatch.syspath_prepend(str(stale))  # first on sys.path, as a checkout's folder is
+    table.reload_entry_points()
+    assert table.names() == ["new"] and table.origin("new") == "unit-registry-twice"
+    import json
+
+    assert table.get("new") is json.loads  # imported: it still leaves with its package
+    monkeypatch.undo()
+    table.reload_entry_points()
+    assert table.names() == [] and table.get("new") is None
