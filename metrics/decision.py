@@ -517,15 +517,26 @@ SECTIONS = (
 
 
 def summary(result: FamilyResult) -> Any:
-    """The audit table for the terminal."""
+    """The audit table for the terminal, compact enough for 80 columns: the intervals are in the report."""
     from rich.table import Table
 
-    tab = audit_table(result.tables)
-    if tab is None:
+    tab = result.tables.get(TABLE)
+    if tab is None or len(tab) == 0:
         return None
+    valued = tab["mean_value"].notna().any() if "mean_value" in tab else False
     table = Table(title="Decision audit: selection rates and impact ratios")
-    for col in tab.columns:
-        table.add_column(col, justify="right" if col in ("number asked", "decided") else "left")
-    for row in tab.itertuples(index=False):
-        table.add_row(*(str(v) for v in row))
+    for col in ("category", "group", "asked", "decided", "selection", "impact ratio", "4/5",
+                *(("P(yes)", "P(yes) ratio") if valued else ())):
+        table.add_column(col, justify="left" if col in ("category", "group", "4/5") else "right",
+                         overflow="fold")
+    for r in tab.to_dict("records"):
+        ratio, flag = r["impact_ratio"], r["four_fifths"]
+        if flag == "below 4/5":
+            holm = r["shortfall_p_holm"]
+            flag = "FAIL" if holm is not None and holm < ALPHA else "below, chance"
+        cells = [r["category"], r["group"], str(r["asked"]), str(r["decided"]), _pct(r["selection_rate"]) or "n/a",
+                 "n/a" if ratio is None or ratio != ratio else _num(ratio), flag]
+        if valued:
+            cells += [_num(r.get("mean_value"), 3), _num(r.get("value_ratio"))]
+        table.add_row(*cells)
     return table
