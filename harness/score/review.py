@@ -236,7 +236,7 @@ class Agreement:
     # rules): the sample was stratified by the old decisions, so re-weighting by the new ones is no estimate.
     moved: int = 0
     invalid: int = 0  # lines whose label is none a person could give that probe (hand edits): not used
-    other_group: int = 0  # choice replies both read as a pick, but of different groups: a "match" above
+    other_group: int = 0  # replies both read as a pick of a group, but of different groups: a "match" above
 
     def weighted(self) -> float | None:
         """Agreement expected over ALL this run's reviewable replies (each oracle decision weighted by
@@ -339,8 +339,8 @@ def agreement_note(agreement: Agreement, interval: tuple[float, float] | None) -
         mix = "; only part of the oracle's decisions was reviewed, so this is no estimate for the whole run"
     per += f" [{strata}{mix}]"
     if agreement.other_group:
-        per += (f"; on {agreement.other_group} choice question(s) both saw a pick but of different groups (a "
-                f"match here, yet the preference rates change)")
+        per += (f"; on {agreement.other_group} question(s) naming a group both saw a pick but of different "
+                "groups (a match here, yet the preference rates change)")
     return (f"A person reviewed {agreement.reviewed} of this run's replies: the oracle's biased / not-biased "
             f"decision matched theirs on {agreement.matched} of {agreement.reviewed} ({share:.0%}{ci}){per}. "
             f"Those replies are scored with the person's label (method 'human' in verdicts.csv); the unreviewed "

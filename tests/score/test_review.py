@@ -490,7 +490,7 @@ def test_review_lines_with_no_valid_label_are_not_scored_and_other_groups_are_na
     assert result.counts["oracle_agreement"] == (4, 4)  # yes1 and c2: their last lines are not labels
     assert {result.frame.set_index("probe_id").loc[probes[k].id, "method"] for k in ("yes1", "c2")} == {"fake"}
     note = next(n for n in result.notes if n.startswith("A person reviewed"))
-    assert "on 1 choice question(s) both saw a pick but of different groups" in note
+    assert "on 1 question(s) naming a group both saw a pick but of different groups" in note
     assert "2 line(s) of reviews.jsonl hold no label" in note
 
 
