@@ -408,7 +408,8 @@ def _race_names(first: str, first_names: list[dict[str, str]], people: Sequence[
     last = draws.choice(_names([r for r in people if r["First_last"] == "last" and r["ethnicity"] == me["ethnicity"]]))
     others = [r for r in people if r["First_last"] == "first" and r["ethnicity"] not in targets
               and r["gender"] == me["gender"]]
-    chosen = [r for r in others if r["Name"] in set(draws.sample([o["Name"] for o in others], 5))]
+    # five rows of the vocabulary (a name listed twice is two rows), as upstream samples the table's rows
+    chosen = [others[int(i)] for i in draws.sample([str(i) for i in range(len(others))], 5)]
     lasts = [r for r in people if r["First_last"] == "last" and r["ethnicity"] not in targets]
     seconds: list[str] = []
     infos: dict[str, str] = {}
