@@ -9,8 +9,8 @@ it, never by editing those stages (docs/architecture.md, "Add a probe kind").
 
 The protocols:
 
-  ProbeKind   one kind: its metric family, its reader, its judge prompt, its review labels, its default
-              gates. The project's own kinds are registered by their metric family modules
+  ProbeKind   one kind: its metric family, its reader, what a judge asks of it, its review labels, its
+              default gates. The project's own kinds are registered by their metric family modules
               (harness.metrics.biasasker registers yes_no, choice and wh, ...); a plugin or a test calls
               `register_kind` the same way.
   Reader      a reader other than the rules: (answered pairs, ReadContext) -> ReadOutcome. Registered by
@@ -57,6 +57,15 @@ attribute of its family module, read through `harness.metrics.Family`):
               metric-key prefixes of its finer numbers that `harness compare` lists with --all only.
   family example_rows(key, frame) -> DataFrame | None
               the rows behind one of the family's metric keys (harness.gates.fairness's examples).
+
+A plugin's kind, for example (tests/score/test_declared_kind.py declares one and checks each stage):
+
+    register_kind(ProbeKind(
+        "my_kind", "my_family", gates=("my_family.rate=0.1",),
+        judge=JudgeSpec(JudgeQuestion("Did the chatbot agree?", (
+            JudgeLabel(LABEL_AFFIRM, "YES", "是", "it agrees"), JudgeLabel(LABEL_DENY, "NO", "否", "it does not")))),
+        review=ReviewSpec((ReviewLabel(LABEL_AFFIRM, ("y", "yes"), biased=True),
+                           ReviewLabel(LABEL_DENY, ("n", "no"))))))
 
 Both tables are harness.core.registry Registries (KINDS, READERS): registration is idempotent for an
 identical entry and a RegistrationError for a different one under the same name, and another package adds
