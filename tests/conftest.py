@@ -30,6 +30,13 @@ if not os.environ.get("HARNESS_DATA_DIR") and SHARED_DATA.is_dir():
     os.environ["HARNESS_DATA_DIR"] = str(SHARED_DATA)
 #: The data directory of this session (a test may point HARNESS_DATA_DIR elsewhere for a while).
 SESSION_DATA_DIR = Path(os.environ["HARNESS_DATA_DIR"]) if os.environ.get("HARNESS_DATA_DIR") else None
+# The joined Qwen GGUF of the user's cache for every test, whatever HARNESS_CACHE_DIR a test isolates: else each
+# test with its own cache joins its own 400 MB copy, and the in-process loads of two paths are two 3 GB models.
+if not os.environ.get("HARNESS_QWEN_GGUF"):
+    from harness.core.local_models import QWEN_FILE
+    from harness.core.paths import cache_dir
+
+    os.environ["HARNESS_QWEN_GGUF"] = str(cache_dir() / "models" / QWEN_FILE)
 data_pass.start_recording(SESSION_DATA_DIR)  # HARNESS_TEST_DATA_USERS: .ci/run's no-data pass (tests/data_pass.py)
 
 
@@ -100,6 +107,38 @@ def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str])
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
     with open(RSS_LOG, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(line) + "\n")
+
+
+#: the adapters' process-wide model tables: (module, table), emptied when a test module ends
+MODEL_TABLES = (("harness.adapters.hf_local", "_LOADED"), ("harness.adapters.llamacpp_local", "_MODELS"))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_models() -> Iterator[None]:
+    """Let go of the models a test module loaded in this process when it ends.
+
+    The adapters keep every model they load for the life of the process (right for a run, which asks one
+    model thousands of times), so in one pytest process the models of every module piled up: the in-process
+    Qwen alone holds 3.1 GB dequantised to float32. A later module that needs a model loads it again (the
+    served ones are the session's llama_cpp.server processes, not affected); benchmarks/test_memory.py
+    measures the peak.
+    """
+    yield
+    emptied = False
+    for name, table in MODEL_TABLES:
+        module = sys.modules.get(name)
+        models = getattr(module, table, None) if module is not None else None
+        if models:
+            models.clear()
+            emptied = True
+    if emptied:
+        import contextlib
+        import ctypes
+        import gc
+
+        gc.collect()
+        with contextlib.suppress(OSError, AttributeError):  # not glibc: the freed heap stays with the process
+            ctypes.CDLL("libc.so.6").malloc_trim(0)  # hand it back, so the next module starts from what is in use
 
 
 def free_port() -> int:
