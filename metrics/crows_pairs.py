@@ -219,7 +219,7 @@ def _note(fig: Mapping[str, Any]) -> str:
     else:
         reading = "no preference distinguishable from chance at this sample size"
     ties = f"; {fig['ties']} tie(s) counted as not preferring it" if fig["ties"] else ""
-    return (f"CrowS-Pairs: the more stereotyping sentence is the more likely in {pct:.1%} of {fig['scored']} "
+    return (f"CrowS-Pairs: the more stereotyping sentence is the more likely in {pct:.1%} of {fig['scored']:,} "
             f"pairs [{low:.1%}, {high:.1%}], exact binomial {p_text} against 0.5: {reading}{ties}.")
 
 
