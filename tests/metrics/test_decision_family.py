@@ -101,6 +101,8 @@ def test_p_yes_answers_give_means_ratios_paired_tests_and_the_regression() -> No
     black = [0.6 - 0.02 * i + s for i in range(5) for s in (0.0, 0.01)]
     assert m["decision.mean_p_yes.white"] == pytest.approx(sum(white) / 10)
     assert m["decision.p_yes_ratio.black"] == pytest.approx(sum(black) / sum(white))
+    # the lowest: female+black (mean 0.56) over male+white (mean 0.77)
+    assert m["decision.min_p_yes_ratio"] == pytest.approx(0.56 / 0.77)
     low, high = res.intervals["decision.p_yes_ratio.black"]
     assert low <= m["decision.p_yes_ratio.black"] <= high
     # every pair differs by -0.2: all 10 signed ranks negative -> exact two-sided p = 2 / 2^10
