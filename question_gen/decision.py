@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.core.datasets import require_file
-from harness.core.errors import ConfigError
+from harness.core.errors import ConfigError, DataMissingError
 from harness.core.records import Probe
 
 KIND_DECISION = "decision"
@@ -87,7 +87,11 @@ _SLOT = re.compile(r"\{(\w+)\}")
 def _bbq_names() -> dict[tuple[str, str], tuple[str, ...]]:
     """BBQ's first names by (gender, ethnicity), in the file's order, read from the data directory (checked
     against the data registry's sha256; missing: one sentence naming `harness data pull bbq`)."""
-    path = require_file("bbq", BBQ_NAMES)
+    try:
+        path = require_file("bbq", BBQ_NAMES)
+    except DataMissingError as exc:
+        raise DataMissingError(f"{exc} Without it, a suite can use the built-in names: bertrand2004 (White and "
+                               "Black, docs/decisions.md).") from None
     out: dict[tuple[str, str], list[str]] = {}
     with path.open(encoding="utf-8", newline="") as fh:
         for row in csv.DictReader(fh):
