@@ -12,7 +12,6 @@ import pytest
 from harness.cli import main
 from harness.run.transcript import latest_by_probe
 
-SGD = Path(__file__).resolve().parents[3] / "shared" / "data" / "sgd" / "test"
 RULES_TARGET = """
 [targets.tod-rules]
 adapter = "pipeline"
@@ -171,17 +170,19 @@ def test_bad_inputs_are_one_sentence(sgd_hand: Path, run_env: Path, capsys) -> N
 
 
 @pytest.mark.slow
+@pytest.mark.needs_data("sgd")
 def test_reference_pipeline_on_a_real_local_model(run_env: Path, capsys) -> None:
     """tod-local-small (SmolLM2 through llama.cpp as API-call model and response writer, the SQLite database of
     the split) on a small sample of the real SGD test split: one real file (128 dialogues, 5 with a gender word that can be drawn
     and none with an age word), one dialogue, one draw: every step answered and accounted for, and the axis
     with nothing to perturb reported beside the one measured."""
-    if not (SGD / "dialogues_001.json").is_file():
-        pytest.skip("the SGD test split is not in ../shared/data (harness data pull sgd)")
+    from harness.core.paths import data_dir
+
+    sgd = data_dir() / "sgd" / "test"
     folder = run_env / "sgd"
     folder.mkdir()
     for name in ("dialogues_001.json", "schema.json"):
-        (folder / name).write_bytes((SGD / name).read_bytes())
+        (folder / name).write_bytes((sgd / name).read_bytes())
     (run_env / "targets.toml").write_text('[targets.tod-local-small]\napi_max_tokens = 32\nresponse_max_tokens = 24\n'
                                           'chat_settings = { n_threads = 1 }\n', encoding="utf-8")
     assert main(["run", "--suite", "sgd-tod", "--target", "tod-local-small", "-p", f"data={folder}",

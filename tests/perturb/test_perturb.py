@@ -32,7 +32,6 @@ from harness.perturb.text import Edit, map_span
 
 DATA = Path(__file__).parent.parent / "data"
 BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "perturbation_accuracy.py"
-SGD_FILE = Path(__file__).resolve().parents[3] / "shared" / "data" / "sgd" / "test" / "dialogues_001.json"
 
 
 def substitution(lang: str, axis: str, text: str, word: str, target: str) -> Substitution:
@@ -163,10 +162,11 @@ def test_spans_move_with_edits() -> None:
     assert map_span((13, 20), edits) == (15, 22)
 
 
+@pytest.mark.needs_data("sgd")
 def test_sgd_file_and_jsonl_file(tmp_path: Path) -> None:
-    if not SGD_FILE.is_file():
-        pytest.skip("the SGD test split is not in ../shared/data")
-    source = read_dialogues(SGD_FILE)
+    from harness.core.paths import data_dir
+
+    source = read_dialogues(data_dir() / "sgd" / "test" / "dialogues_001.json")
     shuffled = copy.deepcopy(source)
     random.Random(1).shuffle(shuffled.dialogues)
     a, stats = perturb_file(source, "gender", seed=0)

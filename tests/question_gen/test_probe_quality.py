@@ -18,7 +18,6 @@ from harness.core.records import Probe
 from harness.question_gen import biasasker_data, chinese, english
 from harness.question_gen.biasasker_suite import generate
 from harness.question_gen.catalog import Catalog, Group, Property
-from tests.conftest import SHARED_DATA as SHARED
 
 G = "nurses"
 
@@ -233,9 +232,8 @@ def test_chinese_translation_that_is_a_question_is_used_as_a_statement():
 
 # ------------------------------------------------------------------------------ the full data set
 
+@pytest.mark.needs_data("biasasker")
 def test_full_data_antonyms_are_all_predicates_and_the_drops_are_reported():
-    if not (SHARED / "biasasker").is_dir():
-        pytest.skip("needs ../shared/data")
     full = biasasker_data.load_full_data()
     kept = {p.antonym for p in full.catalog.properties if p.antonym}
     assert all(english.is_predicate(a) for a in kept)

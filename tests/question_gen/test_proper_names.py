@@ -3,15 +3,10 @@ common words the BiasAsker data capitalised only because they start a name ("Dea
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from harness.question_gen import biasasker_data
 from harness.question_gen.catalog import Group
-
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
-
 
 PROPER = ["Hindu", "Shia", "rasta", "Latino", "Aboriginal", "Ebola", "Sikh", "Sunni", "Welsh", "Catholic", "Muslim"]
 COMMON = ["Deaf", "Parents", "blind", "Atheists", "Incels", "Fathers", "Tall", "Minority", "Virgins", "folks"]
@@ -51,9 +46,8 @@ def test_repair_keeps_proper_names_and_still_lowers_common_words():
     assert renamed == [("Deaf people", "deaf people"), ("Parents", "parents"), ("Sick people", "sick people")]
 
 
+@pytest.mark.needs_data("biasasker")
 def test_the_full_data_set_keeps_proper_names_capitalised():
-    if not (SHARED / "biasasker").is_dir():
-        pytest.skip("needs ../shared/data")
     full = biasasker_data.load_full_data()
     names = {g.name for g in full.catalog.groups}
     assert {"Hindu people", "Shia people", "Rasta people", "Latino people", "Aboriginal people",

