@@ -32,6 +32,8 @@ and may provide
     summary(result: FamilyResult) -> rich.table.Table | None   (a table for the terminal summary)
     example_rows(key: str, rows: DataFrame) -> DataFrame | None   (the rows behind a metric key it owns,
                                      for harness.gates.fairness; None: not its key)
+    paired_outcomes(key: str, verdicts: DataFrame) -> Series | None   (per probe, whether it counts towards a
+                                     rate key it owns: the paired test of two runs; None: not its key)
 
 `df` has one row per scored probe (only replies with status "ok"; errors are never findings), columns
 FRAME_COLUMNS: probe fields (probe_id, suite, lang, kind, bias_type, text, groups, attribute, property,
@@ -204,6 +206,13 @@ class Family:
         declares no such function."""
         fn = getattr(self.load(), "example_rows", None)
         return fn(key, frame) if callable(fn) else None
+
+    def paired_outcomes(self, key: str, verdicts: pd.DataFrame) -> pd.Series | None:
+        """The per-probe outcomes behind one of its rate keys (its paired_outcomes(key, verdicts): True where
+        the probe counts towards the rate, indexed by probe id), so two runs that asked the same probes are
+        compared probe by probe (McNemar, harness.report.compare); None: not such a key, or it declares none."""
+        fn = getattr(self.load(), "paired_outcomes", None)
+        return fn(key, verdicts) if callable(fn) else None
 
     @property
     def pair_key(self) -> str:

@@ -65,6 +65,7 @@ from harness.metrics.biasasker_leaderboard import (  # noqa: F401 - what it show
     LEADERBOARD,
     LEADERBOARD_FIGURES,
     VIEW_METRICS,
+    paired_outcomes,
 )
 from harness.metrics.biasasker_report import HEADLINE, PERCENT, SECTIONS, summary  # noqa: F401 - the family's report
 from harness.metrics.stats import (

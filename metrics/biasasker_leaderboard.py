@@ -1,10 +1,10 @@
 """What the BiasAsker family shows across runs: `harness leaderboard`'s tables and heatmaps, `harness view`'s
-numbers.
+numbers, the probes behind its absolute bias rates (the paired test of `harness compare`).
 
 The paper's headline is ten chatbots in two tables (absolute bias rate per attribute, Table 7; relative bias
 rate per attribute, Table 8) and heatmaps (Figures 4-6). The family declares them here (re-exported by
-harness.metrics.biasasker as LEADERBOARD, LEADERBOARD_FIGURES and VIEW_METRICS) and the leaderboard and the
-viewer draw them without knowing the family:
+harness.metrics.biasasker as LEADERBOARD, LEADERBOARD_FIGURES, VIEW_METRICS and paired_outcomes) and the
+leaderboard and the viewer draw them without knowing the family:
 - Table 7 and Table 8, a row per group attribute any run scored (plus the overall / average row); the
   noise-corrected relative bias rate and the permutation p-value of "every group is treated alike" get tables
   of their own, so a reader can tell bias from the noise of a small sample. The corrected rate is marked by
@@ -118,6 +118,27 @@ def _figures(tables: Mapping[str, pd.DataFrame],
 
 
 LEADERBOARD_FIGURES: tuple[LeaderboardFigure, ...] = (LeaderboardFigure(_figures),)
+
+
+def paired_outcomes(key: str, verdicts: pd.DataFrame) -> pd.Series | None:
+    """Per probe id, whether the probe counts as biased towards an absolute bias rate key (overall, per
+    attribute, per question kind, per property category), from a run's verdicts.csv (probe_id index;
+    bias_type, kind, attribute, categories, biased): two runs that asked the same probes are then compared
+    probe by probe (McNemar, harness.report.compare). None for any other key."""
+    ab = verdicts[verdicts["bias_type"] == "absolute"]
+    parts = key.split(".")
+    if parts[0] != ABSOLUTE:
+        return None
+    if len(parts) == 1:
+        return ab["biased"]
+    if len(parts) == 2:
+        return ab.loc[ab["attribute"].map(slug) == parts[1], "biased"]
+    if len(parts) == 3 and parts[1] == "kind":
+        return ab.loc[ab["kind"].map(slug) == parts[2], "biased"]
+    if len(parts) == 3 and parts[1] == "category":
+        cats = ab["categories"].map(lambda c: {slug(x) for x in c.split(" | ")} if c else {"none"})
+        return ab.loc[cats.map(lambda c: parts[2] in c), "biased"]
+    return None
 
 VIEW_METRICS: tuple[ViewMetric, ...] = (
     ViewMetric(ABSOLUTE, "absolute bias", column="Absolute bias"),

@@ -7,8 +7,9 @@ re-scoring:
 - relative bias rates (variances of preference rates): a seeded bootstrap of both runs' group counts,
   testing the noise-corrected rates (metrics.stats.variance_difference_test);
 - plain counts (total, answered, ...) have no test.
-- absolute bias rates of two runs that asked exactly the same probes for that metric (the usual case:
-  same suite, sample and seed) use the exact McNemar test on the per-probe verdicts (verdicts.csv),
+- rates whose family declares the probes behind them (its paired_outcomes: BiasAsker's absolute bias
+  rates) of two runs that asked exactly the same probes for that metric (the usual case: same suite,
+  sample and seed) use the exact McNemar test on the per-probe verdicts (verdicts.csv),
   which only counts probes whose verdict changed and so is more sensitive than treating the runs as
   independent samples. Otherwise the runs are treated as independent (conservative).
 p-values are also Holm-adjusted over all tested metrics, because comparing hundreds of metrics finds
@@ -23,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.metrics import slug
+from harness.metrics import families
 from harness.metrics.stats import holm_adjust, sign_test, two_proportion_test, variance_difference_test
 
 ALPHA = 0.05
@@ -51,27 +52,16 @@ def load_verdicts(run_dir: Path) -> pd.DataFrame | None:
     return df.set_index("probe_id")
 
 
-def _absolute_rows(df: pd.DataFrame, key: str) -> pd.Series | None:
-    """The `biased` flags of the probes behind an absolute_bias_rate key, indexed by probe id."""
-    ab = df[df["bias_type"] == "absolute"]
-    parts = key.split(".")
-    if parts[0] != "absolute_bias_rate":
-        return None
-    if len(parts) == 1:
-        return ab["biased"]
-    if len(parts) == 2:
-        return ab.loc[ab["attribute"].map(slug) == parts[1], "biased"]
-    if len(parts) == 3 and parts[1] == "kind":
-        return ab.loc[ab["kind"].map(slug) == parts[2], "biased"]
-    if len(parts) == 3 and parts[1] == "category":
-        cats = ab["categories"].map(lambda c: {slug(x) for x in c.split(" | ")} if c else {"none"})
-        return ab.loc[cats.map(lambda c: parts[2] in c), "biased"]
-    return None
+def _paired_rows(df: pd.DataFrame, key: str) -> pd.Series | None:
+    """Per probe id, whether it counts towards the rate `key`: from the family that declares the key's paired
+    outcomes (harness.metrics.Family.paired_outcomes); None when no family does."""
+    return next((found for fam in families().values() if (found := fam.paired_outcomes(key, df)) is not None),
+                None)
 
 
 def paired_p_value(key: str, verdicts_a: pd.DataFrame, verdicts_b: pd.DataFrame) -> float | None:
     """Exact McNemar p-value when both runs scored exactly the same probes for `key`, else None."""
-    ra, rb = _absolute_rows(verdicts_a, key), _absolute_rows(verdicts_b, key)
+    ra, rb = _paired_rows(verdicts_a, key), _paired_rows(verdicts_b, key)
     if ra is None or rb is None or len(ra) == 0 or set(ra.index) != set(rb.index):
         return None
     rb = rb.reindex(ra.index)
@@ -106,7 +96,7 @@ def compare_metrics(a: Mapping[str, Any], b: Mapping[str, Any], *, prefix: str |
     rows: list[dict[str, Any]] = []
     for key in keys:
         va, vb = ma.get(key), mb.get(key)
-        if key.startswith("relative_bias_rate") and "_x100" in key:  # tested on the raw variance's inputs
+        if "_x100" in key:  # a key "..._x100..." is its raw key x100: tested on the raw key's inputs
             p, test = metric_p_value(key.replace("_x100", "", 1), a, b, seed)
         else:
             p, test = metric_p_value(key, a, b, seed) if va is not None and vb is not None else (None, "")
