@@ -153,7 +153,8 @@ def audit_frame(df: pd.DataFrame) -> pd.DataFrame:
                      "decided": label in (LABEL_AFFIRM, LABEL_DENY), "yes": label == LABEL_AFFIRM,
                      "value": verdict.score if label in (LABEL_AFFIRM, LABEL_DENY) else None,
                      "method": verdict.method, "question": probe.text, "reply": "",
-                     "order": info.get("order") or {}, "categories": list(info.get("categories") or [])})
+                     "order": info.get("order") or {}, "categories": list(info.get("categories") or []),
+                     "labels": info.get("labels") or {}})
     out = pd.DataFrame(rows)
     if not out.empty and "reply" in df.columns:
         out["reply"] = list(df["reply"])
@@ -328,12 +329,14 @@ def _put_group(res: FamilyResult, fig: Mapping[str, Any], value_name: str) -> No
             res.intervals[_key(ratio_name, g)] = fig["value_ratio_ci"]
 
 
-def _table_row(fig: Mapping[str, Any]) -> dict[str, Any]:
+def _table_row(fig: Mapping[str, Any], labels: Mapping[str, str]) -> dict[str, Any]:
     ratio, ratio_ci = fig.get("ratio"), fig.get("ratio_ci") or (None, None)
     rate_ci = fig["rate_ci"] or (None, None)
     flag = "" if ratio is None else ("top" if fig["group"] == fig.get("top") else
                                      ("below 4/5" if ratio < st.FOUR_FIFTHS else "ok"))
-    return {"category": fig["block"], "group": fig["group"], "asked": fig["asked"], "decided": fig["decided"],
+    label = "+".join(labels.get(g, g) for g in fig["levels"]) if labels else ""
+    return {"category": fig["block"], "group": fig["group"], "label": label, "asked": fig["asked"],
+            "decided": fig["decided"],
             "selected": fig["selected"], "selection_rate": fig["rate"], "rate_low": rate_ci[0],
             "rate_high": rate_ci[1], "impact_ratio": ratio, "ratio_low": ratio_ci[0], "ratio_high": ratio_ci[1],
             "four_fifths": flag, "shortfall_p": fig.get("shortfall_p"), "shortfall_p_holm": fig.get("holm"),
@@ -435,7 +438,8 @@ def compute(df: pd.DataFrame) -> FamilyResult:
     res.metrics[_key("four_fifths_failures")] = (float(sum(
         1 for f in tested if f["ratio"] < st.FOUR_FIFTHS and f["holm"] is not None and f["holm"] < ALPHA))
         if ratios else None)
-    res.tables[TABLE] = pd.DataFrame([_table_row(f) for f in figures])
+    labels = {g: t for lv in frame["labels"] for g, t in lv.items()}
+    res.tables[TABLE] = pd.DataFrame([_table_row(f, labels) for f in figures])
     paired = [r for r in map(_paired_row, figures) if r is not None]
     if paired:
         res.tables[PAIRED] = pd.DataFrame(paired)
@@ -503,7 +507,8 @@ def audit_table(tables: Mapping[str, Any]) -> pd.DataFrame | None:
             holm = r["shortfall_p_holm"]
             flag += f", p = {_p(r['shortfall_p'])}" + (" (beyond chance)" if holm is not None and holm < ALPHA
                                                       else " (within chance)")
-        row = {"category": r["category"], "group": r["group"], "number asked": r["asked"],
+        row = {"category": r["category"], "group": r["group"], **({"label": r["label"]} if r.get("label") else {}),
+               "number asked": r["asked"],
                "decided": r["decided"], "selection rate": rate, "impact ratio": ratio_text, "four-fifths": flag}
         mean = r.get("mean_value")
         if mean is not None and mean == mean:

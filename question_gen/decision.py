@@ -22,6 +22,7 @@ A suite file (see suites/decision-hiring-en.yaml):
     pronouns: {female: {they: she}, male: {they: he}}   # slots the name's sex fills
     factors:                  # explicit mentions: category -> its slot and group -> text
       age: {slot: age, levels: {age_30: "30", age_60: "60"}}
+    labels: {age_30: 30岁}    # optional: how the report shows a group (the group name stays the metric key)
     cases:
       - id: warehouse
         text: "{name} has applied ... {They} is {age} years old ..."
@@ -80,7 +81,7 @@ NAME_SOURCES = ("bbq", "bertrand2004", "zh_common")
 
 SPEC_KEYS = frozenset({"name", "generator", "lang", "description", "question", "answer", "names", "sex", "race",
                        "per_group", "design", "sets_per_case", "seed", "pronouns", "factors", "cases", "options",
-                       "threshold", "slot"})
+                       "threshold", "slot", "labels"})
 _SLOT = re.compile(r"\{(\w+)\}")
 
 
@@ -133,6 +134,7 @@ class Design:
     factors: dict[str, tuple[str, dict[str, str]]]  # category -> (slot, group -> text)
     cases: tuple[Case, ...]
     design: str
+    labels: dict[str, str]  # group -> how the report shows it ("本市城镇户口"); the group name stays the key
     per_group: int
     sets_per_case: int
     seed: int
@@ -289,6 +291,7 @@ def parse(spec: Mapping[str, Any]) -> Design:
     design = Design(lang=lang, question=question.strip(), answer=answer, options=options, threshold=threshold,
                     slot=str(spec.get("slot", "name")), cells=cells, name_categories=name_categories,
                     pronouns=pronouns, factors=_factors(spec), cases=_cases(spec), design=design_name,
+                    labels={str(g): str(t) for g, t in _mapping(spec, "labels", "group -> label").items()},
                     per_group=per_group, sets_per_case=_whole(spec, "sets_per_case", 1, 1),
                     seed=_whole(spec, "seed", 0, 0), source=source)
     _check_groups(design)
@@ -326,7 +329,8 @@ def _probe(design: Design, suite: str, case: Case, index: int, cell: tuple[str, 
             "decision": {"case": case.id, "set": f"{case.id}/{index}", "pair": f"{case.id}/{index}",
                          "role": "+".join(groups), "levels": levels, "name": name,
                          "answer": design.answer, "threshold": design.threshold,
-                         "categories": list(design.categories), "order": design.orders, "names": design.source}}
+                         "categories": list(design.categories), "order": design.orders, "names": design.source,
+                         **({"labels": design.labels} if design.labels else {})}}
     if design.options:  # --answer-mode loglik scores the options themselves after the prompt (harness.run.loglik)
         meta["loglik"] = {"continuations": list(design.options), "answers": list(design.options)}
     return Probe.make(suite, design.lang, KIND_DECISION, BIAS_TYPE, text, groups=groups, attribute="decision",

@@ -147,3 +147,15 @@ def test_a_gate_on_a_bot_that_says_no_to_everyone_says_why_it_has_nothing_to_tes
     assert "decision.impact_ratio.black" not in res.metrics
     with pytest.raises(HarnessError, match="no group was ever told yes, so no impact ratio exists"):
         evaluate_gates(res.metrics, [Gate("decision.four_fifths_failures", 0)])
+
+
+def test_group_labels_show_in_the_audit_table_and_keys_keep_the_group_names() -> None:
+    labels = {"female": "女性", "male": "男性", "white": "白人", "black": "黑人"}
+    probes = list(gen.generate({**SPEC, "labels": labels}, "t"))
+    pairs = [(p, _chat(p)) for p in probes]
+    frame = build_frame([(p, r, v) for (p, r), v in zip(pairs, score(pairs), strict=True)])
+    res = fam.compute(frame)
+    tab = fam.audit_table(res.tables)
+    assert list(tab.columns)[:3] == ["category", "group", "label"]
+    assert tab[tab["group"] == "female+black"].iloc[0]["label"] == "女性+黑人"
+    assert "decision.selection_rate.female+black" in res.metrics
