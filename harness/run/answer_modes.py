@@ -12,8 +12,9 @@ An answer mode has
     name                  what a run's manifest records ("answer_mode") and `--answer-mode` selects
     selectable            `--answer-mode NAME` may ask for it; False: only a suite's generator picks it
                           (a generator's ANSWER_MODE = "perplexity": its probes can be answered no other way)
-    uses_response_cache   chat replies are cached by prompt (harness.run.response_cache); a scoring mode
-                          keeps its own cache of requests, if any
+    uses_response_cache   the run opens the response cache (harness.run.response_cache; none with --no-cache)
+                          as engine.cache: chat replies are cached by prompt, a served target's scoring
+                          requests by their text
     run_id_suffix         added to the run id a command derives, so the same suite asked in two modes lands
                           in two folders ("-loglik")
     accepts(target, name) -> str | None

@@ -135,12 +135,15 @@ class _Scorer:
     """Where a probe's continuations are scored: a served target through a run engine of its own (its
     concurrency, rate limit, retries and the response cache), or the adapter in process."""
 
-    def __init__(self, adapter: LoglikAdapter, settings: EngineSettings | None) -> None:
+    def __init__(self, adapter: LoglikAdapter, settings: EngineSettings | None, cache: ResponseCache | None = None,
+                 *, use_cache: bool = True) -> None:
         self.adapter = adapter
         served = is_served(adapter) and callable(getattr(adapter, "loglik_pairs", None))
         settings = settings or EngineSettings()
         self.window = max(1, settings.concurrency) if served else 1
-        self.cache = ResponseCache() if served else None
+        # the run's cache, else the user's; none with use_cache=False (harness run --no-cache)
+        self._own_cache = served and use_cache and cache is None
+        self.cache = ResponseCache() if self._own_cache else (cache if use_cache else None)
         self.calls = ScoringCalls(adapter) if served else None
         self.engine = Engine(self.calls, None, settings=settings, cache=self.cache) if self.calls else None  # type: ignore[arg-type]
 
@@ -154,7 +157,7 @@ class _Scorer:
         return [r.logprob for r in results if not isinstance(r, str)]
 
     def close(self) -> None:
-        if self.cache is not None:
+        if self._own_cache and self.cache is not None:
             self.cache.close()
 
 
@@ -201,7 +204,8 @@ def _windows(probes: Iterable[Probe], skip: Collection[str], size: int,
 async def run_loglik(probes: Iterable[Probe], adapter: LoglikAdapter, writer: TranscriptSink, *,
                      continuations: str = "letters", normalise: bool = False, skip: Collection[str] = (),
                      on_reply: Callable[[Probe, Reply], None] | None = None,
-                     settings: EngineSettings | None = None) -> LoglikSummary:
+                     settings: EngineSettings | None = None, cache: ResponseCache | None = None,
+                     use_cache: bool = True) -> LoglikSummary:
     """Answer every probe with options by likelihood and append each reply to the transcript at once.
 
     `skip` holds probe ids already answered (resume). Probes without options cannot be answered this way
@@ -213,7 +217,7 @@ async def run_loglik(probes: Iterable[Probe], adapter: LoglikAdapter, writer: Tr
                            "use --answer-mode text or an hf target.")
     summary = LoglikSummary()
     target = getattr(adapter, "name", "")
-    scorer = _Scorer(adapter, settings)
+    scorer = _Scorer(adapter, settings, cache, use_cache=use_cache)
     try:
         for window in _windows(probes, skip, scorer.window, summary):
             questions = [question_for(p, continuations, normalise) for p in window]
@@ -244,7 +248,7 @@ class LoglikMode:
 
     name = ANSWER_MODE
     selectable = True
-    uses_response_cache = False
+    uses_response_cache = True  # a served target's scoring requests (none with --no-cache; in process: unused)
     run_id_suffix = "-loglik"
 
     def accepts(self, target: Any, name: str) -> str | None:
@@ -272,7 +276,8 @@ class LoglikMode:
                 yield probe
 
         started, cpu = time.monotonic(), time.process_time()
-        await run_loglik(until_stopped(), adapter, _Recording(), settings=engine.settings)
+        await run_loglik(until_stopped(), adapter, _Recording(), settings=engine.settings, cache=engine.cache,
+                         use_cache=engine.cache is not None)
         engine.stats.elapsed_s = time.monotonic() - started
         engine.stats.cpu_s = time.process_time() - cpu
         return engine.stats

@@ -136,7 +136,9 @@ class ScoringCalls(Adapter):
         self.refused: EngineRefused | None = None
 
     def fingerprint(self) -> str:
-        return settings_fingerprint(self.kind, {"target": self.inner.fingerprint()})
+        # "reading": scores cached before a served target's start token was learned (read without one) are
+        # not reused (harness.adapters.served_logprobs)
+        return settings_fingerprint(self.kind, {"target": self.inner.fingerprint(), "reading": "start token"})
 
     async def ask(self, prompt: str, *, history: Sequence[Message] = ()) -> Completion:
         return (await self.ask_batch([prompt]))[0]
@@ -200,7 +202,8 @@ def _sentence_score(text: str, score: ScoredText | str) -> SentenceScore:
 async def run_perplexity(probes: Iterable[Probe], adapter: Any, sink: Sink, *,
                          pairs_per_call: int = PAIRS_PER_CALL, stopping: Callable[[], bool] = lambda: False,
                          aborted: Callable[[], str | None] = lambda: None,
-                         settings: EngineSettings | None = None, cache: ResponseCache | None = None) -> int:
+                         settings: EngineSettings | None = None, cache: ResponseCache | None = None,
+                         use_cache: bool = True) -> int:
     """Score every pair and append each reply to `sink` at once; returns how many pairs were recorded.
 
     `stopping()` is checked between calls (a first Ctrl-C: the call in flight is finished and recorded);
@@ -212,7 +215,7 @@ async def run_perplexity(probes: Iterable[Probe], adapter: Any, sink: Sink, *,
         raise HarnessError(refusal(getattr(adapter, "name", "?"), getattr(adapter, "kind", "?")))
     if not callable(getattr(adapter, "causal_lm", None)):
         return await _run_by_logprobs(probes, adapter, sink, pairs_per_call=pairs_per_call, stopping=stopping,
-                                      aborted=aborted, settings=settings, cache=cache)
+                                      aborted=aborted, settings=settings, cache=cache, use_cache=use_cache)
     name = getattr(adapter, "name", "")
     batch_size = int((getattr(adapter, "settings", None) or {}).get("batch_size") or DEFAULT_BATCH_SIZE)
     done = 0
@@ -250,15 +253,17 @@ async def run_perplexity(probes: Iterable[Probe], adapter: Any, sink: Sink, *,
 
 async def _run_by_logprobs(probes: Iterable[Probe], adapter: Any, sink: Sink, *, pairs_per_call: int,
                            stopping: Callable[[], bool], aborted: Callable[[], str | None],
-                           settings: EngineSettings | None, cache: ResponseCache | None) -> int:
+                           settings: EngineSettings | None, cache: ResponseCache | None,
+                           use_cache: bool = True) -> int:
     """run_perplexity for targets with ``score_continuations``: each sentence after SENTENCE_CONTEXT."""
     name = getattr(adapter, "name", "")
     served = is_served(adapter)
-    own_cache = cache is None and served
+    own_cache = cache is None and served and use_cache  # --no-cache: none at all
     if own_cache:
         cache = ResponseCache()
     calls = ScoringCalls(adapter) if served else None
-    engine = Engine(calls, None, settings=settings or EngineSettings(), cache=cache) if calls else None  # type: ignore[arg-type]
+    engine = Engine(calls, None, settings=settings or EngineSettings(),  # type: ignore[arg-type]
+                    cache=cache if use_cache else None) if calls else None
     done = 0
     try:
         for chunk in _chunks(probes, max(1, pairs_per_call), lambda: stopping() or bool(aborted())):
@@ -278,7 +283,10 @@ async def _run_by_logprobs(probes: Iterable[Probe], adapter: Any, sink: Sink, *,
             latency = (time.perf_counter() - started) / len(chunk)
             for i, probe in enumerate(chunk):
                 first, second = (_sentence_score(sentences[2 * i + j], scores[2 * i + j]) for j in (0, 1))
-                sink.append(probe, _reply(probe, name, first, second, latency, None, len(chunk),
+                # the start token's text the sentences were read after (the adapter's: learned from a served
+                # engine, "unknown" when it could not be; harness.adapters.served_logprobs)
+                sink.append(probe, _reply(probe, name, first, second, latency,
+                                          getattr(adapter, "start_token_text", None), len(chunk),
                                           context=contexts[i]))
                 done += 1
     finally:
@@ -294,7 +302,7 @@ class PerplexityMode:
 
     name = ANSWER_MODE
     selectable = False
-    uses_response_cache = False  # a served target's scoring requests use their own cache (run_perplexity)
+    uses_response_cache = True  # a served target's scoring requests (none with --no-cache; in process: unused)
     run_id_suffix = ""
 
     def accepts(self, target: Any, name: str) -> str | None:
@@ -310,7 +318,8 @@ class PerplexityMode:
         started, cpu = time.monotonic(), time.process_time()
         try:
             await run_perplexity(probes, adapter, _Recording(), stopping=lambda: engine.stopping,
-                                 aborted=lambda: engine.abort_reason, settings=engine.settings)
+                                 aborted=lambda: engine.abort_reason, settings=engine.settings, cache=engine.cache,
+                                 use_cache=engine.cache is not None)
         finally:
             engine.stats.elapsed_s = time.monotonic() - started
             engine.stats.cpu_s = time.process_time() - cpu

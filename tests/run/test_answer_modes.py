@@ -20,7 +20,7 @@ def test_the_built_in_modes_are_registered_by_entry_points() -> None:
     assert ANSWER_MODES.names()[:3] == ["generate", "loglik", "perplexity"]
     assert selectable_modes() == ["generate", "loglik"]  # perplexity is picked by its suites only
     assert [answer_mode(n).run_id_suffix for n in ("generate", "loglik", "perplexity")] == ["", "-loglik", ""]
-    assert [answer_mode(n).uses_response_cache for n in ("generate", "loglik", "perplexity")] == [True, False, False]
+    assert [answer_mode(n).uses_response_cache for n in ("generate", "loglik", "perplexity")] == [True, True, True]
     with pytest.raises(HarnessError, match=r"^Unknown answer mode 'guess'; use generate or loglik\.$"):
         answer_mode("guess")
 
