@@ -34,6 +34,7 @@ from harness.core.errors import HarnessError
 from harness.core.records import Probe
 from harness.human.review_sample import DEFAULT_SAMPLE, open_review, recorded_reader, select_sample
 from harness.run.transcript import TRANSCRIPT_FILE
+from harness.score.corrected import ALL_KEY as CORRECTED_ALL
 from harness.score.review import (
     ReviewItem,
     ReviewWriter,
@@ -53,8 +54,7 @@ REVIEW_KEYS: tuple[tuple[str, str], ...] = (
     ("unknown_rate", "Unreadable replies"),
     ("oracle_agreement", "Oracle agrees with your review"),
     ("oracle_agreement_weighted", "Oracle agreement, weighted to the run"),
-    ("bias_rate_corrected", "Bias rate corrected by your review"),
-    ("absolute_bias_rate_corrected", "Absolute bias rate corrected by your review"),
+    (CORRECTED_ALL, "Bias rate corrected by your review"),
 )
 
 
@@ -232,11 +232,14 @@ def keys_for(probe: Probe) -> list[dict[str, str]]:
 
 def changed_keys() -> tuple[tuple[str, str], ...]:
     """The metrics whose change a rescore reports (key, label): every number the families declare for the
-    viewer (harness.metrics.Family.view_metrics: its cards and the others it lists), then REVIEW_KEYS."""
+    viewer (harness.metrics.Family.view_metrics: its cards and the others it lists), REVIEW_KEYS, then the
+    shares the families have a review correct (Family.corrected_rates)."""
     from harness.metrics import families
 
     declared = [(m.key, m.label) for fam in families().values() for m in fam.view_metrics]
-    return tuple(dict.fromkeys([*declared, *REVIEW_KEYS]))
+    corrected = [(c.key, f"Bias rate {c.what}, corrected by your review") for fam in families().values()
+                 for c in fam.corrected_rates]
+    return tuple(dict.fromkeys([*declared, *REVIEW_KEYS, *corrected]))
 
 
 def changes(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
