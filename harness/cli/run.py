@@ -156,7 +156,7 @@ def _out_note(answer_mode: str, settings: dict[str, Any]) -> str:
 
 def _judge_dry_run(console: Console, reader: Any, *, suite: str | None, target: str | None, resume: str | None,
                    sample: int | None, seed: int, limit: int | None, params: dict[str, Any]) -> None:
-    """The judges' share of --dry-run: one question per selected reply (two for a choice question), the
+    """The judges' share of --dry-run: one question per selected reply (two when it shows two groups), the
     replies assumed max_tokens long (they do not exist yet)."""
     from harness.cli.judging import DEFAULT_REPLY_TOKENS, print_estimate
     from harness.run.plan import load_suite_any, select_any, target_config

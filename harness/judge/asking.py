@@ -1,6 +1,6 @@
 """Asking a judge, through the same run engine that asks a target.
 
-Every judge question (one per reply, two for a choice question: harness.judge.prompts) becomes a Probe
+Every judge question (one per reply, two for one that shows two groups: harness.judge.prompts) becomes a Probe
 whose text is the prompt's envelope, asked by harness.run.engine.Engine of a JudgeAdapter around the judge
 target. So a judge gets everything a target gets: concurrency and requests per minute from its
 targets.toml entry, timeouts and retries with back-off, errors recorded apart (its answer is then
@@ -76,7 +76,7 @@ class JudgeAdapter(Adapter):
 
 @dataclass(frozen=True)
 class Question:
-    """One judge question about one reply (`order` 1: a choice question with its groups swapped)."""
+    """One judge question about one reply (`order` 1: asked with the two groups it shows swapped)."""
 
     qid: str
     probe: Probe
@@ -91,7 +91,7 @@ class Question:
 
 
 def questions_for(pairs: Iterable[tuple[Probe, Reply]], *, reason: bool = True) -> list[Question]:
-    """The judge questions about these replies, in input order (a choice question twice)."""
+    """The judge questions about these replies, in input order (one showing two groups twice)."""
     out = []
     for probe, reply in pairs:
         for order in orders_for(probe):
