@@ -1,4 +1,4 @@
-"""From judge readings to Verdicts: both group orders of a question showing two groups, several judges by majority.
+"""From judge readings to Verdicts: both orders of the groups a question shows, several judges by majority.
 
 A verdict from a judge keeps the oracle's conventions (harness.oracles). How a category read from the
 judge's answer becomes a Verdict is the kind's declaration (harness.core.kinds.JudgeSpec.verdict):
