@@ -58,7 +58,8 @@ def katz_interval(k1: int, n1: int, k2: int, n2: int, z: float = Z95) -> tuple[f
     return math.exp(centre - half), math.exp(centre + half)
 
 
-def restricted_rates(k1: np.ndarray, n1: int, k2: np.ndarray, n2: int, theta: float) -> tuple[np.ndarray, np.ndarray]:
+def restricted_rates(k1: np.ndarray, n1: int, k2: np.ndarray, n2: int,
+                     theta: float) -> tuple[np.ndarray, np.ndarray]:
     """Maximum-likelihood rates (p1, p2) under p1 = theta * p2 (Farrington & Manning 1990): the root in
     [0, min(1, 1/theta)] of N theta p2^2 - (n1 theta + k1 + n2 + k2 theta) p2 + (k1 + k2) = 0."""
     k1, k2 = np.asarray(k1, dtype=float), np.asarray(k2, dtype=float)
@@ -111,7 +112,8 @@ def shortfall_p(k1: int, n1: int, k2: int, n2: int, theta: float = FOUR_FIFTHS) 
 def shortfall_size(n1: int, n2: int, theta: float = FOUR_FIFTHS, alpha: float = 0.05,
                    p2: Sequence[float] = ()) -> float:
     """The exact size of the shortfall test at `alpha`: the largest probability, over the null boundary's
-    nuisance rates `p2` (default a grid), that it rejects. Used by the tests to show the size stays <= alpha."""
+    nuisance rates `p2` (default a grid), that it rejects. The tests show with it that the size stays
+    <= alpha."""
     grid_k1, grid_k2 = np.meshgrid(np.arange(n1 + 1), np.arange(n2 + 1), indexing="ij")
     reject = np.zeros((n1 + 1, n2 + 1), dtype=bool)
     for i in range(n1 + 1):
@@ -150,7 +152,8 @@ def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float
 
 
 def cluster_ratio_interval(group: Sequence[tuple[str, float]], top: Sequence[tuple[str, float]], *,
-                           n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> tuple[float, float] | None:
+                           n_boot: int = 2000, seed: int = 0,
+                           level: float = 0.95) -> tuple[float, float] | None:
     """Percentile interval of mean(group values) / mean(top values), resampling counterfactual sets (the
     cluster: one case asked of every group) with replacement, so the within-case correlation of the two
     groups' values is kept. `group` and `top` are (set id, value) pairs. None when a resample can have no
@@ -203,7 +206,8 @@ class LogitFit:
         return None if b is None or not s else float(2 * _st.norm.sf(abs(b / s)))
 
 
-def irls_logit(y: np.ndarray, x: np.ndarray, *, max_iter: int = 100, tol: float = 1e-10) -> tuple[np.ndarray, np.ndarray, bool]:
+def irls_logit(y: np.ndarray, x: np.ndarray, *, max_iter: int = 100,
+               tol: float = 1e-10) -> tuple[np.ndarray, np.ndarray, bool]:
     """Binomial GLM with the logit link by iteratively reweighted least squares: (coefficients,
     unscaled covariance (X'WX)^-1, converged). y may be fractional in [0, 1] (quasi-likelihood)."""
     beta = np.zeros(x.shape[1])
@@ -247,8 +251,8 @@ def logistic_fixed_effects(y: Sequence[float], cases: Sequence[str], dummies: di
         else:
             dropped += 1
     if dropped:
-        fit.notes.append(f"{dropped} case(s) got the same answer for every variant and tell nothing about the "
-                         "groups; the regression leaves them out.")
+        fit.notes.append(f"{dropped} case(s) got the same answer for every variant and tell nothing "
+                         "about the groups; the regression leaves them out.")
     used_cases = list(dict.fromkeys(case_arr[keep]))
     cols = [n for n in names if keep.any() and np.ptp(np.asarray(dummies[n], dtype=float)[keep]) > 0]
     if not used_cases or not cols:

@@ -65,7 +65,8 @@ def read(probe: Probe, reply: Reply, method: str) -> Verdict:
     if usage.get("answer_mode") == "loglik":
         p = p_yes(usage, probe.options)
         if p is None:
-            return Verdict(probe.id, LABEL_UNKNOWN, False, METHOD_LOGLIK, evidence="no log-likelihood of yes and no")
+            return Verdict(probe.id, LABEL_UNKNOWN, False, METHOD_LOGLIK,
+                           evidence="no log-likelihood of yes and no")
         return Verdict(probe.id, LABEL_AFFIRM if p >= 0.5 else LABEL_DENY, False, METHOD_LOGLIK, score=p,
                        evidence=f"P(yes) = {p:.4f}")
     if info.get("answer") == "score":
