@@ -36,7 +36,8 @@ def run_leaderboard(runs: list[str], *, out: Path, load_doc: Callable[[str], dic
     from harness.report.leaderboard_page import write_page
 
     if len(runs) < 2:
-        raise HarnessError("Give at least two runs to set side by side, e.g. `harness leaderboard RUN_A RUN_B RUN_C`.")
+        raise HarnessError("Give at least two runs to set side by side, e.g. "
+                           "`harness leaderboard RUN_A RUN_B RUN_C`.")
     docs = []
     for i, run in enumerate(runs, start=1):
         doc = load_doc(run)
@@ -46,17 +47,20 @@ def run_leaderboard(runs: list[str], *, out: Path, load_doc: Callable[[str], dic
         raise HarnessError("The same run is given twice; give each run once.")
     board = build_leaderboard(docs, seed=seed)
     if not board.tables:
-        raise HarnessError("These runs have no bias metric to set side by side (score them with `harness report RUN`).")
+        raise HarnessError("These runs have no bias metric to set side by side (score them with "
+                           "`harness report RUN`).")
     page = write_page(board, out)
     if as_json:
         typer.echo(json.dumps(to_json(board), ensure_ascii=False))
         return
     print_leaderboard(board, console)
-    console.print(assemble("Page: ", str(page), " (figures in ", str(page.parent / "plots"), ")"), soft_wrap=True)
+    console.print(assemble("Page: ", str(page), " (figures in ", str(page.parent / "plots"), ")"),
+                  soft_wrap=True)
 
 
 def print_leaderboard(board: Any, out: Console) -> None:
-    """Legend, scoring notes, one table per metric (value and interval per run), then the significant pairs."""
+    """Legend, scoring notes, one table per declared table (value and interval per run), then the
+    significant pairs."""
     legend = Table(box=box.SIMPLE_HEAD, pad_edge=False, title="Runs", title_justify="left")
     for col in ("", "run", "target"):
         legend.add_column(col)
@@ -68,17 +72,19 @@ def print_leaderboard(board: Any, out: Console) -> None:
     for note in board.notes:
         out.print(assemble(("note:", "yellow"), " ", note))
     for t in board.tables:
-        table = Table(title=t.title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+        table = Table(title=t.title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                      collapse_padding=True)
         table.add_column("", overflow="fold", min_width=10)
         for r in board.runs:
             table.add_column(r.label, justify="right", no_wrap=True)
         for row in t.rows:
-            table.add_row(untrusted(row.label), *[untrusted(" ".join(t.text(row, c)).strip()) for c in t.values.columns])
+            cells = [untrusted(" ".join(t.text(row, c)).strip()) for c in t.values.columns]
+            table.add_row(untrusted(row.label), *cells)
         out.print(table)
     pw = board.pairwise
     sig = pw[pw["significant"]] if len(pw) else pw
-    out.print(f"Pairwise tests: {len(pw)} (every pair of runs on every row), {len(sig)} significant at 5% after "
-              "Holm adjustment over all of them.", highlight=False)
+    out.print(f"Pairwise tests: {len(pw)} (every pair of runs on every row), {len(sig)} significant at 5% "
+              "after Holm adjustment over all of them.", highlight=False)
     for rec in sig.itertuples():
         out.print(untrusted(f"  {rec.metric}: {rec.run_a} {rec.a:.4g} vs {rec.run_b} {rec.b:.4g} "
                             f"({rec.test}, p = {rec.p_value:.2g}, Holm {rec.p_holm:.2g})"))

@@ -78,7 +78,7 @@ class MetricTable:
 
     @property
     def can_mark(self) -> bool:
-        """A run of this table may be bold: its rows have a worse end and tests (its own or another table's)."""
+        """A run of this table may be bold: its rows have a worse end and tests (its own or another's)."""
         return self.worse in ("higher", "lower") and (self.tested or bool(self.tested_as))
 
     def text(self, row: Row, run: str) -> tuple[str, str]:
@@ -86,7 +86,8 @@ class MetricTable:
         from harness.report.reporting import fmt_interval, fmt_value  # lazy: jinja2 and the scoring module
 
         v = self.values.loc[row.label, run]
-        return fmt_value(row.key, None if pd.isna(v) else float(v)), fmt_interval(row.key, self.intervals.get((row.label, run)))
+        value = fmt_value(row.key, None if pd.isna(v) else float(v))
+        return value, fmt_interval(row.key, self.intervals.get((row.label, run)))
 
 
 @dataclass
@@ -139,8 +140,8 @@ def _tables(runs: Sequence[RunDoc]) -> list[MetricTable]:
             shown |= {row.key for row in rows} | {decl.when} | set(decl.covers)
             if (decl.when not in keys) if decl.when else not any(row.key in keys for row in rows):
                 continue
-            out.append(metric_table(runs, decl.title, decl.caption, rows, worse=decl.worse, tested=decl.tested,
-                                    tested_as=decl.tested_as))
+            out.append(metric_table(runs, decl.title, decl.caption, rows, worse=decl.worse,
+                                    tested=decl.tested, tested_as=decl.tested_as))
     from harness.report.reporting import headline_rows  # lazy: reporting pulls jinja2 and the scoring module
 
     other = [Row(label, key) for key, label in headline_rows() if key in keys and key not in shown]
@@ -169,9 +170,10 @@ def _pairwise(runs: Sequence[RunDoc], tables: Sequence[MetricTable], *, seed: in
                 if p is None:
                     continue
                 records.append({"metric": row.key, "row": row.label, "table": table.title, "run_a": a.label,
-                                "run_b": b.label, "a": va, "b": vb, "change": vb - va, "p_value": p, "test": test})
-    df = pd.DataFrame(records, columns=["metric", "row", "table", "run_a", "run_b", "a", "b", "change", "p_value",
-                                        "test"])
+                                "run_b": b.label, "a": va, "b": vb, "change": vb - va, "p_value": p,
+                                "test": test})
+    df = pd.DataFrame(records, columns=["metric", "row", "table", "run_a", "run_b", "a", "b", "change",
+                                        "p_value", "test"])
     df["p_holm"] = holm_adjust(list(df["p_value"])) if len(df) else []
     df["significant"] = [p is not None and p < ALPHA for p in df["p_holm"]]
     return df
@@ -183,7 +185,8 @@ def _scoring(runs: Sequence[RunDoc]) -> tuple[list[str], list[str]]:
     base = settings_of_metrics(first.doc)
     sentences: list[str] = []
     for run in runs[1:]:
-        for s in scoring_differences(base, settings_of_metrics(run.doc), name_a=first.label, name_b=run.label):
+        other = settings_of_metrics(run.doc)
+        for s in scoring_differences(base, other, name_a=first.label, name_b=run.label):
             if s not in sentences:
                 sentences.append(s)
     notes = []
@@ -233,15 +236,18 @@ def to_json(board: Leaderboard) -> dict[str, Any]:
         return None if isinstance(v, float) and v != v else v
 
     return {
-        "runs": [{"label": r.label, "run_id": r.name, "suite": r.suite, "target": r.target} for r in board.runs],
+        "runs": [{"label": r.label, "run_id": r.name, "suite": r.suite, "target": r.target}
+                 for r in board.runs],
         "tables": [{"title": t.title, "caption": t.caption,
                     "rows": [{"row": row.label, "metric": row.key,
-                              "values": {c: clean(float(t.values.loc[row.label, c])) for c in t.values.columns},
+                              "values": {c: clean(float(t.values.loc[row.label, c]))
+                                         for c in t.values.columns},
                               "intervals": {c: list(t.intervals[(row.label, c)]) for c in t.values.columns
                                             if (row.label, c) in t.intervals},
                               "most_biased": most_biased(board, t, row)}
                              for row in t.rows]} for t in board.tables],
-        "pairwise": [{k: clean(v) for k, v in rec.items()} for rec in board.pairwise.to_dict(orient="records")],
+        "pairwise": [{k: clean(v) for k, v in rec.items()}
+                     for rec in board.pairwise.to_dict(orient="records")],
         "scoring_differences": board.scoring,
         "notes": board.notes,
     }

@@ -51,8 +51,8 @@ def _draw(board: Leaderboard, out_dir: Path) -> tuple[list[Path], list[str]]:
     paths, notes = [], []
     for name, panels in figures:
         rows = max(len(p.matrix) for p in panels)
-        fig, axes = plt.subplots(1, len(panels), figsize=(1.8 + 1.3 * len(labels) * len(panels) + 1.2 * (len(panels) - 1),
-                                                         1.3 + 0.42 * rows), squeeze=False)
+        width = 1.8 + 1.3 * len(labels) * len(panels) + 1.2 * (len(panels) - 1)
+        fig, axes = plt.subplots(1, len(panels), figsize=(width, 1.3 + 0.42 * rows), squeeze=False)
         for ax, panel in zip(axes[0], panels, strict=True):
             heatmap(ax, panel.matrix.astype(float), cmap=panel.cmap, vmax=panel.vmax, fmt="{:.3g}")
             ax.set_title(panel.title, fontsize=9)
@@ -89,7 +89,8 @@ def write_page(board: Leaderboard, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     plots, notes = _draw(board, out_dir / "plots")
     board.notes.extend(n for n in notes if n not in board.notes)  # the terminal prints them too
-    env = Environment(loader=PackageLoader("harness.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
+    env = Environment(loader=PackageLoader("harness.report", "templates"),
+                      autoescape=select_autoescape(["html", "j2"]))
     pairwise = board.pairwise.to_dict(orient="records")
     html = env.get_template("leaderboard.html.j2").render(
         runs=board.runs, tables=_html_tables(board), pairwise=pairwise,
