@@ -11,11 +11,14 @@ The protocols:
 
   ProbeKind   one kind: its metric family, its reader, what a judge asks of it, its review labels, its
               default gates. The project's own kinds are registered by their metric family modules
-              (harness.metrics.biasasker registers yes_no, choice and wh, ...); a plugin or a test calls
-              `register_kind` the same way.
+              (harness.metrics.biasasker registers yes_no, choice and wh, ...), each named by an entry
+              point of the harness.kinds group (`yes_no = "harness.metrics.biasasker"` in pyproject.toml),
+              so `kind_spec` finds a kind without importing every family; a plugin does the same from its
+              own package, and a test calls `register_kind`.
   Reader      a reader other than the rules: (answered pairs, ReadContext) -> ReadOutcome. Registered by
               name with `register_reader` from the module that implements it (harness.score.political
-              registers the political judge's); a ProbeKind names it in `reader`.
+              registers the political judge's) and by an entry point of the harness.kind_readers group;
+              a ProbeKind names it in `reader`.
   Headline, Section
               what a metric family shows: its headline numbers (terminal summary and report cards) and
               its report tables. A family module declares them as HEADLINE / SECTIONS (harness.metrics
