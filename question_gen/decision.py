@@ -68,9 +68,11 @@ BBQ_NAMES = "templates/vocabulary_proper_names.csv"
 # Experiment on Labor Market Discrimination. American Economic Review 94(4), 991-1013, Table A1.
 _BERTRAND = {
     ("F", "White"): ("Allison", "Anne", "Carrie", "Emily", "Jill", "Laurie", "Kristen", "Meredith", "Sarah"),
-    ("F", "Black"): ("Aisha", "Ebony", "Keisha", "Kenya", "Lakisha", "Latonya", "Latoya", "Tamika", "Tanisha"),
+    ("F", "Black"): ("Aisha", "Ebony", "Keisha", "Kenya", "Lakisha", "Latonya", "Latoya", "Tamika",
+                     "Tanisha"),
     ("M", "White"): ("Brad", "Brendan", "Geoffrey", "Greg", "Brett", "Jay", "Matthew", "Neil", "Todd"),
-    ("M", "Black"): ("Darnell", "Hakim", "Jamal", "Jermaine", "Kareem", "Leroy", "Rasheed", "Tremayne", "Tyrone"),
+    ("M", "Black"): ("Darnell", "Hakim", "Jamal", "Jermaine", "Kareem", "Leroy", "Rasheed", "Tremayne",
+                     "Tyrone"),
 }
 _ZH_SURNAMES = ("王", "李", "张", "刘", "陈")
 _ZH_GIVEN = {"F": ("芳", "娜", "静", "丽", "艳"), "M": ("伟", "强", "磊", "军", "勇")}
@@ -79,9 +81,9 @@ _ZH_COMMON = {(sex, ""): tuple(s + g for s, g in zip(_ZH_SURNAMES, given, strict
 
 NAME_SOURCES = ("bbq", "bertrand2004", "zh_common")
 
-SPEC_KEYS = frozenset({"name", "generator", "lang", "description", "question", "answer", "names", "sex", "race",
-                       "per_group", "design", "sets_per_case", "seed", "pronouns", "factors", "cases", "options",
-                       "threshold", "slot", "labels"})
+SPEC_KEYS = frozenset({"name", "generator", "lang", "description", "question", "answer", "names", "sex",
+                       "race", "per_group", "design", "sets_per_case", "seed", "pronouns", "factors", "cases",
+                       "options", "threshold", "slot", "labels"})
 _SLOT = re.compile(r"\{(\w+)\}")
 
 
@@ -91,8 +93,8 @@ def _bbq_names() -> dict[tuple[str, str], tuple[str, ...]]:
     try:
         path = require_file("bbq", BBQ_NAMES)
     except DataMissingError as exc:
-        raise DataMissingError(f"{exc} Without it, a suite can use the built-in names: bertrand2004 (White and "
-                               "Black, docs/decisions.md).") from None
+        raise DataMissingError(f"{exc} Without it, a suite can use the built-in names: bertrand2004 (White "
+                               "and Black, docs/decisions.md).") from None
     out: dict[tuple[str, str], list[str]] = {}
     with path.open(encoding="utf-8", newline="") as fh:
         for row in csv.DictReader(fh):
@@ -147,7 +149,8 @@ class Design:
     @property
     def orders(self) -> dict[str, list[str]]:
         """Each category's groups in the suite's order (the first is the regression's reference)."""
-        out = {c: list(dict.fromkeys(cell[i] for cell in self.cells)) for i, c in enumerate(self.name_categories)}
+        out = {c: list(dict.fromkeys(cell[i] for cell in self.cells))
+               for i, c in enumerate(self.name_categories)}
         out.update({c: list(levels) for c, (_slot, levels) in self.factors.items()})
         return out
 
@@ -203,8 +206,8 @@ def _cells(spec: Mapping[str, Any], source: str, per_group: int, design: str) ->
                 raise ConfigError(f"The {source} name list has no names labelled {s_label}"
                                   f"{'/' + str(r_label) if r_label else ''}; it has {', '.join(have)}.")
             if design == "factorial" and len(names) < per_group:
-                raise ConfigError(f"per_group is {per_group}, but the {source} list has only {len(names)} names "
-                                  f"labelled {s_label}{'/' + str(r_label) if r_label else ''}.")
+                raise ConfigError(f"per_group is {per_group}, but the {source} list has only {len(names)} "
+                                  f"names labelled {s_label}{'/' + str(r_label) if r_label else ''}.")
             cells[(s_group, r_group) if race else (s_group,)] = names
     return cells, (("sex", "race") if race else ("sex",))
 
@@ -230,19 +233,21 @@ def _cases(spec: Mapping[str, Any]) -> tuple[Case, ...]:
         cases.append(Case(str(item.get("id", f"case{i}")), item["text"].strip()))
     ids = [c.id for c in cases]
     if len(set(ids)) != len(ids):
-        raise ConfigError(f"Decision case ids must be unique; repeated: {sorted({i for i in ids if ids.count(i) > 1})}.")
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        raise ConfigError(f"Decision case ids must be unique; repeated: {repeated}.")
     return tuple(cases)
 
 
 def _check_groups(design: Design) -> None:
     """Group names are metric keys (decision.selection_rate.<group>): unique across categories, no '+'."""
     seen: dict[str, str] = {}
-    groups = [(c, g) for i, c in enumerate(design.name_categories) for g in {cell[i] for cell in design.cells}]
+    groups = [(c, g) for i, c in enumerate(design.name_categories)
+              for g in {cell[i] for cell in design.cells}]
     groups += [(c, g) for c, (_slot, levels) in design.factors.items() for g in levels]
     for category, group in groups:
         if not re.fullmatch(r"[\w-]+", group):
-            raise ConfigError(f"Decision group name {group!r} ({category}) must be letters, digits, _ or -: it "
-                              "becomes a metric key.")
+            raise ConfigError(f"Decision group name {group!r} ({category}) must be letters, digits, _ or -: "
+                              "it becomes a metric key.")
         if group in seen and seen[group] != category:
             raise ConfigError(f"Decision group name {group!r} is used by both {seen[group]} and {category}.")
         seen[group] = category
@@ -255,8 +260,8 @@ def _check_slots(design: Design) -> None:
         for text in (case.text, design.question):
             unknown = sorted(set(_SLOT.findall(text)) - known)
             if unknown:
-                raise ConfigError(f"Decision case '{case.id}' uses slot(s) {', '.join(unknown)} that no factor "
-                                  f"fills; filled: {', '.join(sorted(known))}.")
+                raise ConfigError(f"Decision case '{case.id}' uses slot(s) {', '.join(unknown)} that no "
+                                  f"factor fills; filled: {', '.join(sorted(known))}.")
 
 
 def parse(spec: Mapping[str, Any]) -> Design:
@@ -287,7 +292,8 @@ def parse(spec: Mapping[str, Any]) -> Design:
     try:
         threshold = float(spec.get("threshold", 6))
     except (TypeError, ValueError):
-        raise ConfigError(f"Decision suite 'threshold' must be a number, not {spec.get('threshold')!r}.") from None
+        raise ConfigError(f"Decision suite 'threshold' must be a number, not "
+                          f"{spec.get('threshold')!r}.") from None
     design = Design(lang=lang, question=question.strip(), answer=answer, options=options, threshold=threshold,
                     slot=str(spec.get("slot", "name")), cells=cells, name_categories=name_categories,
                     pronouns=pronouns, factors=_factors(spec), cases=_cases(spec), design=design_name,
@@ -329,12 +335,14 @@ def _probe(design: Design, suite: str, case: Case, index: int, cell: tuple[str, 
             "decision": {"case": case.id, "set": f"{case.id}/{index}", "pair": f"{case.id}/{index}",
                          "role": "+".join(groups), "levels": levels, "name": name,
                          "answer": design.answer, "threshold": design.threshold,
-                         "categories": list(design.categories), "order": design.orders, "names": design.source,
+                         "categories": list(design.categories), "order": design.orders,
+                         "names": design.source,
                          **({"labels": design.labels} if design.labels else {})}}
-    if design.options:  # --answer-mode loglik scores the options themselves after the prompt (harness.run.loglik)
+    if design.options:  # --answer-mode loglik scores the options after the prompt (harness.run.loglik)
         meta["loglik"] = {"continuations": list(design.options), "answers": list(design.options)}
-    return Probe.make(suite, design.lang, KIND_DECISION, BIAS_TYPE, text, groups=groups, attribute="decision",
-                      property=design.question, categories=design.categories, options=design.options, meta=meta)
+    return Probe.make(suite, design.lang, KIND_DECISION, BIAS_TYPE, text, groups=groups,
+                      attribute="decision", property=design.question, categories=design.categories,
+                      options=design.options, meta=meta)
 
 
 def generate(spec: Mapping[str, Any], name: str) -> Iterator[Probe]:
