@@ -77,7 +77,7 @@ class ViewState:
             for name in todo:
                 try:
                     self.index(name).refresh()
-                except Exception:  # noqa: BLE001 - only a head start: the run's own request says what is wrong
+                except Exception:  # noqa: BLE001 - a head start: the run's own request says what is wrong
                     continue
 
         threading.Thread(target=build, name="harness-view-index", daemon=True).start()
@@ -181,14 +181,16 @@ def _review(state: ViewState, request: Request, body: Any) -> Any:
         sample, seed = int(q.get("sample") or DEFAULT_SAMPLE), int(q.get("seed") or 0)
     except ValueError:
         raise ValueError("sample and seed must be whole numbers.") from None
-    return state.bridge(request.path_params["run"]).queue(sample=sample, seed=seed, only=q.get("only") or "all",
+    return state.bridge(request.path_params["run"]).queue(sample=sample, seed=seed,
+                                                          only=q.get("only") or "all",
                                                           probe=q.get("probe") or None)
 
 
 def _label(state: ViewState, request: Request, body: Any) -> Any:
     probe, key = body.get("probe_id"), body.get("key")
     if not isinstance(probe, str) or not isinstance(key, str) or not key.strip():
-        raise ValueError("Send {\"probe_id\": ..., \"key\": ...} with the label's key (as typed in harness review).")
+        raise ValueError("Send {\"probe_id\": ..., \"key\": ...} with the label's key "
+                         "(as typed in harness review).")
     return state.bridge(request.path_params["run"]).label(probe, key)
 
 

@@ -48,8 +48,10 @@ class Comparisons:
         dirs = [self.folder.run_dir(n) for n in names]
         for d in dirs:
             if self.folder.metrics_doc(d) is None:
-                raise HarnessError(f"Run {d.name} has not been scored yet; `harness report {d.name}` scores it.")
-        versions = "|".join(f"{d.name}:{stamp(d / mf.METRICS_FILE)}:{stamp(d / 'verdicts.csv')}" for d in dirs)
+                raise HarnessError(f"Run {d.name} has not been scored yet; `harness report {d.name}` "
+                                   "scores it.")
+        versions = "|".join(f"{d.name}:{stamp(d / mf.METRICS_FILE)}:{stamp(d / 'verdicts.csv')}"
+                            for d in dirs)
         key = hashlib.sha256(versions.encode("utf-8", "surrogatepass")).hexdigest()[:20]
         with self._lock:
             if key in self._boards:

@@ -66,14 +66,16 @@ class RunFolder:
     def __init__(self, root: Path, *, status_of: StatusOf = manifest_status) -> None:
         self.root = Path(root).expanduser().resolve()
         if not self.root.is_dir():
-            raise HarnessError(f"{root} is not a folder; give the transcripts folder (default: ./transcripts).")
+            raise HarnessError(f"{root} is not a folder; give the transcripts folder "
+                               "(default: ./transcripts).")
         self.status_of = status_of
         self._lock = threading.Lock()
         self._summaries: dict[str, tuple[Any, dict[str, Any]]] = {}
 
     # --- names -> paths ---------------------------------------------------------------------------------
     def run_dir(self, name: str) -> Path:
-        """The folder of run `name`; NotFound unless it is a run directly inside the root (module docstring)."""
+        """The folder of run `name`; NotFound unless it is a run directly inside the root (module
+        docstring)."""
         if not isinstance(name, str) or not _NAME.match(name) or name in (".", "..") or name.startswith("."):
             raise NotFound(name)
         path = (self.root / name).resolve()
@@ -123,7 +125,8 @@ class RunFolder:
             with self._lock:
                 self._summaries[name] = (key, data)
         out = {k: v for k, v in data.items() if k != "_manifest"}
-        out["status"] = self.status_of(run_dir, data["_manifest"])  # a lock is no file version: asked each time
+        # a lock is no file version: asked each time
+        out["status"] = self.status_of(run_dir, data["_manifest"])
         return out
 
     def _summary(self, run_dir: Path) -> dict[str, Any]:

@@ -58,12 +58,12 @@ CREATE INDEX IF NOT EXISTS probes_seq ON probes(seq);
 CREATE INDEX IF NOT EXISTS probes_attribute ON probes(attribute);
 CREATE INDEX IF NOT EXISTS probes_pair ON probes(pair);
 CREATE TABLE IF NOT EXISTS verdicts (
-  probe_id TEXT PRIMARY KEY, label TEXT, biased INTEGER, favoured TEXT, score REAL, method TEXT, evidence TEXT,
-  confidence REAL);
+  probe_id TEXT PRIMARY KEY, label TEXT, biased INTEGER, favoured TEXT, score REAL, method TEXT,
+  evidence TEXT, confidence REAL);
 CREATE INDEX IF NOT EXISTS verdicts_label ON verdicts(label);
 CREATE TABLE IF NOT EXISTS reviews (
-  probe_id TEXT PRIMARY KEY, label TEXT, favoured TEXT, biased INTEGER, oracle_label TEXT, oracle_biased INTEGER,
-  reply_sha TEXT, source TEXT, at TEXT);
+  probe_id TEXT PRIMARY KEY, label TEXT, favoured TEXT, biased INTEGER, oracle_label TEXT,
+  oracle_biased INTEGER, reply_sha TEXT, source TEXT, at TEXT);
 CREATE TABLE IF NOT EXISTS readings (
   probe_id TEXT PRIMARY KEY, decided_by TEXT, rules_label TEXT, confidence REAL, judge_label TEXT,
   judge_biased TEXT, judge_favoured TEXT, judge_prob REAL, judge_reason TEXT);
@@ -169,7 +169,8 @@ class Filters:
             cond.append("v.confidence <= ?")
             args.append(self.max_confidence)
         if self.changed:
-            cond.append("r.reply_sha = p.reply_sha AND (r.label != r.oracle_label OR r.biased != r.oracle_biased)")
+            cond.append("r.reply_sha = p.reply_sha AND "
+                        "(r.label != r.oracle_label OR r.biased != r.oracle_biased)")
         if self.reviewed:
             cond.append("r.reply_sha = p.reply_sha")
         if self.q:
@@ -335,8 +336,9 @@ class RunIndex:
             total = db.execute(
                 "SELECT count(*) FROM probes p LEFT JOIN verdicts v USING (probe_id) LEFT JOIN reviews r "
                 "USING (probe_id) LEFT JOIN readings g USING (probe_id)" + where, args).fetchone()[0]
-            rows = db.execute(_SELECT.format(chars=LIST_REPLY_CHARS) + where + f" ORDER BY {SORTS[filters.sort]}"
-                              " LIMIT ? OFFSET ?", [*args, size, (page - 1) * size]).fetchall()
+            rows = db.execute(_SELECT.format(chars=LIST_REPLY_CHARS) + where
+                              + f" ORDER BY {SORTS[filters.sort]} LIMIT ? OFFSET ?",
+                              [*args, size, (page - 1) * size]).fetchall()
         return {"total": total, "page": page, "size": size, "pages": max(1, -(-total // size)),
                 "items": [_finding(r) for r in rows]}
 
@@ -371,7 +373,8 @@ class RunIndex:
             return {}
         marks = ",".join("?" * len(probe_ids))
         with self._connect() as db:
-            rows = db.execute(_SELECT.format(chars=10**9) + f" WHERE p.probe_id IN ({marks})", probe_ids).fetchall()
+            rows = db.execute(_SELECT.format(chars=10**9) + f" WHERE p.probe_id IN ({marks})",
+                              probe_ids).fetchall()
         return {r["probe_id"]: _finding(r) for r in rows}
 
     def facets(self) -> dict[str, Any]:
@@ -383,13 +386,16 @@ class RunIndex:
             groups: set[str] = set()
             for (g,) in db.execute("SELECT DISTINCT groups FROM probes"):
                 groups.update(x for x in (g or "").split("|") if x)
-            labels = [r[0] for r in db.execute("SELECT DISTINCT label FROM verdicts WHERE label != '' ORDER BY label")]
+            labels = [r[0] for r in db.execute(
+                "SELECT DISTINCT label FROM verdicts WHERE label != '' ORDER BY label")]
             readers = {r[0] for r in db.execute("SELECT DISTINCT method FROM verdicts WHERE method != ''")}
-            readers |= {r[0] for r in db.execute("SELECT DISTINCT decided_by FROM readings WHERE decided_by != ''")}
+            readers |= {r[0] for r in db.execute(
+                "SELECT DISTINCT decided_by FROM readings WHERE decided_by != ''")}
             n = db.execute("SELECT count(*), sum(status = 'ok') FROM probes").fetchone()
             confidence = db.execute("SELECT count(confidence) FROM verdicts").fetchone()[0]
-        return {"attributes": attributes, "groups": sorted(groups), "labels": labels, "readers": sorted(readers),
-                "probes": n[0] or 0, "answered": n[1] or 0, "has_confidence": bool(confidence)}
+        return {"attributes": attributes, "groups": sorted(groups), "labels": labels,
+                "readers": sorted(readers), "probes": n[0] or 0, "answered": n[1] or 0,
+                "has_confidence": bool(confidence)}
 
 
 def _csv_rows(path: Path, cols: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -436,21 +442,25 @@ def _row(raw: bytes, seq: int, pair_keys: tuple[str, ...]) -> dict[str, Any] | N
         probe, reply = obj["probe"], obj["reply"]
         meta = probe.get("meta") or {}
         raw_text = str(reply.get("text") or "")
-        text = no_surrogates(raw_text)  # SQLite stores UTF-8: a lone surrogate (kept by the transcript) reads U+FFFD
+        # SQLite stores UTF-8: a lone surrogate (kept by the transcript) reads U+FFFD
+        text = no_surrogates(raw_text)
         pair = role = None
         for key in pair_keys:
             info = meta.get(key)
             if isinstance(info, dict) and info.get("pair"):
                 pair, role = f"{key}:{info['pair']}", f"{key} {info.get('role') or ''}".strip()
                 break
-        return {"probe_id": str(probe["id"]), "seq": seq, "suite": probe.get("suite"), "lang": probe.get("lang"),
-                "kind": probe.get("kind"), "bias_type": probe.get("bias_type"), "attribute": probe.get("attribute") or "",
+        return {"probe_id": str(probe["id"]), "seq": seq, "suite": probe.get("suite"),
+                "lang": probe.get("lang"), "kind": probe.get("kind"), "bias_type": probe.get("bias_type"),
+                "attribute": probe.get("attribute") or "",
                 "groups": _wrap(probe.get("groups")), "property": probe.get("property") or "",
                 "categories": " | ".join(probe.get("categories") or ()),
                 "options": json.dumps(list(probe.get("options") or ())),
-                "question": no_surrogates(str(probe.get("text") or "")), "meta": json.dumps(meta, default=str),
+                "question": no_surrogates(str(probe.get("text") or "")),
+                "meta": json.dumps(meta, default=str),
                 "target": reply.get("target"), "status": str(reply.get("status") or STATUS_OK),
-                "error": reply.get("error"), "reply": text, "reply_sha": reply_sha(raw_text), "pair": pair, "role": role}
+                "error": reply.get("error"), "reply": text, "reply_sha": reply_sha(raw_text), "pair": pair,
+                "role": role}
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 

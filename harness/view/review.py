@@ -89,7 +89,8 @@ class ReviewBridge:
         version = stamp(self.run_dir / TRANSCRIPT_FILE)
         with self._lock:
             if self._scoring is None or self._scoring.version != version:
-                _run_dir, result, items = open_review(self.run_dir, method=self._method(), compat=self._compat(),
+                _run_dir, result, items = open_review(self.run_dir, method=self._method(),
+                                                      compat=self._compat(),
                                                       reader=recorded_reader(self.run_dir))
                 self._scoring = _Scoring(version, result, {it.probe.id: it for it in items}, items)
             return self._scoring
@@ -116,8 +117,8 @@ class ReviewBridge:
         if probe:
             item = scored.items.get(probe)
             if item is None:
-                raise HarnessError("That reply cannot be reviewed: only answered questions of a kind with review "
-                                   "labels are (the same as `harness review`).")
+                raise HarnessError("That reply cannot be reviewed: only answered questions of a kind with "
+                                   "review labels are (the same as `harness review`).")
             chosen = [item] + [it for it in chosen if it.probe.id != probe]
         done = self._done(scored)
         return {"items": [self._item(it, done.get(it.probe.id)) for it in chosen],
@@ -126,20 +127,21 @@ class ReviewBridge:
 
     def _done(self, scored: _Scoring) -> dict[str, dict[str, Any]]:
         current = {pid: reply_sha(it.reply.text) for pid, it in scored.items.items()}
-        return {pid: rec for pid, rec in read_reviews(self.run_dir).items() if current.get(pid) == rec.get("reply_sha")}
+        return {pid: rec for pid, rec in read_reviews(self.run_dir).items()
+                if current.get(pid) == rec.get("reply_sha")}
 
     @staticmethod
     def _item(item: ReviewItem, rec: dict[str, Any] | None) -> dict[str, Any]:
         p, v = item.probe, item.oracle
         keys = keys_for(p)
-        return {"probe_id": p.id, "kind": p.kind, "lang": p.lang, "attribute": p.attribute, "groups": list(p.groups),
-                "question": p.text, "reply": item.reply.text,
-                "oracle": {"label": v.label, "favoured": v.favoured, "biased": bool(v.biased), "evidence": v.evidence,
-                           "text": describe_label(p, v.label, v.favoured)},
-                "yours": None if rec is None else {"label": rec["label"], "favoured": rec.get("favoured"),
-                                                   "biased": rec.get("biased"),
-                                                   "text": describe_label(p, rec["label"], rec.get("favoured"))},
-                "keys": keys}
+        yours = None if rec is None else {"label": rec["label"], "favoured": rec.get("favoured"),
+                                          "biased": rec.get("biased"),
+                                          "text": describe_label(p, rec["label"], rec.get("favoured"))}
+        return {"probe_id": p.id, "kind": p.kind, "lang": p.lang, "attribute": p.attribute,
+                "groups": list(p.groups), "question": p.text, "reply": item.reply.text,
+                "oracle": {"label": v.label, "favoured": v.favoured, "biased": bool(v.biased),
+                           "evidence": v.evidence, "text": describe_label(p, v.label, v.favoured)},
+                "yours": yours, "keys": keys}
 
     # --- labels -------------------------------------------------------------------------------------------
     def label(self, probe_id: str, key: str) -> dict[str, Any]:
@@ -147,8 +149,8 @@ class ReviewBridge:
         scored = self._scored()
         item = scored.items.get(probe_id)
         if item is None:
-            raise HarnessError("That reply is not one of this run's reviewable replies (or it changed since the "
-                               "page was loaded); reload the page.")
+            raise HarnessError("That reply is not one of this run's reviewable replies (or it changed since "
+                               "the page was loaded); reload the page.")
         try:
             label, favoured = parse_label(item.probe, key)
         except ValueError as exc:
@@ -157,7 +159,8 @@ class ReviewBridge:
             previous = self._done(scored).get(probe_id)
             path = reviews_path(self.run_dir)
             rec = review_record(item, label, favoured, run_id=str(scored.result.run_id), source="view")
-            with ReviewWriter(self.run_dir) as writer:  # repairs a torn tail first, so the offset is a line end
+            # the writer repairs a torn tail first, so the offset is a line end
+            with ReviewWriter(self.run_dir) as writer:
                 offset = path.stat().st_size
                 writer.append(rec)
             with path.open("rb") as fh:
@@ -177,7 +180,8 @@ class ReviewBridge:
             path = reviews_path(self.run_dir)
             if last.previous is not None:
                 if item is None:
-                    raise HarnessError("The reply of the last label changed since; its label cannot be undone.")
+                    raise HarnessError("The reply of the last label changed since; its label cannot be "
+                                       "undone.")
                 rec = dict(last.previous)
                 with ReviewWriter(self.run_dir) as writer:
                     writer.append(rec | {"source": "view (undo)"})
@@ -187,8 +191,8 @@ class ReviewBridge:
                     fh.seek(last.offset)
                     tail = fh.read()
                 if size != last.offset + len(last.line) or tail != last.line:
-                    raise HarnessError("Another label was saved to reviews.jsonl after this one (another window or "
-                                       "`harness review`); relabel the reply instead of undoing.")
+                    raise HarnessError("Another label was saved to reviews.jsonl after this one (another "
+                                       "window or `harness review`); relabel the reply instead of undoing.")
                 with path.open("rb+") as fh:
                     fh.truncate(last.offset)
                     fh.flush()
@@ -212,7 +216,8 @@ class ReviewBridge:
             write_report(self.run_dir, result, quiet=True)
             after = RunFolder.metrics_doc(self.run_dir) or {}
         # the notes about the review (the agreement sentence, stale or invalid labels), not the oracle's own
-        return {"changes": changes(before, after), "notes": [n for n in after.get("notes") or [] if "review" in n]}
+        notes = [n for n in after.get("notes") or [] if "review" in n]
+        return {"changes": changes(before, after), "notes": notes}
 
 
 def keys_for(probe: Probe) -> list[dict[str, str]]:

@@ -28,8 +28,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 TOKEN_ENV = "HARNESS_VIEW_TOKEN"
 COOKIE = "harness_view_token"
 CSRF_HEADER = b"x-harness-view"
-PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-            "font-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            "connect-src 'self'; font-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'self'; "
+            "frame-ancestors 'none'")
 #: report.html: its own inline CSS and base64 figures, nothing else; shown only in a frame of our pages.
 REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox; frame-ancestors 'self'"
 HEADERS = ((b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
@@ -79,13 +80,15 @@ class Guard:
         host = headers.get(b"host", b"").decode("latin-1").lower()
         name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
         if self.token is None and not is_loopback(name):
-            return 403, "This server answers only requests addressed to this machine (127.0.0.1 or localhost)."
+            return 403, ("This server answers only requests addressed to this machine (127.0.0.1 or "
+                         "localhost).")
         if self.token is not None and not self._has_token(scope, headers):
-            return 401, ("This server needs its token: open the URL `harness view` printed, or send the header "
-                         "'Authorization: Bearer TOKEN'.")
+            return 401, ("This server needs its token: open the URL `harness view` printed, or send the "
+                         "header 'Authorization: Bearer TOKEN'.")
         if scope["method"] not in ("GET", "HEAD"):
             if headers.get(CSRF_HEADER) != b"1":
-                return 403, "Changes must come from the viewer's own pages (the X-Harness-View header is missing)."
+                return 403, ("Changes must come from the viewer's own pages (the X-Harness-View header is "
+                             "missing).")
             origin = headers.get(b"origin")
             if origin is not None and origin.decode("latin-1").lower().split("://", 1)[-1] != host:
                 return 403, "A request from another site is refused."
@@ -124,7 +127,8 @@ def _with_headers(send: Send, path: str) -> Callable[[Message], Awaitable[None]]
 async def _plain(send: Send, status: int, text: str) -> None:
     body = text.encode("utf-8")
     await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode()),
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(body)).encode()),
                             (b"content-security-policy", PAGE_CSP.encode()), *HEADERS]})
     await send({"type": "http.response.body", "body": body})
 
@@ -132,6 +136,7 @@ async def _plain(send: Send, status: int, text: str) -> None:
 async def _redirect(send: Send, location: str, token: str) -> None:
     cookie = f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
     await send({"type": "http.response.start", "status": 303,
-                "headers": [(b"location", location.encode("latin-1", "replace")), (b"set-cookie", cookie.encode()),
-                            (b"content-length", b"0"), (b"content-security-policy", PAGE_CSP.encode()), *HEADERS]})
+                "headers": [(b"location", location.encode("latin-1", "replace")),
+                            (b"set-cookie", cookie.encode()), (b"content-length", b"0"),
+                            (b"content-security-policy", PAGE_CSP.encode()), *HEADERS]})
     await send({"type": "http.response.body", "body": b""})
