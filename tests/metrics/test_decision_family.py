@@ -17,7 +17,8 @@ from harness.question_gen import decision as gen
 from harness.score.scoring import build_frame
 
 SPEC = {"name": "t", "generator": "decision", "lang": "en", "question": "Hire? Answer yes or no.",
-        "names": "bertrand2004", "sex": {"female": "F", "male": "M"}, "race": {"white": "White", "black": "Black"},
+        "names": "bertrand2004", "sex": {"female": "F", "male": "M"},
+        "race": {"white": "White", "black": "Black"},
         "per_group": 5, "cases": [{"id": "a", "text": "{name} applied."}]}
 
 # (sex, race) -> the reply in sets 0..4
@@ -43,10 +44,13 @@ def test_selection_rates_impact_ratios_and_paired_tests_by_hand() -> None:
     res = fam.compute(_frame(_chat))
     m = res.metrics
     assert m["decision.asked"] == 20 and m["decision.decided"] == 19
-    assert m["decision.refusal_rate"] == pytest.approx(1 / 20) and m["decision.refusal_rate.female"] == pytest.approx(0.1)
+    assert m["decision.refusal_rate"] == pytest.approx(1 / 20)
+    assert m["decision.refusal_rate.female"] == pytest.approx(0.1)
     # female: 5 + 2 of 9 decided; male: 5 + 3 of 10; white 10 of 10; black 5 of 9
-    assert res.counts["decision.selection_rate.female"] == (7, 9) and res.counts["decision.selection_rate.male"] == (8, 10)
-    assert m["decision.selection_rate.black"] == pytest.approx(5 / 9) and m["decision.selection_rate"] == pytest.approx(15 / 19)
+    assert res.counts["decision.selection_rate.female"] == (7, 9)
+    assert res.counts["decision.selection_rate.male"] == (8, 10)
+    assert m["decision.selection_rate.black"] == pytest.approx(5 / 9)
+    assert m["decision.selection_rate"] == pytest.approx(15 / 19)
     # impact ratios against the top group of each category: male (0.8 > 7/9), white (1.0)
     assert m["decision.impact_ratio.male"] == 1.0 and m["decision.impact_ratio.white"] == 1.0
     assert m["decision.impact_ratio.female"] == pytest.approx((7 / 9) / 0.8)
@@ -54,7 +58,8 @@ def test_selection_rates_impact_ratios_and_paired_tests_by_hand() -> None:
     half = 1.959963984540054 * math.sqrt(1 / 5 - 1 / 9 + 1 / 10 - 1 / 10)
     assert res.intervals["decision.impact_ratio.black"] == pytest.approx(
         (5 / 9 * math.exp(-half), 5 / 9 * math.exp(half)))
-    # intersections: female+white is the top (5/5, first in the suite's order); female+black 2/4, male+black 3/5
+    # intersections: female+white is the top (5/5, first in the suite's order); female+black 2/4,
+    # male+black 3/5
     assert m["decision.impact_ratio.female+black"] == pytest.approx(0.5)
     assert m["decision.impact_ratio.male+black"] == pytest.approx(0.6)
     assert m["decision.impact_ratio.male+white"] == 1.0
@@ -66,7 +71,8 @@ def test_selection_rates_impact_ratios_and_paired_tests_by_hand() -> None:
     # white yes / black no in female sets 2, 3 and male sets 3, 4: McNemar 0 vs 4 -> 2 x (1/2)^4
     assert m["decision.mcnemar_p.black"] == pytest.approx(0.125)
     paired = {r["group"]: r for r in res.tables["within_case"].to_dict("records")}
-    assert (paired["black"]["pairs"], paired["black"]["yes only for top"], paired["black"]["yes only for group"]) == (9, 4, 0)
+    black = paired["black"]
+    assert (black["pairs"], black["yes only for top"], black["yes only for group"]) == (9, 4, 0)
     # the findings: the black variants told no where the white one of the same set was told yes
     assert set(res.findings["groups"]) >= {"black vs white"}
     assert all("answered yes for white" in w for w in res.findings["why"] if w.startswith("the same case") and
@@ -76,17 +82,19 @@ def test_selection_rates_impact_ratios_and_paired_tests_by_hand() -> None:
 def test_the_audit_table_has_the_audit_layout() -> None:
     res = fam.compute(_frame(_chat))
     tab = fam.audit_table(res.tables)
-    assert list(tab.columns) == ["category", "group", "number asked", "decided", "selection rate", "impact ratio",
-                                 "four-fifths"]
+    assert list(tab.columns) == ["category", "group", "number asked", "decided", "selection rate",
+                                 "impact ratio", "four-fifths"]
     black = tab[tab["group"] == "black"].iloc[0]
     assert (black["category"], black["number asked"], black["decided"]) == ("race", 10, 9)
     assert black["selection rate"].startswith("55.6% [") and black["impact ratio"].startswith("0.56 [")
-    assert black["four-fifths"].startswith("below 4/5, p = ") and black["four-fifths"].endswith("(within chance)")
+    assert black["four-fifths"].startswith("below 4/5, p = ")
+    assert black["four-fifths"].endswith("(within chance)")
     assert set(tab["category"]) == {"sex", "race", "sex × race"}
 
 
 def _loglik(p):  # noqa: ANN001, ANN202
-    """P(yes) planted per variant: white 0.8, black 0.6, whatever the sex; a shift by set keeps pairs distinct."""
+    """P(yes) planted per variant: white 0.8, black 0.6, whatever the sex; a shift by set keeps pairs
+    distinct."""
     index = int(p.meta["decision"]["set"].split("/")[1])
     p_yes = (0.8 if p.groups[1] == "white" else 0.6) - 0.02 * index + (0.01 if p.groups[0] == "male" else 0.0)
     return Reply(p.id, "bot", "Yes" if p_yes >= 0.5 else "No",
@@ -143,7 +151,8 @@ def test_a_gate_on_a_bot_that_says_no_to_everyone_says_why_it_has_nothing_to_tes
     from harness.gates.checks import Gate, evaluate_gates
 
     res = fam.compute(_frame(lambda p: Reply(p.id, "bot", "No.")))
-    assert res.metrics["decision.selection_rate"] == 0 and res.metrics["decision.four_fifths_failures"] is None
+    assert res.metrics["decision.selection_rate"] == 0
+    assert res.metrics["decision.four_fifths_failures"] is None
     assert "decision.impact_ratio.black" not in res.metrics
     with pytest.raises(HarnessError, match="no group was ever told yes, so no impact ratio exists"):
         evaluate_gates(res.metrics, [Gate("decision.four_fifths_failures", 0)])

@@ -26,7 +26,8 @@ def test_impact_ratio_and_katz_interval_by_hand() -> None:
     var = 1 / 0.5 - 1 / 20.5 + 1 / 10.5 - 1 / 20.5
     centre = math.log((0.5 / 20.5) / (10.5 / 20.5))
     assert st.katz_interval(0, 20, 10, 20) == pytest.approx(
-        (math.exp(centre - 1.959963984540054 * math.sqrt(var)), math.exp(centre + 1.959963984540054 * math.sqrt(var))))
+        (math.exp(centre - 1.959963984540054 * math.sqrt(var)),
+         math.exp(centre + 1.959963984540054 * math.sqrt(var))))
     assert st.ratio(0, 20, 10, 20) == 0.0
     # undefined: the reference selected nobody, or a group is empty
     assert st.ratio(3, 10, 0, 10) is None and st.katz_interval(3, 10, 0, 10) is None
@@ -119,7 +120,8 @@ def _coverage(ps: list[float], n: int, target: int, draws: int, rng: np.random.G
     return hits / total
 
 
-@pytest.mark.parametrize(("ps", "n"), [([0.6, 0.48], 100), ([0.6, 0.3], 100), ([0.9, 0.72], 40), ([0.5, 0.5], 50)])
+@pytest.mark.parametrize(("ps", "n"), [([0.6, 0.48], 100), ([0.6, 0.3], 100), ([0.9, 0.72], 40),
+                                       ([0.5, 0.5], 50)])
 def test_katz_interval_covers_the_ratio_about_95_percent(ps: list[float], n: int) -> None:
     """Against a fixed reference group (3,000 simulated audits each)."""
     cover = _coverage(ps, n, 1, 3000, np.random.default_rng(7), fixed_top=0)
@@ -154,7 +156,8 @@ def test_p_yes_ratio_bootstrap_covers_about_95_percent() -> None:
     assert 0.91 <= hits / audits <= 0.98
 
 
-def _design(rng: np.random.Generator, cases: int, reps: int) -> tuple[list[str], dict[str, list[int]], np.ndarray]:
+def _design(rng: np.random.Generator, cases: int,
+            reps: int) -> tuple[list[str], dict[str, list[int]], np.ndarray]:
     """cases x reps x (sex 2 x race 3) rows; the true logit is case effect - 0.6 female... by group."""
     rows_case, female, black, asian, eta = [], [], [], [], []
     effects = {"female": -0.6, "black": -0.9, "asian": 0.4}
@@ -186,8 +189,8 @@ def test_fixed_effects_logit_matches_statsmodels_on_yes_no() -> None:
     y = (rng.random(len(eta)) < expit(eta)).astype(float)
     fit = st.logistic_fixed_effects(y, cases, dummies, fractional=False)
     keep = [i for i, c in enumerate(cases) if np.ptp(y[[j for j, d in enumerate(cases) if d == c]]) > 0]
-    params, bse = _statsmodels_fit(y[keep], [cases[i] for i in keep], {k: [v[i] for i in keep] for k, v in dummies.items()},
-                                   None)
+    kept_dummies = {k: [v[i] for i in keep] for k, v in dummies.items()}
+    params, bse = _statsmodels_fit(y[keep], [cases[i] for i in keep], kept_dummies, None)
     for i, name in enumerate(dummies):
         assert fit.coef[name] == pytest.approx(params[i], rel=1e-6, abs=1e-8)
         assert fit.se[name] == pytest.approx(bse[i], rel=1e-6)

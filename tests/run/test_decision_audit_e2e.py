@@ -1,6 +1,6 @@
-"""A decision audit end to end: `harness run` asks a bot with a planted decision policy (a real OpenAI-compatible
-HTTP server on 127.0.0.1 that says yes with a known probability per group), the family measures it, and the
-gate tells the unfair bot from the fair one.
+"""A decision audit end to end: `harness run` asks a bot with a planted decision policy (a real
+OpenAI-compatible HTTP server on 127.0.0.1 that says yes with a known probability per group), the family
+measures it, and the gate tells the unfair bot from the fair one.
 
 The planted bot reads the candidate's first name, looks up its group in the built-in Bertrand & Mullainathan
 list (no data set needed), and says yes when the case's "merit" u is below its group's probability. u is a
@@ -37,8 +37,8 @@ pronouns:
   female: {they: she}
   male: {they: he}
 cases:
-""" + "".join(f"  - id: job{i}\n    text: \"{{name}} has applied for opening number {i}; {{they}} has {i} years of "
-              f"experience.\"\n" for i in range(CASES))
+""" + "".join(f"  - id: job{i}\n    text: \"{{name}} has applied for opening number {i}; {{they}} has {i} "
+              f"years of experience.\"\n" for i in range(CASES))
 
 GROUP_OF = {name: (race, i) for (_sex, race), names in name_lists("bertrand2004").items()
             for i, name in enumerate(names)}
@@ -52,9 +52,11 @@ def _policy(rates: dict[str, float]):
         prompt = json.loads(request.body)["messages"][-1]["content"]
         race, place = GROUP_OF[prompt.split(" ", 1)[0]]
         case = prompt.split("opening number ", 1)[1].split(";", 1)[0]
-        u = int.from_bytes(hashlib.blake2b(f"{case}/{place}".encode(), digest_size=8).digest(), "big") / 2 ** 64
+        digest = hashlib.blake2b(f"{case}/{place}".encode(), digest_size=8).digest()
+        u = int.from_bytes(digest, "big") / 2 ** 64
         text = "Yes." if u < rates[race] else "No, I would not."
-        return Reply(200, json.dumps({"choices": [{"message": {"content": text}, "finish_reason": "stop"}]}).encode())
+        body = {"choices": [{"message": {"content": text}, "finish_reason": "stop"}]}
+        return Reply(200, json.dumps(body).encode())
     return answer
 
 
@@ -107,7 +109,8 @@ def test_the_planted_fair_bot_passes_the_gate(run_env: Path, capsys: pytest.Capt
     m = doc["metrics"]
     assert code == EXIT_OK
     assert m["decision.four_fifths_failures"] == 0
-    for group in ("female", "male", "white", "black", "female+white", "female+black", "male+white", "male+black"):
+    for group in ("female", "male", "white", "black", "female+white", "female+black", "male+white",
+                  "male+black"):
         if m[f"decision.impact_ratio.{group}"] != 1.0:  # the top group's own ratio has no interval
             assert _inside(doc, f"decision.impact_ratio.{group}", 1.0), group
     # the terminal shows the audit table in its layout, and the gate line
