@@ -43,7 +43,7 @@ PRESETS_PATH = Path(__file__).with_name("presets.toml")
 #: The built-ins are entry points of the harness's own pyproject.toml (openai = "harness.adapters.
 #: openai_chat:OpenAIChatAdapter", and the white-box layer's hf-calibrated, which this layer never names),
 #: exactly as another package registers its own; a plugin cannot shadow a built-in name.
-ADAPTERS: Registry[type[Adapter]] = Registry("adapter kind", GROUP_ADAPTERS)
+ADAPTERS: Registry[type[Adapter]] = Registry("adapter kind", GROUP_ADAPTERS, built_in=True)
 
 #: Keys of a [targets.NAME] table that configure the harness rather than the adapter.
 _RESERVED = {"adapter", "description", "model_label", "api_key_env", "secret_env", "price", "concurrency", "rpm",

@@ -242,7 +242,8 @@ def _same_family(a: Family, b: Family) -> bool:
 #: every metric family by name. The harness's own come from the harness.families entry points of its
 #: pyproject.toml (name = "harness.metrics.<module>", like any plugin's); a test or a plugin's module may
 #: call register_family. The kinds each scores are declared by its module (ProbeKind.family).
-FAMILIES: Registry[Family] = Registry("metric family", GROUP_FAMILIES, coerce=_family_entry, same=_same_family)
+FAMILIES: Registry[Family] = Registry("metric family", GROUP_FAMILIES, coerce=_family_entry, same=_same_family,
+                                      built_in=True)
 
 #: probe meta of a counterfactual copy (harness.perturb.probes): only meta_key families read it
 _COPY_KEY, _COPY_ROLE = "counterfactual", "perturbed"

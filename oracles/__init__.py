@@ -116,7 +116,7 @@ def reader_name(kind: str, mode: str | None = RULES) -> str:
 
 #: "mode/kind" -> reader (reader_name). The harness's own come from the harness.readers entry points of
 #: pyproject.toml, like another package's; register_reader adds one from code. Looked up by reader_for.
-READERS: Registry[Reader] = Registry("oracle reader", GROUP_READERS, coerce=_reader_entry)
+READERS: Registry[Reader] = Registry("oracle reader", GROUP_READERS, coerce=_reader_entry, built_in=True)
 
 
 def register_reader(kind: str, reader: Reader, *, mode: str | None = RULES) -> None:

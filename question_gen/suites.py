@@ -65,7 +65,7 @@ from harness.question_gen.metamorphic import transform as mutate_transform
 #: suite generators by name (a suite YAML's `generator:`): the harness's own from the harness.generators
 #: entry points of pyproject.toml (name = "harness.question_gen.<module>"), another package's the same way;
 #: register_generator adds one from code (a test, a plugin's module)
-GENERATORS: Registry[Any] = Registry("suite generator", GROUP_GENERATORS)
+GENERATORS: Registry[Any] = Registry("suite generator", GROUP_GENERATORS, built_in=True)
 
 
 def register_generator(name: str, generator: Any) -> Any:

@@ -20,7 +20,7 @@ from rich.console import Console
 
 from harness.core.display import assemble
 from harness.core.errors import EXIT_INFRA, HarnessError
-from harness.core.registry import GROUP_COMMANDS, Registry
+from harness.core.registry import GROUP_COMMANDS, Registry, StaleInstallError
 
 app = typer.Typer(
     name="harness",
@@ -38,7 +38,7 @@ err_console = Console(stderr=True)
 #: the command groups: a module with `register(app)` (or a `module:function` taking the app) per name. The
 #: harness's own are the harness.commands entry points of its pyproject.toml (run = "harness.cli.run"),
 #: exactly as another package adds a command; nothing is imported until the app is built.
-COMMANDS: Registry[Any] = Registry("command group", GROUP_COMMANDS)
+COMMANDS: Registry[Any] = Registry("command group", GROUP_COMMANDS, built_in=True)
 
 #: The order `harness --help` lists the harness's own command groups in (a display order; the table is
 #: COMMANDS); a group not named here (a plugin's) follows them, by name.
@@ -57,7 +57,12 @@ def _register() -> None:
         register(app)
 
 
-_register()
+#: why the app could not be built (the installed metadata lacks the commands' entry points): main() says so
+_SETUP_ERROR: HarnessError | None = None
+try:
+    _register()
+except StaleInstallError as exc:
+    _SETUP_ERROR = exc
 
 
 def _redacted(text: str) -> str:
@@ -78,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     would read as "the bot failed a bias gate". HARNESS_DEBUG=1 shows the traceback as well, and still
     exits 3 (re-raising would have let Python exit 1). Messages are Text: they may quote a server or a file.
     """
+    if _SETUP_ERROR is not None:
+        err_console.print(assemble(("error:", "bold red"), " ", str(_SETUP_ERROR)), soft_wrap=True)
+        return _SETUP_ERROR.exit_code
     try:
         app(args=argv, prog_name="harness")
     except SystemExit as exc:

@@ -437,12 +437,12 @@ def _kind_only(name: str, obj: Any) -> ProbeKind:
 #: every probe kind by name: registered by its family module at import (register_kind), or by a package's
 #: entry point in the harness.kinds group (the harness's own: pyproject.toml, "module" of the family that
 #: registers it, so a kind is known without importing every family)
-KINDS: Registry[ProbeKind] = Registry("probe kind", GROUP_KINDS, coerce=_kind_only)
+KINDS: Registry[ProbeKind] = Registry("probe kind", GROUP_KINDS, coerce=_kind_only, built_in=True)
 
 #: readers other than the rules, by name (ProbeKind.reader); group harness.readers is the rule readers'
 #: (harness.oracles), so these are registered in code by the module that implements them, or by a
 #: package's entry point in the harness.kind_readers group
-READERS: Registry[Reader] = Registry("reader", GROUP_KIND_READERS)
+READERS: Registry[Reader] = Registry("reader", GROUP_KIND_READERS, built_in=True)
 
 
 def register_kind(kind: ProbeKind) -> ProbeKind:

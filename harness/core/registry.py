@@ -28,6 +28,11 @@ The contract:
   names() / items()       every name in registration order (nothing imported) / every (name, object).
   origin(name)            the distribution whose entry point registered the name (None: registered in code).
 
+A registry made with built_in=True (the harness's own eight) expects its group among the harness's own
+entry points: when the installed metadata has none (the source was updated and not installed again), its
+first lookup is one sentence saying to run `pip install -e .` (StaleInstallError, exit 3), never a table
+that silently lacks the built-ins.
+
 Entry points: the harness's own distribution's are read first, then other packages' (by distribution
 name). Another package's entry point under a name already taken by a different entry is not registered
 (a plugin cannot replace a built-in, and one careless plugin must not stop the harness); it is kept in
@@ -48,7 +53,7 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any, Generic, TypeVar
 
-from harness.core.errors import HarnessError
+from harness.core.errors import HarnessError, InfrastructureError
 
 T = TypeVar("T")
 
@@ -80,6 +85,10 @@ class RegistrationError(ValueError):
 
 class RegistryError(HarnessError):
     """A name the user gave that no registry entry has (one sentence, exit 2)."""
+
+
+class StaleInstallError(InfrastructureError):
+    """The installed metadata of the harness lacks its own entry points (one sentence, exit 3)."""
 
 
 def _identity(obj: Any) -> Any:
@@ -185,8 +194,9 @@ class Registry(Generic[T]):
     entries are one (default: == after _identity)."""
 
     def __init__(self, what: str, group: str | None = None, *, same: Callable[[Any, Any], bool] | None = None,
-                 coerce: Callable[[str, Any], T] | None = None) -> None:
+                 coerce: Callable[[str, Any], T] | None = None, built_in: bool = False) -> None:
         self.what = what
+        self.built_in = built_in  # the harness's own pyproject.toml declares entries in `group`
         self.group = group
         self._same = same
         self._coerce = coerce
@@ -293,7 +303,13 @@ class Registry(Generic[T]):
         if self._entry_points_read:
             return
         self._entry_points_read = True
-        for found in _entry_points(self.group or ""):
+        found_all = _entry_points(self.group or "")
+        if self.built_in and not any(f.own for f in found_all):
+            self._entry_points_read = False
+            raise StaleInstallError(
+                f"The installed harness has no {self.group} entry points (its metadata predates this source): "
+                "run `pip install -e .` in the harness folder again (scripts/setup.sh does).")
+        for found in found_all:
             ep = found.ep
             old = self._entries.get(ep.name)
             if old is not None and old == ep.value:

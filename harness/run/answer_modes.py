@@ -73,7 +73,7 @@ class ChatMode:
 CHAT = ChatMode()
 
 #: every answer mode by name (see the module docstring)
-ANSWER_MODES: Registry[AnswerMode] = Registry("answer mode", GROUP_ANSWER_MODES)
+ANSWER_MODES: Registry[AnswerMode] = Registry("answer mode", GROUP_ANSWER_MODES, built_in=True)
 
 
 def answer_mode(name: str) -> AnswerMode:

@@ -156,3 +156,17 @@ def test_an_uninstalled_package_leaves_and_a_stale_egg_info_is_not_read(tmp_path
     monkeypatch.undo()
     table.reload_entry_points()
     assert table.names() == [] and table.get("new") is None
+
+
+def test_a_built_in_group_missing_from_the_installed_metadata_is_one_sentence() -> None:
+    """The source updated and not installed again: the harness's own table would silently lack its built-ins."""
+    from harness.core.registry import StaleInstallError
+
+    table: Registry[object] = Registry("unit entry", "harness.unit_tests_not_declared", built_in=True)
+    with pytest.raises(StaleInstallError) as caught:
+        table.names()
+    assert str(caught.value) == ("The installed harness has no harness.unit_tests_not_declared entry points (its "
+                                 "metadata predates this source): run `pip install -e .` in the harness folder again "
+                                 "(scripts/setup.sh does).")
+    assert caught.value.exit_code == 3
+    assert Registry("unit entry", "harness.commands", built_in=True).names()  # the installed groups are there
