@@ -1,8 +1,9 @@
 """The generic layers name no probe kind, no metric family and no family's metric.
 
 Report, score, gates, judge, human, view (its scripts and pages included), cli and run read declarations
-(harness.core.kinds.ProbeKind, the family modules' HEADLINE, LEADERBOARD, VIEW_METRICS, ...; docs/architecture.md
-"Probe kinds: one declaration each"), so a kind or a family is added by its own files alone. This test reads
+(harness.core.kinds.ProbeKind, the family modules' HEADLINE, LEADERBOARD, VIEW_METRICS, ...;
+docs/architecture.md, "Probe kinds: one declaration each"), so a kind or a family is added by its own files
+alone. This test reads
 what is registered at test time, so it needs no update when a kind, a family or a metric is added:
 
 - the names: every registered kind and family (harness.core.kinds, harness.metrics.families());
@@ -13,7 +14,8 @@ what is registered at test time, so it needs no update when a kind, a family or 
 
 What counts as naming one, in a generic layer:
 - a Python string literal (ast: a str constant, an f-string's literal parts) equal to a name or key once
-  stripped of the separators around it (".", "_", ":", "-", "/", blanks): "cbbq", "cbbq.", "absolute_bias_rate";
+  stripped of the separators around it (".", "_", ":", "-", "/", blanks): "cbbq", "cbbq.",
+  "absolute_bias_rate";
 - a Python identifier (a name, an attribute, a def / class / argument / keyword / import name) equal,
   in any case, to a kind's or family's name that is no English word (below), a KIND_* constant of
   harness.core.records whose value is a kind, or an identifier one of whose "_"-parts is such a family
@@ -163,7 +165,8 @@ def kind_constants() -> dict[str, str]:
     import harness.core.records as records
 
     kinds = registry()[0]
-    return {n: v for n, v in vars(records).items() if n.startswith("KIND_") and isinstance(v, str) and v in kinds}
+    return {n: v for n, v in vars(records).items()
+            if n.startswith("KIND_") and isinstance(v, str) and v in kinds}
 
 
 def _shown(path: Path) -> Path:
@@ -194,8 +197,9 @@ def python_violations(path: Path) -> Iterator[str]:
         elif len(parts := _parts(ident)) > 1 and (hit := next((p for p in parts if p in family_words), None)):
             yield f"{rel}:{line}: identifier {ident} names the family '{hit}'"
     for line, paths in _imports(tree):
-        hit = next(((path, part) for path in paths for part in path.split(".") if part in fams
-                    or (path.startswith("harness.metrics.") and any(part.startswith(f + "_") for f in fams))), None)
+        hit = next(((path, part) for path in paths for part in path.split(".")
+                    if part in fams or (path.startswith("harness.metrics.")
+                                        and any(part.startswith(f + "_") for f in fams))), None)
         if hit:
             yield f"{rel}:{line}: imports {hit[0]}, a module of the family '{hit[1]}' or named after it"
 
@@ -224,10 +228,11 @@ def test_the_registries_are_read() -> None:
     assert all(isinstance(k, str) and k for k in kinds | fams | keys)
 
 
-@pytest.mark.xfail(strict=False, reason="issue 29: the generic layers are being cleared (see the list printed)")
+@pytest.mark.xfail(strict=False, reason="issue 29: the generic layers are being cleared (see the list)")
 def test_generic_layers_name_no_kind_family_or_metric() -> None:
     found = violations()
-    assert not found, f"{len(found)} names of kinds, families or metrics in generic layers:\n" + "\n".join(found)
+    head = f"{len(found)} names of kinds, families or metrics in generic layers:\n"
+    assert not found, head + "\n".join(found)
 
 
 def test_the_check_catches_each_way_of_naming(tmp_path: Path) -> None:
@@ -249,7 +254,8 @@ def test_the_check_catches_each_way_of_naming(tmp_path: Path) -> None:
     ])
     good = "\n".join([
         "from harness.metrics import families",
-        f"def f({word or 'choice'}, decision): return [h.key for fam in families().values() for h in fam.headline]",
+        f"def f({word or 'choice'}, decision):",
+        "    return [h.key for fam in families().values() for h in fam.headline]",
         "TEXT = 'a sentence that mentions no name on its own'",
     ])
     bad.write_text(src, "utf-8")
