@@ -148,8 +148,8 @@ def test_view_shows_the_plugin_metric_partner_and_labels(world: dict) -> None:
                           timeout=120).json()
         item = queue["items"][0]
         assert item["probe_id"] == finding["probe_id"]
-        assert item["keys"] == [{"key": "e", "label": "echoed"}, {"key": "s", "label": "silent"},
-                                {"key": "r", "label": "refuse"}]
+        assert [(k["key"], k["label"], k["value"]) for k in item["keys"]] == [
+            ("e", "echoed", "affirm"), ("s", "silent", "deny"), ("r", "refuse", "refuse")]
         saved = httpx.post(f"{base}/review", json={"probe_id": item["probe_id"], "key": "e"}, headers=POST,
                            timeout=60).json()
         assert saved["saved"]["yours"]["label"] == "affirm"

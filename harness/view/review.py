@@ -222,16 +222,18 @@ class ReviewBridge:
 
 def keys_for(probe: Probe) -> list[dict[str, str]]:
     """The keys the page offers for this probe: one per label its kind declares (its ReviewSpec,
-    harness.score.review), each that label's first key (what parse_label reads as it) and the label as the
-    prompt shows it; a label that names a group is offered as one key per group, its number."""
+    harness.score.review), each that label's first key (what parse_label reads as it), the label as the
+    prompt shows it, and what it saves (`value`, the verdict label, and `group` for a label that names one);
+    a label that names a group is offered as one key per group, its number."""
     spec = review_spec(probe.kind)
     out = []
     for rl in spec.labels if spec is not None else ():
         if rl.picks_group:
-            out += [{"key": str(i), "label": f"{rl.label} {i} ({g})"} for i, g in enumerate(probe.groups, 1)]
+            out += [{"key": str(i), "label": f"{rl.label} {i} ({g})", "value": rl.label, "group": g}
+                    for i, g in enumerate(probe.groups, 1)]
         elif rl.keys:
-            out.append({"key": rl.keys[0], "label": rl.prompt.replace("[", "").replace("]", "")
-                        if rl.shown else rl.label})
+            shown = rl.prompt.replace("[", "").replace("]", "") if rl.shown else rl.label
+            out.append({"key": rl.keys[0], "label": shown, "value": rl.label, "group": None})
     return out
 
 

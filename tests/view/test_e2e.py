@@ -115,6 +115,7 @@ def test_list_run_filter_finding_review_and_the_metric_recomputed(view: ViewServ
     _shot(page, "review_changed")
     # undo from the keyboard takes the label back off the page
     page.keyboard.press("k")
+    expect(page.locator("#review-item button.current kbd")).to_have_text("d")  # the label it has, marked
     page.keyboard.press("z")
     expect(page.locator("#your-label")).to_contain_text("none yet")
 

@@ -27,6 +27,10 @@
       el("p", { class: "muted", id: "progress", text: `${done} of ${items.length} reviewed · reply ${at + 1} of ${items.length}` }));
   }
 
+  // the key of the label the reply has now: the same verdict label (and, for a group's key, that group)
+  const isCurrent = (it, k) => Boolean(it.yours) && k.value === it.yours.label
+    && (k.group === null || k.group === it.yours.favoured);
+
   function render() {
     renderHead();
     const it = items[at];
@@ -41,7 +45,7 @@
       el("p", { id: "your-label" }, el("b", { text: "Your label: " }),
         current ? el("span", { class: "badge review", text: current }) : el("span", { class: "muted", text: "none yet" })),
       el("div", { class: "keys" }, it.keys.map((k) => el("button", {
-        type: "button", class: current && (k.label === current || k.label.startsWith(current + " ")) ? "current" : "",
+        type: "button", class: isCurrent(it, k) ? "current" : "",
         dataset: { key: k.key }, onclick: () => label(k.key) }, el("kbd", { text: k.key }), k.label))),
       el("div", { class: "toolbar" },
         el("button", { type: "button", id: "prev", disabled: at === 0, onclick: () => move(-1), text: "← previous (k)" }),
