@@ -32,7 +32,9 @@ def project(tmp_path_factory: pytest.TempPathFactory, smollm2_server: str) -> It
     root = tmp_path_factory.mktemp("served")
     (root / "targets.toml").write_text(
         f'[targets.served]\nadapter = "openai"\nmodel = "local"\nbase_url = "{smollm2_server}"\n'
-        f'concurrency = 1\ntimeout_s = 900\nchat_template_from = "{SMOLLM2}"\nprompt_prefix = "<|im_start|>"\n'
+        # no prompt_prefix: the harness learns the server adds no BOS (/extras/tokenize) and puts SmolLM2's
+        # <|im_start|> first itself, from chat_template_from's vocabulary (issue 31)
+        f'concurrency = 1\ntimeout_s = 900\nchat_template_from = "{SMOLLM2}"\n'
         '[targets.local]\nn_threads = 1\n', encoding="utf-8")
     with project_home(root):
         yield root
