@@ -13,6 +13,7 @@ from harness.run.transcript import latest_by_probe
 
 
 @pytest.mark.slow
+@pytest.mark.needs_data("biasasker")
 def test_consistency_run_on_local_model(run_env: Path) -> None:
     (run_env / "targets.toml").write_text("[targets.local]\nmax_tokens = 48\nn_threads = 1\n", encoding="utf-8")
     assert main(["run", "-s", "biasasker-en", "-t", "local", "--sample", "8", "--seed", "2", "-p", "attributes=[gender]",

@@ -36,6 +36,7 @@ def check_run(run_dir: Path, adapter: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.needs_data("biasasker")
 def test_sampled_suite_through_openai_adapter_and_real_llama_server(run_env: Path, smollm2_server: str) -> None:
     (run_env / "targets.toml").write_text(
         f'[targets.smol-server]\nadapter = "openai"\nmodel = "local"\nbase_url = "{smollm2_server}"\n'
@@ -46,6 +47,7 @@ def test_sampled_suite_through_openai_adapter_and_real_llama_server(run_env: Pat
 
 
 @pytest.mark.slow
+@pytest.mark.needs_data("biasasker")
 def test_sampled_suite_through_hf_adapter_in_process(run_env: Path) -> None:
     (run_env / "targets.toml").write_text("[targets.local-hf]\nmax_new_tokens = 24\n", encoding="utf-8")
     assert main(["run", *SAMPLE, "--target", "local-hf", "--no-report", "--no-progress"]) == 0
