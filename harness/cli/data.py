@@ -73,7 +73,7 @@ def verify_cmd(name: Annotated[str | None, typer.Argument(help="data set; omit f
         raise typer.Exit(EXIT_USAGE)
 
 
-def _names() -> str:
+def _pullable_names() -> str:
     """The data registry's names, "a, b or c" (the help lists what `pull` takes, never a fixed list)."""
     names = sorted(datasets.registry())
     return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else "".join(names)
@@ -81,7 +81,7 @@ def _names() -> str:
 
 @data_app.command("pull")
 def pull_cmd(
-    name: Annotated[str, typer.Argument(help=f"data set to download: {_names()}")],
+    name: Annotated[str, typer.Argument(help=f"data set to download: {_pullable_names()}")],
     mirror: Annotated[str | None, typer.Option(
         help="base URL serving the data-dir layout (NAME/PATH); default: upstream GitHub at the pinned commit",
         envvar=datasets.MIRROR_ENV, show_envvar=True)] = None,
