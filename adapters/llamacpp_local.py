@@ -199,7 +199,8 @@ class LlamaCppAdapter(Adapter):
         """`text` as scored: the model's start token (BOS, also when the GGUF does not add it to prompts:
         SmolLM2's <|im_start|>, Qwen's <|endoftext|>; not doubled when the text begins with it), then the text
         with special tokens parsed, as llama.cpp's server reads a Completions prompt. A server over the same
-        GGUF given the start token's text first (`prompt_prefix`) scores the same tokens (docs/big_models.md)."""
+        GGUF given the start token's text first (the harness learns it: harness.adapters.served_logprobs) scores
+        the same tokens (docs/big_models.md)."""
         llm, _lock = self.llama()
         tokens = llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
         bos = llm.token_bos()
