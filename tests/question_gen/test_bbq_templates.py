@@ -66,3 +66,20 @@ def test_slotting_rules() -> None:
 def test_intersectional_categories_come_from_their_released_files_only() -> None:
     with pytest.raises(DataMissingError, match="harness data pull bbq"):
         list(t.fill("Race_x_SES"))
+
+
+def test_a_file_pinned_by_its_git_blob_id_is_verified(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from harness.core.datasets import DataFile, get_dataset, git_blob_file, matches_pin
+
+    religion = t.released_path("Religion")
+    assert git_blob_file(religion) == "44c1940ee22f00891ab4a5526a293691957aeacb"  # upstream's tree at bea11bd
+    unpinned = [f for f in get_dataset("bbq").files if f.optional]
+    assert {f.path for f in unpinned} == {f"data/{c}.jsonl" for c in
+                                          ("Gender_identity", "Race_ethnicity", "Race_x_SES", "Race_x_gender", "SES")}
+    assert all(len(f.git_blob) == 40 and not f.sha256 for f in unpinned)
+    pin = DataFile("data/x.jsonl", "https://example.invalid/x", "", 0, git_blob=git_blob_file(religion))
+    copy = tmp_path / "x.jsonl"
+    copy.write_bytes(religion.read_bytes())
+    assert matches_pin(copy, pin)
+    copy.write_bytes(religion.read_bytes()[:-1])
+    assert not matches_pin(copy, pin)
