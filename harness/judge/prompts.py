@@ -128,10 +128,16 @@ def judge_spec(kind: str) -> JudgeSpec | None:
 
 
 def question_of(spec: JudgeSpec | None) -> JudgeQuestion | None:
-    """The JudgeQuestion a spec names (a built-in by name, or its own); None for an unknown name."""
+    """The JudgeQuestion a spec names (a built-in by name, or its own); ValueError for a name no built-in
+    question has (a kind declared wrongly: its author's bug, told at once rather than read as "no judge")."""
     if spec is None:
         return None
-    return spec.question if isinstance(spec.question, JudgeQuestion) else QUESTIONS.get(spec.question)
+    if isinstance(spec.question, JudgeQuestion):
+        return spec.question
+    if spec.question not in QUESTIONS:
+        raise ValueError(f"A JudgeSpec names the judge question '{spec.question}', which harness.judge.prompts "
+                         f"does not have; the built-in ones are {', '.join(QUESTIONS)}, or give a JudgeQuestion.")
+    return QUESTIONS[spec.question]
 
 
 def question_for(kind: str) -> JudgeQuestion | None:

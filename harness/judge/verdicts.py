@@ -93,11 +93,14 @@ def single_verdict(probe: Probe, reading: Reading, method: str) -> Verdict:
     """The verdict of one reading of a question asked once (its kind's JudgeSpec.verdict)."""
     if reading.category is None:
         return unscored(probe, method, reading.problem or "unreadable")
-    spec = judge_spec(probe.kind) or JudgeSpec("")
+    spec = judge_spec(probe.kind) or JudgeSpec("", STANCE)
     if callable(spec.verdict):
         return spec.verdict(probe, reading.category, method, reading.prob, reading.reason)
     if spec.verdict == CHOSEN_OPTION:
         return _option(probe, reading.category, method, reading.prob, reading.reason)
+    if spec.verdict != STANCE:
+        raise ValueError(f"Probe kind '{probe.kind}' declares the judge verdict '{spec.verdict}'; the built-in ones "
+                         f"are {STANCE} and {CHOSEN_OPTION}, or give a function.")
     return _stance(probe, verdict_label(reading.category), None, method, reading.prob, reading.reason)
 
 

@@ -151,3 +151,16 @@ def test_its_reader_takes_the_judge_option(tmp_path: Path) -> None:
     assert reader_options(["my-judge"], "--judge", run=str(run), check=False) == (
         {READER: "loaded my-judge (checked: False)"}, None)
     assert reader_options(["my-judge"], "--mode", run=str(run)) == ({}, ["my-judge"])  # not an option it takes
+
+
+def test_a_judge_declared_wrongly_is_told_not_ignored() -> None:
+    from harness.judge.prompts import question_for
+
+    unregister_kind(KIND)
+    register_kind(ProbeKind(KIND, FAMILY, judge=JudgeSpec("pick_a_colour")))
+    with pytest.raises(ValueError, match="judge question 'pick_a_colour'.*statement, premise, pick_group"):
+        question_for(KIND)
+    unregister_kind(KIND)
+    register_kind(ProbeKind(KIND, FAMILY, judge=JudgeSpec(QUESTION, verdict="colour")))
+    with pytest.raises(ValueError, match="judge verdict 'colour'; the built-in ones are stance and option"):
+        single_verdict(_probe(), read_reply(Reply("q", "judge", "RATES"), build_prompt(_probe(), "x").words), "judge:j")
