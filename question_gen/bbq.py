@@ -35,7 +35,15 @@ from typing import Any
 
 from harness.core.errors import ConfigError
 from harness.core.records import Probe
-from harness.question_gen.bbq_templates import CATEGORIES, CONTEXTS, FILLABLE, Example, examples, source_of
+from harness.question_gen.bbq_templates import (
+    CATEGORIES,
+    CONTEXTS,
+    FILLABLE,
+    Example,
+    examples,
+    released_present,
+    source_of,
+)
 
 KIND = "bbq"
 LETTERS = ("A", "B", "C")
@@ -66,19 +74,14 @@ def _categories(spec: Mapping[str, Any]) -> list[str]:
         source = _source(spec)
         if source == "templates":
             return list(FILLABLE)
-        return [c for c in CATEGORIES if c in FILLABLE or source_of(c, source) == "released" and _has_file(c)]
+        # the filler's categories, and the intersectional two when their released files are here
+        return [c for c in CATEGORIES if c in FILLABLE or released_present(c)]
     names = [n.strip() for n in raw.split(",") if n.strip()] if isinstance(raw, str) else [str(n) for n in raw]
     unknown = [n for n in names if n not in CATEGORIES]
     if unknown:
         raise ConfigError(f"Unknown BBQ categor{'y' if len(unknown) == 1 else 'ies'} "
                           f"{', '.join(map(repr, unknown))}; known: {', '.join(CATEGORIES)}.")
     return names
-
-
-def _has_file(category: str) -> bool:
-    from harness.question_gen.bbq_templates import released_present
-
-    return released_present(category)
 
 
 def _contexts(spec: Mapping[str, Any]) -> list[str]:
