@@ -169,8 +169,8 @@ def import_predictions(path: Path, suite: str, target: str, *, run_id: str | Non
     run = ManualRun.open(suite, target, run_id=rid, mode="import", probes=run_probes, suite_obj=suite_obj)
     run.manifest["settings"] = {"source": "predictions"}
     run.manifest["probes_selected"] = len(run_probes)
-    run.manifest["model"] = {"name": target, "source": f"predictions imported from {path.name} (the label given "
-                                                       "with --target)"}
+    run.manifest["model"] = {"name": target, "source": f"the label given with --target; predictions imported "
+                                                       f"from {path.name}"}
     status = mf.STATUS_INTERRUPTED
     try:
         with TranscriptWriter(run.run_dir, fsync_every=0) as writer:
