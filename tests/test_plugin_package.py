@@ -116,6 +116,12 @@ def test_run_score_report_and_gate(world: dict) -> None:
     assert "Echo rate by animal" in html  # the family's section
     verdicts = (world["folder"] / RUN_A / "verdicts.csv").read_text("utf-8")
     assert "echoplug-rules" in verdicts  # every reply read by the plugin's rule reader
+    # the kind's declared default gate, found through the plugin's entry points (what a CI check starts from)
+    code = ("from harness.gates.defaults import default_gates\n"
+            "print([str(g) for g in default_gates({'echo_pair'})])")
+    gates = subprocess.run([sys.executable, "-c", code], env=world["env"], capture_output=True, text=True,
+                           timeout=300)
+    assert gates.stdout.strip() == f"['{RATE} <= 0.4']", gates.stderr[-2000:]
 
 
 def test_view_shows_the_plugin_metric_partner_and_labels(world: dict) -> None:
