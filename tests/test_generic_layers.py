@@ -277,5 +277,28 @@ def test_the_check_catches_each_way_of_naming(tmp_path: Path) -> None:
     assert len(list(text_violations(script))) == 2
 
 
+def test_a_kind_added_later_is_checked_without_editing_this_test(tmp_path: Path) -> None:
+    """A kind and a family registered now (as a plugin's entry points would) are names the check knows."""
+    import types
+
+    from harness.core.kinds import Headline, ProbeKind, register_kind, unregister_kind
+    from harness.metrics import Family, register_family, unregister_family
+
+    module = types.SimpleNamespace(compute=lambda df: {}, HEADLINE=(Headline("zqfam.score", "Score"),))
+    register_kind(ProbeKind("zq_kind", "zqfam"))
+    register_family(Family("zqfam", module))
+    registry.cache_clear()
+    try:
+        made_up = tmp_path / "layer_module.py"
+        made_up.write_text("A = 'zq_kind'\nB = 'zqfam.score'\ndef zqfam_total(): return 'zqfam'\n", "utf-8")
+        found = "\n".join(python_violations(made_up))
+    finally:
+        unregister_family("zqfam")
+        unregister_kind("zq_kind")
+        registry.cache_clear()
+    assert "names the kind 'zq_kind'" in found and "names the metric key 'zqfam.score'" in found
+    assert "string 'zqfam'" in found and "identifier zqfam_total" in found
+
+
 if __name__ == "__main__":  # the list of what is left: python tests/test_generic_layers.py
     print("\n".join(violations()))
