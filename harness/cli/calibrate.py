@@ -23,27 +23,53 @@ console = Console(highlight=False)
 
 
 def calibrate(
-    model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL", help="An hf target (e.g. local-hf), a model folder, a .gguf file or a hub name.")],
-    mode: Annotated[int, typer.Option("--mode", metavar="1|2", help="1: word-embedding debias (eq. 5-6); 2: classifier-guided (eq. 7-8).")] = 1,
-    suite: Annotated[str, typer.Option("--suite", "-s", metavar="NAME", help="The political suite the table is measured on.")] = "political-gender",
-    judge: Annotated[str | None, typer.Option("--judge", metavar="J", help="Judge of P(conservative): a target, hf:CLASSIFIER or py:MODULE:FUNCTION (needed for the table and MODE 2's head).")] = None,
-    lambdas: Annotated[list[float] | None, typer.Option("--lambda", metavar="L", help="Initial lambda to measure (repeatable; 0, the vanilla model, is always added). Default 0.6.")] = None,
-    param: Annotated[list[str] | None, typer.Option("--param", "-p", metavar="KEY=VALUE", help="Suite option, e.g. keywords_per_option=3 samples=2.")] = None,
+    model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL",
+                                       help="An hf target (e.g. local-hf), a model folder, "
+                                            "a .gguf file or a hub name.")],
+    mode: Annotated[int, typer.Option("--mode", metavar="1|2",
+                                      help="1: word-embedding debias (eq. 5-6); 2: classifier-guided (eq. 7-8).")] = 1,
+    suite: Annotated[str, typer.Option("--suite", "-s", metavar="NAME",
+                                       help="The political suite the table is measured on.")] = "political-gender",
+    judge: Annotated[str | None, typer.Option("--judge", metavar="J",
+                                              help="Judge of P(conservative): a target, hf:CLASSIFIER or "
+                                                   "py:MODULE:FUNCTION (needed for the table and "
+                                                   "MODE 2's head).")] = None,
+    lambdas: Annotated[list[float] | None, typer.Option("--lambda", metavar="L",
+                                                        help="Initial lambda to measure (repeatable; 0, "
+                                                             "the vanilla model, is always added). "
+                                                             "Default 0.6.")] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", metavar="KEY=VALUE",
+                                                    help="Suite option, e.g. keywords_per_option=3 samples=2.")] = None,
     steps: Annotated[int, typer.Option("--steps", metavar="K", help="Adam steps per token (paper: 15).", min=0)] = 15,
-    sigma: Annotated[float | None, typer.Option("--sigma", metavar="S", help="KL target (paper: 0.02 MODE 1, 0.05 MODE 2).")] = None,
-    lr: Annotated[float, typer.Option("--lr", metavar="LR", help="Adam step on the hidden-state perturbation.")] = 0.002,
+    sigma: Annotated[float | None,
+                     typer.Option("--sigma", metavar="S", help="KL target (paper: 0.02 MODE 1, 0.05 MODE 2).")] = None,
+    lr: Annotated[float,
+                  typer.Option("--lr", metavar="LR", help="Adam step on the hidden-state perturbation.")] = 0.002,
     gamma: Annotated[float, typer.Option("--gamma", metavar="G", help="MODE 2 discount.")] = 0.9,
     tau: Annotated[int, typer.Option("--tau", metavar="T", help="MODE 2 window (paper: 5).", min=0)] = 5,
-    words_liberal: Annotated[Path | None, typer.Option("--words-liberal", metavar="FILE", help="MODE 1 liberal words, one per line (default: the shipped list).")] = None,
-    words_conservative: Annotated[Path | None, typer.Option("--words-conservative", metavar="FILE", help="MODE 1 conservative words.")] = None,
-    words_per_side: Annotated[int, typer.Option("--words-per-side", metavar="N", help="MODE 1 words per side (paper: 250).", min=1)] = 250,
-    corpus: Annotated[Path | None, typer.Option("--corpus", metavar="FILE", help="MODE 2: train f_debias on this labelled corpus (JSONL text/label or CSV) instead of judged generations.")] = None,
-    head: Annotated[Path | None, typer.Option("--head", metavar="FILE", help="MODE 2: an f_debias head saved earlier (skips training).")] = None,
-    save_target: Annotated[str | None, typer.Option("--save-target", metavar="NAME", help="Write the calibrated model (first non-zero lambda) to ./targets.toml as target NAME.")] = None,
-    bootstrap: Annotated[int, typer.Option("--bootstrap", metavar="N", help="Bootstrap resamples per interval.", min=10)] = 1000,
-    permutations: Annotated[int, typer.Option("--permutations", metavar="N", help="Permutations per test.", min=0)] = 199,
+    words_liberal: Annotated[Path | None, typer.Option("--words-liberal", metavar="FILE",
+                                                       help="MODE 1 liberal words, one per line (default: "
+                                                            "the shipped list).")] = None,
+    words_conservative: Annotated[Path | None, typer.Option("--words-conservative", metavar="FILE",
+                                                            help="MODE 1 conservative words.")] = None,
+    words_per_side: Annotated[int, typer.Option("--words-per-side", metavar="N",
+                                                help="MODE 1 words per side (paper: 250).", min=1)] = 250,
+    corpus: Annotated[Path | None, typer.Option("--corpus", metavar="FILE",
+                                                help="MODE 2: train f_debias on this labelled corpus "
+                                                     "(JSONL text/label or CSV) instead of judged "
+                                                     "generations.")] = None,
+    head: Annotated[Path | None, typer.Option("--head", metavar="FILE",
+                                              help="MODE 2: an f_debias head saved earlier (skips training).")] = None,
+    save_target: Annotated[str | None, typer.Option("--save-target", metavar="NAME",
+                                                    help="Write the calibrated model (first non-zero lambda) "
+                                                         "to ./targets.toml as target NAME.")] = None,
+    bootstrap: Annotated[int, typer.Option("--bootstrap", metavar="N", help="Bootstrap resamples per interval.",
+                                           min=10)] = 1000,
+    permutations: Annotated[int,
+                            typer.Option("--permutations", metavar="N", help="Permutations per test.", min=0)] = 199,
     out: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Folder for tradeoff.json / .csv.")] = None,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress", metavar="", help="Show the run progress bars.")] = True,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", metavar="",
+                                           help="Show the run progress bars.")] = True,
 ) -> None:
     """Calibrate an open model while it generates and measure the trade-off (docs/political.md).
 
@@ -100,7 +126,8 @@ def _judge(spec: str | None) -> Any:
     return judge
 
 
-def _check_words(base: dict[str, Any], liberal: Path | None, conservative: Path | None, per_side: int) -> dict[str, Any]:
+def _check_words(base: dict[str, Any], liberal: Path | None, conservative: Path | None,
+                 per_side: int) -> dict[str, Any]:
     from harness.adapters.hf_local import HFLocalAdapter
     from harness.whitebox.calibration.words import word_lists
 

@@ -24,12 +24,20 @@ def perturb_command(
     file: Annotated[Path, typer.Argument(metavar="FILE", help="SGD JSON (file or split folder) or JSONL of turns.")],
     axis: Annotated[str, typer.Option("--axis", "-a", metavar="AXIS", help=f"Demographic axis: {', '.join(AXES)}.")],
     out: Annotated[Path, typer.Option("--out", "-o", metavar="FILE2", help="Where to write the perturbed dialogues.")],
-    draws: Annotated[int, typer.Option(metavar="N", help="Draws per dialogue (distinct word-target choices).", min=1)] = DEFAULT_DRAWS,
-    seed: Annotated[int, typer.Option(metavar="S", help="Seed of the draws (same seed, same draws, every machine).")] = 0,
-    pairs: Annotated[str, typer.Option(metavar="S:T,...", help="Only these (source, target) attribute pairs, e.g. female:male,male:female.")] = "",
-    words: Annotated[Path | None, typer.Option(metavar="YAML", help="Your own word list (the shape of harness/perturb/words_en.yaml).")] = None,
+    draws: Annotated[int, typer.Option(metavar="N", help="Draws per dialogue (distinct word-target choices).",
+                                       min=1)] = DEFAULT_DRAWS,
+    seed: Annotated[int,
+                    typer.Option(metavar="S", help="Seed of the draws (same seed, same draws, every machine).")] = 0,
+    pairs: Annotated[str, typer.Option(metavar="S:T,...",
+                                       help="Only these (source, target) attribute pairs, e.g. "
+                                            "female:male,male:female.")] = "",
+    words: Annotated[Path | None, typer.Option(metavar="YAML",
+                                               help="Your own word list (the shape of "
+                                                    "harness/perturb/words_en.yaml).")] = None,
     lang: Annotated[str | None, typer.Option(metavar="LANG", help="en or zh (default: read from the text).")] = None,
-    entities: Annotated[bool, typer.Option("--protect-entities/--perturb-entities", help="Keep SGD entity values (names, titles, places, airlines) as they are.")] = True,
+    entities: Annotated[bool, typer.Option("--protect-entities/--perturb-entities",
+                                           help="Keep SGD entity values (names, titles, places, airlines) "
+                                                "as they are.")] = True,
 ) -> None:
     """Write demographic counterfactuals of a dialogue file (Su et al. 2023, Algorithm 1).
 

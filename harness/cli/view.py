@@ -22,18 +22,25 @@ console = Console(highlight=False)
 
 
 def view(
-    folder: Annotated[Path | None, typer.Argument(metavar="[FOLDER]", help="Transcripts folder (default: $HARNESS_TRANSCRIPTS_DIR or ./transcripts).")] = None,
-    port: Annotated[int, typer.Option("--port", metavar="N", min=0, max=65535, help="Port (0 picks a free one).")] = 8765,
-    host: Annotated[str, typer.Option("--host", metavar="H", help="Address to bind; anything but 127.0.0.1 needs a token.")] = "127.0.0.1",
+    folder: Annotated[Path | None, typer.Argument(metavar="[FOLDER]",
+                                                  help="Transcripts folder (default: $HARNESS_TRANSCRIPTS_DIR or "
+                                                       "./transcripts).")] = None,
+    port: Annotated[int,
+                    typer.Option("--port", metavar="N", min=0, max=65535, help="Port (0 picks a free one).")] = 8765,
+    host: Annotated[str, typer.Option("--host", metavar="H",
+                                      help="Address to bind; anything but 127.0.0.1 needs a token.")] = "127.0.0.1",
     no_browser: Annotated[bool, typer.Option("--no-browser", help="Do not open a browser.")] = False,
 ) -> None:
     """Browse, compare and review runs in a local web app (Ctrl-C stops it).
 
-    Pages: Runs (every run, live while one is asked), a run (metrics, figures, findings filtered on the server, each finding in full), Compare (the leaderboard of N runs, one probe's replies side by side) and Review (keyboard-first, the same labels and reviews.jsonl as `harness review`).
+    Pages: Runs (every run, live while one is asked), a run (metrics, figures, findings filtered on the server, each
+    finding in full), Compare (the leaderboard of N runs, one probe's replies side by side) and Review (keyboard-first,
+    the same labels and reviews.jsonl as `harness review`).
 
     The pages read a JSON API (/api/runs, /api/runs/ID, /api/runs/ID/findings, ...) that scripts can use too.
 
-    Binds 127.0.0.1. With another --host every request needs a token: $HARNESS_VIEW_TOKEN, or a new one printed once in the URL.
+    Binds 127.0.0.1. With another --host every request needs a token: $HARNESS_VIEW_TOKEN, or a new one printed once in
+    the URL.
 
     Exit codes: 0 stopped, 2 bad input (no such folder, port in use).
     """
