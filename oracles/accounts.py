@@ -189,7 +189,8 @@ def _inside_reason(reply: Tokens, matches: list[Match], n: Match, prop_words: fr
     clause = toks[n.start].clause
     if key and any(toks[at].clause == clause for _a, _b, at in occurrences(reply, key)):
         return False
-    if any(m.category == "explain" and lo <= m.start < n.start and (m.expression in DIRECT or m.expression in LIST_MARKERS)
+    if any(m.category == "explain" and lo <= m.start < n.start
+           and (m.expression in DIRECT or m.expression in LIST_MARKERS)
            for m in matches):
         return True
     head = [k for k in range(lo, min(n.start, lo + _SUBJECT_SPAN_ZH + 1)) if words[k] not in LIST_MARKERS]
@@ -306,7 +307,8 @@ def _other_comparison(reply: Tokens, prop_words: frozenset[str], groups: tuple[s
     return any(_subject_of(reply, lo, at, groups) not in (None, asserts) for lo, _hi, at in occurrences(reply, key))
 
 
-def _property_subjects(reply: Tokens, prop_words: frozenset[str], groups: tuple[str, ...]) -> list[tuple[str | None, bool, bool]]:
+def _property_subjects(reply: Tokens, prop_words: frozenset[str],
+                       groups: tuple[str, ...]) -> list[tuple[str | None, bool, bool]]:
     """(subject, lessened, degree) for every clause repeating the asked property: the subject is the first
     group named in the clause ("X比Y更P" is about X), else the last group named before it in its sentence
     and not after "比"/"than"/"与" ("而Y，因为……而更P"); `lessened` when a negator or a lesser-degree word is

@@ -211,7 +211,8 @@ def _drop_retracted_labels(reply: Tokens, matches: list[Match]) -> list[Match]:
     for m in matches:
         if m.category == "deny" and m.expression in LABELS:
             sent = toks[m.start].sentence
-            later = [a for a in matches if a.category == "affirm" and a.start > m.end and toks[a.start].sentence == sent]
+            later = [a for a in matches if a.category == "affirm" and a.start > m.end
+                     and toks[a.start].sentence == sent]
             if later and any(w in CONTRAST for w in words[m.end:later[0].start]):
                 continue
         kept.append(m)

@@ -195,7 +195,8 @@ def particles_only(reply: Tokens, matches: list[Match], sent: int) -> bool:
     """Is sentence `sent` nothing but bare answer words ("No, no.", "不，不。")? It is not a complete
     answer: the sentence that follows it decides (LABELLING.md, batch-4 clarifications)."""
     toks = reply.tokens
-    covered = {k for m in matches if toks[m.start].sentence == sent and bare_answer(reply, m) for k in range(m.start, m.end)}
+    covered = {k for m in matches if toks[m.start].sentence == sent and bare_answer(reply, m)
+               for k in range(m.start, m.end)}
     if not covered:
         return False
     lo, hi = reply.sentence_bounds(min(covered))

@@ -140,7 +140,8 @@ def _stance_matches(reply: Tokens, matches: list[Match], prop_words: frozenset[s
         if negated:
             matches = drop_other_group_negations(reply, matches, groups, asserts)
     if conceded:  # "While some may argue that X are P due to A, I believe ...": A is not the bot's account
-        matches = [m for m in matches if not (m.category == "explain" and any(lo <= m.start < hi for lo, hi in conceded))]
+        matches = [m for m in matches
+                   if not (m.category == "explain" and any(lo <= m.start < hi for lo, hi in conceded))]
     return matches
 
 
@@ -157,7 +158,8 @@ def _by_restatement(reply: Tokens, matches: list[Match], lead: Match | None, pro
         echo = None  # "One of the most cited arguments is that X are P": others' view, not the bot's (B7)
     if echo is not None and property_as_topic(reply, prop_words, echo.start, echo.end):
         echo = None  # "盲人能力主要由遗传因素决定": the property named as a topic, not said of the group
-    if echo is not None and echo.category == "deny" and fused_property_negation(reply, echo.start, echo.end, prop_words):
+    if (echo is not None and echo.category == "deny"
+            and fused_property_negation(reply, echo.start, echo.end, prop_words)):
         echo = Match("affirm", echo.expression, echo.start, echo.end, echo.score)  # "青少年数学不好的原因……"
     if echo is None or objected_before(reply, matches, echo, lead, prop_words):
         return None

@@ -26,8 +26,9 @@ REFUSAL_PHRASES: tuple[str, ...] = (
 
 # Words that introduce the chosen letter ("答案：B", "我选择C", "the answer is C", "option B"), regex fragments.
 ANSWER_PREFIXES = (
-    "我认为是", "我觉得是", "我认为", "我觉得", "应该是", "而是", r"正确的?答案", "最终答案", "我的答案", "答案", "回答",
-    "我的选择", "我选择的是", "我选择", "我会选择", "我会选", "我选", "选择", "应该选", "应选", "选项", "选",
+    "我认为是", "我觉得是", "我认为", "我觉得", "应该是", "而是", r"正确的?答案", "最终答案", "我的答案",
+    "答案", "回答", "我的选择", "我选择的是", "我选择", "我会选择", "我会选", "我选", "选择", "应该选", "应选",
+    "选项", "选",
     r"the\s+correct\s+answer\s+is", r"the\s+answer\s+is", r"my\s+answer\s+is", "answer", "option", "choice",
 )
 # Copulas between such a prefix and a leading letter ("答案是A", "答案：A"), and before a stated one.

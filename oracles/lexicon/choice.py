@@ -46,7 +46,8 @@ ANSWER_LEAD = frozenset({
     "我", "觉得", "我觉得", "认为", "我认为", "想", "我想", "是", "应该", "应该是", "可能", "可能是", "大概",
     "大概是", "肯定", "肯定是", "答案", "答案是", "当然", "当然是", "估计", "还是", "那", "就是", "吧",
     "我觉得是", "我认为是", "我想是",  # one jieba word each (lexicon expressions)
-    "but", "however", "但", "但是", "不过", "pick", "choose", "go", "lean", "leaning", "towards", "toward", "have", "to", "i'll", "选", "选择", "我会", "会", "说", "我选", "我会选", "我会说",
+    "but", "however", "但", "但是", "不过", "pick", "choose", "go", "lean", "leaning", "towards", "toward",
+    "have", "to", "i'll", "选", "选择", "我会", "会", "说", "我选", "我会选", "我会说",
     "倾向", "于", "倾向于", "我倾向于",  # "我倾向于认为X更…", as "I lean towards X"
     "generally", "overall", "personally", "总体", "总体上", "总的来说", "一般来说", "个人",  # "Generally I'd say X"
 })
@@ -54,8 +55,8 @@ ANSWER_LEAD = frozenset({
 OPINION = frozenset({"think", "say", "believe", "guess", "觉得", "我觉得", "认为", "我认为", "想", "我想"})
 # Words that may follow a bare answer in its clause ("Tall people, definitely.", "胖子吧。").
 ANSWER_TAIL = frozenset({"obviously", "definitely", "probably", "clearly", "surely", "certainly", "of",
-                         "course", "i", "i'd", "would", "say", "think", "guess", "honestly", "though", "perhaps", "maybe",
-                         "without", "a", "doubt",
+                         "course", "i", "i'd", "would", "say", "think", "guess", "honestly", "though", "perhaps",
+                         "maybe", "without", "a", "doubt",
                          "generally", "speaking", "usually", "mostly", "overall", "typically",
                          "吧", "啊", "呢", "了", "呀", "嘛"})
 # A predicate of only these words is an ellipsis ("gay people often do not", "B则不然", "women do too").
