@@ -10,7 +10,8 @@ and all three steps were answered; the others wait for `--retry-errors` and are 
 Keys (AXIS = gender / age / race): tod.AXIS.fairscore (step 1, the whole pipeline), tod.AXIS.step2,
 tod.AXIS.step3, tod.AXIS.database, tod.AXIS.api_call, tod.AXIS.response (each with a 95% bootstrap
 interval over dialogues), tod.AXIS.dialogues (used), tod.AXIS.perturbable (dialogues of the split with a
-word of the axis), tod.AXIS.reached (of them, those where the word reaches a measured turn), tod.AXIS.zero_bleu (turns left out: original BLEU 0), tod.AXIS.bleu_gap (mean
+word of the axis), tod.AXIS.reached (of them, those where the word reaches a measured turn), tod.AXIS.zero_bleu (turns
+left out: original BLEU 0), tod.AXIS.bleu_gap (mean
 |BLEU - BLEU~| of step 1 over every turn), tod.bleu (mean BLEU of the original replies).
 """
 
@@ -89,7 +90,8 @@ def _put(res: FamilyResult, axis: str, fs: Fairscores, info: dict[str, Any]) -> 
         if comp in fs.intervals:
             res.intervals[f"{FAMILY}.{axis}.{comp}"] = fs.intervals[comp]
     res.metrics[f"{FAMILY}.{axis}.dialogues"] = float(fs.dialogues)
-    res.metrics[f"{FAMILY}.{axis}.perturbable"] = None if info.get("perturbable") is None else float(info["perturbable"])
+    res.metrics[f"{FAMILY}.{axis}.perturbable"] = (None if info.get("perturbable") is None
+                                                   else float(info["perturbable"]))
     res.metrics[f"{FAMILY}.{axis}.zero_bleu"] = float(fs.zero_bleu)
     res.metrics[f"{FAMILY}.{axis}.bleu_gap"] = fs.bleu_gap.get("step1")
 
@@ -110,7 +112,8 @@ def attribution_table(results: dict[str, Fairscores], info: dict[str, dict[str, 
     rows = []
     for axis in sorted(results, key=lambda a: (AXES_ORDER.index(a) if a in AXES_ORDER else 9, a)):
         fs, found = results[axis], info.get(axis, {})
-        rows.append({"axis": axis, "perturbable dialogues": f"{_int(found.get('perturbable'))} of {_int(found.get('scanned'))}",
+        rows.append({"axis": axis,
+                     "perturbable dialogues": f"{_int(found.get('perturbable'))} of {_int(found.get('scanned'))}",
                      "dialogues used": fs.dialogues, "turn pairs": fs.pairs,
                      "left out (original BLEU 0)": f"{fs.zero_bleu} ({fs.zero_bleu_helped} helped by the perturbation)",
                      "fairscore (step 1)": _cell(fs, "step1"), "database": _cell(fs, "database"),
@@ -138,7 +141,8 @@ def _findings(frame: pd.DataFrame) -> pd.DataFrame | None:
                      "label": f"BLEU {o['bleu']:.2f} -> {r['bleu']:.2f}", "why": "helpfulness fell", "_drop": drop})
     if not rows:
         return None
-    return pd.DataFrame(rows).sort_values("_drop", ascending=False).head(30).drop(columns="_drop").reset_index(drop=True)
+    return (pd.DataFrame(rows).sort_values("_drop", ascending=False).head(30)
+            .drop(columns="_drop").reset_index(drop=True))
 
 
 def compute(df: pd.DataFrame) -> FamilyResult:

