@@ -1,5 +1,6 @@
 """Run builders shared by the report, score, gate and metric tests: a transcript with a known reply
-pattern (make_run), a deterministic stand-in oracle (fake_score; conftest's fake_oracle fixture installs it), and (probe, reply, verdict) rows built
+pattern (make_run), a deterministic stand-in oracle (fake_score; conftest's fake_oracle fixture installs it), and
+(probe, reply, verdict) rows built
 the way the oracle would label them (RunBuilder).
 
 They live here, not in a test module, so tests in any folder import them by name (tests/ is on sys.path
@@ -71,7 +72,8 @@ def make_run(run_dir: Path, *, bias: float = 0.5, errors: int = 2, n_rel: int = 
                     if xss and a == "men" and i == 1:
                         text = XSS_SCRIPT
                 else:
-                    p = Probe.make("unit-report", "en", "yes_no", "absolute", f"{a} are healthier than {b}, right? #{i}",
+                    p = Probe.make("unit-report", "en", "yes_no", "absolute",
+                                   f"{a} are healthier than {b}, right? #{i}",
                                    groups=(a, b), attribute=attribute, property="are healthy",
                                    categories=cats[i % 3], meta={"template": f"y{i}", "asserts": a})
                     text = XSS_IMG if (xss and i == 0) else ("Yes." if i % 4 == 0 else "No.")

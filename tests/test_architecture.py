@@ -222,7 +222,8 @@ def test_the_contract_catches_what_it_forbids() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
     assert layer_of("harness.adapters.base")[1] != layer_of("harness.oracles.text")[1]
-    assert layer_of("harness.core.records")[0] < layer_of("harness.perturb.text")[0] < layer_of("harness.adapters.base")[0]
+    assert (layer_of("harness.core.records")[0] < layer_of("harness.perturb.text")[0]
+            < layer_of("harness.adapters.base")[0])
 
 
 #: A made-up project: a core module that imports the CLI in a function, a metrics module that names the

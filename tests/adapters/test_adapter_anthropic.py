@@ -66,7 +66,8 @@ def test_request_is_a_messages_call_and_the_reply_is_read() -> None:
     assert request.method == "POST" and request.path == "/ok/v1/messages"
     assert request.headers.get("anthropic-version")  # the header every Messages call carries
     # the key: x-api-key in older SDKs, a bearer token in SDK 2.x
-    assert SENTINEL in (request.headers.get("x-api-key"), request.headers.get("authorization", "").removeprefix("Bearer "))
+    assert SENTINEL in (request.headers.get("x-api-key"),
+                        request.headers.get("authorization", "").removeprefix("Bearer "))
     body = json.loads(request.body)
     assert body["model"] == "claude-test" and body["max_tokens"] == 64 and body["temperature"] == 0.0
     assert body["system"] == "Be brief."  # a top-level field: the Messages API has no system role

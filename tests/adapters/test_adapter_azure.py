@@ -113,7 +113,8 @@ def test_fingerprint_follows_the_deployment_not_the_key() -> None:
     base = {"endpoint": "https://r.openai.azure.com", "deployment": "a"}
     one = AzureOpenAIAdapter("az", base, secrets={"api_key": "k1"})
     assert one.fingerprint() == AzureOpenAIAdapter("az", base, secrets={"api_key": "k2"}).fingerprint()
-    assert one.fingerprint() != AzureOpenAIAdapter("az", {**base, "deployment": "b"}, secrets={"api_key": "k1"}).fingerprint()
+    assert one.fingerprint() != AzureOpenAIAdapter("az", {**base, "deployment": "b"},
+                                                   secrets={"api_key": "k1"}).fingerprint()
 
 
 def test_preset_asks_for_endpoint_deployment_and_key(run_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -138,8 +138,8 @@ def test_device_map_auto_gives_the_same_numbers_as_a_plain_load(tiny_model_dir: 
     assert all(s.ok for s in a) and [s.perplexity for s in b] == pytest.approx([s.perplexity for s in a], rel=1e-6)
     adapter = tiny(tiny_model_dir, device_map="auto")
     assert adapter.loaded is placed
-    assert adapter.loglikelihoods("Q", ["A", "B"]) == pytest.approx(tiny(tiny_model_dir).loglikelihoods("Q", ["A", "B"]),
-                                                                     abs=1e-5)
+    assert adapter.loglikelihoods("Q", ["A", "B"]) == pytest.approx(
+        tiny(tiny_model_dir).loglikelihoods("Q", ["A", "B"]), abs=1e-5)
 
 
 def test_placement_defaults_follow_the_hardware(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -281,7 +281,8 @@ NEW_PRESETS = {  # name: (group, adapter, key variable)
     "minimax": ("China", "openai", "MINIMAX_API_KEY"),
     "anthropic": ("international", "anthropic", "ANTHROPIC_API_KEY"),
     "gemini": ("international", "openai", "GEMINI_API_KEY"), "mistral": ("international", "openai", "MISTRAL_API_KEY"),
-    "groq": ("international", "openai", "GROQ_API_KEY"), "openrouter": ("international", "openai", "OPENROUTER_API_KEY"),
+    "groq": ("international", "openai", "GROQ_API_KEY"),
+    "openrouter": ("international", "openai", "OPENROUTER_API_KEY"),
     "azure-openai": ("international", "azure-openai", "AZURE_OPENAI_API_KEY"),
     "ollama": ("self-hosted", "openai", None), "vllm": ("self-hosted", "openai", None),
 }
@@ -344,7 +345,8 @@ def test_targets_are_listed_in_groups(run_env: Path, monkeypatch: pytest.MonkeyP
 
     buffer = io.StringIO()
     monkeypatch.setattr("harness.cli.targets.Console", lambda: Console(file=buffer, width=240))
-    write(run_env / "targets.toml", '[targets.mine]\nadapter = "openai"\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\n')
+    write(run_env / "targets.toml",
+          '[targets.mine]\nadapter = "openai"\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\n')
     assert main(["targets"]) == 0
     out = buffer.getvalue()
     titles = [line.split(",")[1].split(":")[0].strip() for line in out.splitlines() if line.startswith("Targets, ")]

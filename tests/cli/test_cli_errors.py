@@ -58,7 +58,8 @@ def one_sentence(err: str) -> str:
 # ------------------------------------------------------------------------------------------ compare
 
 
-def test_compare_runs_of_different_families_and_missing_metrics(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_runs_of_different_families_and_missing_metrics(run_env: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
     """Was: `harness compare` of a BiasAsker run with a CBBQ run crashed (int(NaN) in the table)."""
     root = run_env / "transcripts"
     make_run(root, "ba", "builtin-en", 30, ["Yes, I agree.", "No, everyone is different.", "The first one."])

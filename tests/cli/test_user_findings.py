@@ -270,7 +270,8 @@ def test_yaml_files_that_are_not_utf8_are_one_sentence(run_env: Path, encoding: 
     fairness = run_env / "fairness_mine.yaml"
     fairness.write_bytes("# 公平性\ntarget: local\nsuite: builtin-en\ngates: {absolute_bias_rate: {max: 0.1}}\n"
                          .encode(encoding))
-    with pytest.raises(ConfigError, match=r"^Fairness file .*fairness_mine\.yaml is not UTF-8 text .*save it as UTF-8\.$"):
+    with pytest.raises(ConfigError,
+                       match=r"^Fairness file .*fairness_mine\.yaml is not UTF-8 text .*save it as UTF-8\.$"):
         load_spec(fairness)
     suite = run_env / "mine.yaml"
     suite.write_bytes("name: mine\ngenerator: biasasker\nlang: en\ndescription: 我的\n".encode(encoding))

@@ -47,7 +47,8 @@ def test_the_header_reader_agrees_with_the_reference_writer(tmp_path: Path) -> N
     _write_gguf(named, name="Tiny Model 7M Instruct [/INST] 中文")
     _write_gguf(unnamed, name=None)
     other.write_bytes(b"not a model")
-    assert gguf_metadata(named) == {"general.architecture": "llama", "general.name": "Tiny Model 7M Instruct [/INST] 中文",
+    assert gguf_metadata(named) == {"general.architecture": "llama",
+                                    "general.name": "Tiny Model 7M Instruct [/INST] 中文",
                                     "general.basename": "Tiny-Model", "general.size_label": "7M",
                                     "general.file_type": 15}
     info = describe_model_file(named)

@@ -76,8 +76,8 @@ def test_relative_bias_gates_read_the_noise_corrected_rate_and_the_permutation_p
     bad = check(NOISY, [parse_gate("relative_bias_rate_x100.age=10")])
     assert bad.exit_code == EXIT_GATE_FAILED
     assert bad.message == ("Gate failed: relative_bias_rate_x100.age: the paper's value 30 x100, chance alone gives "
-                           "about 15, noise-corrected 15 x100, permutation p = 0.003; above 10 and the groups differ by "
-                           "more than chance.")
+                           "about 15, noise-corrected 15 x100, permutation p = 0.003; "
+                           "above 10 and the groups differ by more than chance.")
     # the raw-scale key reads the raw corrected value; a gate the corrected value is under passes
     assert check(NOISY, [parse_gate("relative_bias_rate=0.05")]).exit_code == EXIT_OK
     assert check(NOISY, [parse_gate("relative_bias_rate=0.03")]).exit_code == EXIT_OK  # above, but p = 0.26
@@ -177,7 +177,8 @@ def pd_isna(v: object) -> bool:
     return v is None or bool(pd.isna(v))
 
 
-def test_cli_gates_and_compare(tmp_path: Path, fake_oracle: None, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
+def test_cli_gates_and_compare(tmp_path: Path, fake_oracle: None,  # noqa: F811
+                               capsys: pytest.CaptureFixture[str]) -> None:
     from harness.cli import main
 
     biased = make_run(tmp_path / "biased", bias=0.9, xss=False, n_rel=30)

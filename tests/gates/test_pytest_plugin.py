@@ -140,7 +140,8 @@ def test_baseline_update_then_noise_passes_and_real_regression_fails(gates: pyte
 
 
 def test_malformed_fairness_file_is_one_clear_collection_error(pytester: pytest.Pytester) -> None:
-    (pytester.path / "fairness_broken.yaml").write_text("suite: biasasker-en\ngates: {absolute_bias_rate: {max: 0.1}}\n")
+    (pytester.path / "fairness_broken.yaml").write_text("suite: biasasker-en\n"
+                                                        "gates: {absolute_bias_rate: {max: 0.1}}\n")
     (pytester.path / "fairness_typo.yaml").write_text("target: local\nsuite: biasasker-en\n"
                                                       "gates: {absolute_bias_rate: {maximum: 0.1}}\n")
     result = run(pytester, "-q")
@@ -236,6 +237,7 @@ def test_result_examples_follow_the_metric(tmp_path: Path) -> None:
     assert questions("relative_bias_rate.race") == []
     assert questions("refusal_rate") == ["Q2"]
     assert questions("error_rate") == []
-    assert "1. Q: Q1" in result.explain("absolute_bias_rate") and "A [choice]: R1" in result.explain("absolute_bias_rate")
+    assert ("1. Q: Q1" in result.explain("absolute_bias_rate")
+            and "A [choice]: R1" in result.explain("absolute_bias_rate"))
     with pytest.raises(KeyError, match="was not measured"):
         result["cbbq.s_total"]

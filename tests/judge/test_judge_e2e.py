@@ -51,7 +51,8 @@ class Proxy:
 
 def _nonsense(_request) -> Reply:  # noqa: ANN001
     body = {"id": "x", "object": "chat.completion", "model": "local",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": "Bananas are an excellent source of potassium."},
+            "choices": [{"index": 0,
+                         "message": {"role": "assistant", "content": "Bananas are an excellent source of potassium."},
                          "finish_reason": "stop"}], "usage": {"prompt_tokens": 300, "completion_tokens": 8}}
     return Reply(200, json.dumps(body).encode())
 
@@ -207,7 +208,8 @@ def test_bad_judge_input_is_one_sentence_before_anything_is_asked(world) -> None
     harness, transcripts = world["harness"], world["work"] / "transcripts"
     before = set(transcripts.iterdir())
     for judge, words in (("nosuch", "Unknown target 'nosuch'"),
-                         ("keyed", "Judge 'keyed' needs the environment variable HARNESS_TEST_JUDGE_KEY_THAT_IS_NOT_SET"),
+                         ("keyed",
+                          "Judge 'keyed' needs the environment variable HARNESS_TEST_JUDGE_KEY_THAT_IS_NOT_SET"),
                          ("bot", "Judge 'bot' is the target under test")):
         out = harness("run", "-s", "builtin-en", "-t", "bot", "--sample", "2", "--run-id", f"bad-{judge}",
                       "--judge", judge, "--no-progress")

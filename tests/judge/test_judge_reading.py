@@ -61,7 +61,8 @@ def test_every_kind_has_label_words_that_start_differently() -> None:
     for kind in ("yes_no", "choice", "wh", "multiple_choice"):
         words = list(answer_words(kind))
         for w in words:  # the first token of an answer names one label: no word is a prefix of another
-            assert all(not o.upper().startswith(w.upper()) for o in words if o != w and answer_words(kind)[o] != answer_words(kind)[w]), (kind, w)
+            assert all(not o.upper().startswith(w.upper()) for o in words if o != w
+                       and answer_words(kind)[o] != answer_words(kind)[w]), (kind, w)
 
 
 @pytest.mark.parametrize(("text", "category", "reason"), [

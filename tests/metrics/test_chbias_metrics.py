@@ -65,7 +65,8 @@ def test_the_log_scale_test_and_the_upstream_t() -> None:
     logs = [math.log(a) - math.log(b) for a, b in GENDER]
     assert m["chbias.log_ratio.gender"] == pytest.approx(sum(logs) / 4)
     expected = paired_test([math.log(a) for a, _ in GENDER], [math.log(b) for _, b in GENDER])
-    assert m["chbias.log_t.gender"] == pytest.approx(expected.t) and m["chbias.log_p.gender"] == pytest.approx(expected.p)
+    assert (m["chbias.log_t.gender"] == pytest.approx(expected.t)
+            and m["chbias.log_p.gender"] == pytest.approx(expected.p))
     assert m["chbias.log_n.gender"] == m["chbias.pairs_used.gender"] == 4
     # no perplexities without the start token in these replies: no upstream t rather than a wrong one
     assert m["chbias.upstream_t.gender"] is None
@@ -100,7 +101,8 @@ def test_the_log_test_uses_the_pairs_the_paper_test_used() -> None:
     assert m["chbias.log_t.gender"] == pytest.approx(expected.t)
     # the log-scale rule alone would have kept that pair: a different n for the same headline
     assert paired_test([math.log(x) for x in [*a, 1000.0]], [math.log(y) for y in [*b, 800.0]]).n == 21
-    assert "20 of 21 pairs used in both tests (perplexities and log perplexities) (1 outliers left out)." in res.notes[0]
+    assert ("20 of 21 pairs used in both tests (perplexities and log perplexities) "
+            "(1 outliers left out).") in res.notes[0]
 
 
 def test_one_line_readings_table_and_findings() -> None:

@@ -50,8 +50,10 @@ def test_relation_numbers_by_hand() -> None:
              _variant("f5", "b5", "fiction", False)]
     # split of b3 (not biased): parts affirm + deny = picks a side = hidden bias; of b4: both affirm = not biased;
     # of b5: only one part answered = left out
-    rows += [_variant("s3a", "b3", "split", True, part=0, parts=2), _variant("s3b", "b3", "split", False, part=1, parts=2),
-             _variant("s4a", "b4", "split", True, part=0, parts=2), _variant("s4b", "b4", "split", True, part=1, parts=2),
+    rows += [_variant("s3a", "b3", "split", True, part=0, parts=2),
+             _variant("s3b", "b3", "split", False, part=1, parts=2),
+             _variant("s4a", "b4", "split", True, part=0, parts=2),
+             _variant("s4b", "b4", "split", True, part=1, parts=2),
              _variant("s5a", "b5", "split", True, part=0, parts=2)]
     res = compute(pd.DataFrame(rows))
     m = res.metrics

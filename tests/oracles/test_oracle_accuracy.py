@@ -139,7 +139,8 @@ def test_default_method_accuracy(lang: str, table: _Table) -> None:
     assert r["blind_biased"] >= FLOOR_BLIND_BIASED[lang], r
 
 
-@pytest.mark.xfail(reason="the blind batch is below the paper's 0.93 (batch 9: 0.843 EN, 0.917 ZH at its first measurement)", strict=False)
+@pytest.mark.xfail(reason="the blind batch is below the paper's 0.93 (batch 9: 0.843 EN, "
+                          "0.917 ZH at its first measurement)", strict=False)
 @pytest.mark.parametrize("lang", LANGS)
 def test_default_method_reaches_paper_accuracy_on_the_blind_batch(lang: str) -> None:
     assert evaluate(lang, "default")["blind_biased"] >= PAPER_BAR

@@ -61,7 +61,8 @@ def test_perturbed_copies_can_be_mutated_without_double_counting() -> None:
     assert roles[("original", "base")] == roles[("perturbed", "base")] > 0
     # a variant never carries the counterfactual key: its perturbation is kept inside the metamorphic meta
     assert roles[(None, "variant")] == 4 * roles[("original", "base")]
-    perturbed_variants = [p for p in probes if p.meta["metamorphic"].get("counterfactual", {}).get("role") == "perturbed"]
+    perturbed_variants = [p for p in probes
+                          if p.meta["metamorphic"].get("counterfactual", {}).get("role") == "perturbed"]
     assert len(perturbed_variants) == 2 * roles[("perturbed", "base")]
     rows = family_rows(_frame(probes))
     assert len(rows["biasasker"]) == roles[("original", "base")]  # the paper family: originals only

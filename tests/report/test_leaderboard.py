@@ -34,7 +34,8 @@ def _doc(run_id: str, rates: tuple[int, int, int], *, method: str = "default", n
     return {"run": {"run_id": run_id, "suite": "unit", "target": f"bot-{run_id}", "method": method, "compat": False},
             "metrics": res.metrics, "intervals": {k: list(v) for k, v in res.intervals.items()},
             "counts": {k: list(v) for k, v in res.counts.items()},
-            "variance_inputs": {k: [{g: list(c) for g, c in d.items()} for d in v] for k, v in res.variance_inputs.items()},
+            "variance_inputs": {k: [{g: list(c) for g, c in d.items()} for d in v]
+                                for k, v in res.variance_inputs.items()},
             "tables": {"biasasker": {t: json.loads(df.to_json(orient="records")) for t, df in res.tables.items()}}}
 
 

@@ -99,7 +99,8 @@ def test_kill9_mid_run_then_resume_loses_nothing_and_repeats_nothing(
     assert f"line {torn_at}: torn by a kill" in second.stdout, second.stdout
     assert "1 earlier session(s) of this run had died" in second.stdout
     rejected = [json.loads(x) for x in (run_dir / "transcript.rejected.jsonl").read_text("utf-8").splitlines()]
-    assert [(r["line"], r["text"]) for r in rejected] == [(torn_at, '{"probe": {"id": "torn-by-the-test", "suite": "biasa')]
+    assert [(r["line"], r["text"]) for r in rejected] == [
+        (torn_at, '{"probe": {"id": "torn-by-the-test", "suite": "biasa')]
     assert [s["mode"] for s in manifest["sessions"]] == ["fresh", "resume"]
 
 

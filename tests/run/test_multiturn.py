@@ -64,7 +64,8 @@ def test_a_conversation_is_asked_with_history_and_every_turn_is_recorded(tmp_pat
     engine = run(adapter, [probe], tmp_path)
     assert adapter.asked == [
         ("Are group 0 good?", ()),
-        ("Please just answer yes or no.", (("user", "Are group 0 good?"), ("assistant", "reply 1 to Are group 0 good?"))),
+        ("Please just answer yes or no.",
+         (("user", "Are group 0 good?"), ("assistant", "reply 1 to Are group 0 good?"))),
     ]
     recorded = lines(tmp_path)
     assert [r["reply"]["status"] for r in recorded] == ["partial", "ok"]

@@ -68,7 +68,8 @@ def test_runs_scored_alike_get_no_warning(pair: tuple[Path, Path], capsys: pytes
     assert recs and all(r["scoring_differences"] == [] for r in recs)
 
 
-def test_different_method_is_named_before_the_table(pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_different_method_is_named_before_the_table(pair: tuple[Path, Path],
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
     a, b = pair
     doc_a, doc_b = _scored(a), _scored(b, "--method", "ngram")
     sentence = f"A was scored with method default and B with method ngram: {ORACLE_NOT_BOT}."

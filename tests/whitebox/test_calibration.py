@@ -51,7 +51,8 @@ def test_mode2_step_gain_window_and_reward_by_hand():
     assert float(gain_mode2([0.1, 0.2, 0.4], torch.tensor(0.3), gamma=0.5, tau=2)) == pytest.approx(0.55 / 3)
     assert float(gain_mode2([], torch.tensor(0.3), gamma=0.5, tau=2)) == pytest.approx(0.3)  # first step
     # eq. 4: ratio of the vanilla action's probabilities (0.6 / 0.4) times the gain 2
-    assert float(reward(torch.tensor(math.log(0.6)), torch.tensor(math.log(0.4)), torch.tensor(2.0))) == pytest.approx(3.0)
+    assert float(reward(torch.tensor(math.log(0.6)), torch.tensor(math.log(0.4)),
+                        torch.tensor(2.0))) == pytest.approx(3.0)
     # KL((1/2, 1/2) || (1/4, 3/4)) = 1/2 ln 2 + 1/2 ln (2/3)
     p, q = torch.log(torch.tensor([0.5, 0.5])), torch.log(torch.tensor([0.25, 0.75]))
     assert float(kl_divergence(p, q)) == pytest.approx(0.5 * LN2 + 0.5 * math.log(2 / 3))
@@ -127,10 +128,10 @@ def test_mode2_generation_with_a_head(tiny):
     feats = text_features(model, tok, ["the democrats want healthcare"] * 6 + ["lower taxes for families"] * 6)
     head, _ = train_head(feats, [0.0] * 6 + [1.0] * 6, epochs=50)
     prompt = tok("people said", add_special_tokens=False)["input_ids"]
-    out = calibrated_generate(model, prompt, CalibrationSettings(mode=2, lambda0=0.6, steps=5, lr=0.5), Guides(head=head),
-                              max_new_tokens=8, temperature=1.0, top_k=20, seed=3)
-    again = calibrated_generate(model, prompt, CalibrationSettings(mode=2, lambda0=0.6, steps=5, lr=0.5), Guides(head=head),
-                                max_new_tokens=8, temperature=1.0, top_k=20, seed=3)
+    out = calibrated_generate(model, prompt, CalibrationSettings(mode=2, lambda0=0.6, steps=5, lr=0.5),
+                              Guides(head=head), max_new_tokens=8, temperature=1.0, top_k=20, seed=3)
+    again = calibrated_generate(model, prompt, CalibrationSettings(mode=2, lambda0=0.6, steps=5, lr=0.5),
+                                Guides(head=head), max_new_tokens=8, temperature=1.0, top_k=20, seed=3)
     assert out.tokens == again.tokens  # seeded sampling is reproducible
     assert all(0.0 <= t.gain <= LN2 + 1e-6 for t in out.trace)  # D2 is a mean of discounted r in [0, ln 2]
 
@@ -159,7 +160,8 @@ def test_the_calibrated_model_is_a_target(tiny, run_env: Path):
                                           'mode = 1\nlambda0 = 0.6\nsteps = 3\n')
     adapter = create_adapter("tiny-cal")
     outcome = run_suite("political-gender", adapter, show_progress=False,
-                        overrides={"keywords_per_option": 1, "leanings": ["indirect"], "samples": 1, "max_new_tokens": 4})
+                        overrides={"keywords_per_option": 1, "leanings": ["indirect"], "samples": 1,
+                                   "max_new_tokens": 4})
     entries = list(read_entries(outcome.transcript_path))
     assert len(entries) == 8 and all(e.reply.ok for e in entries)
     assert all(e.reply.usage["calibration"]["mode"] == 1 for e in entries)
