@@ -195,7 +195,8 @@ async def _openai(adapter: Any, request: GenerationRequest) -> Completion:
         {"role": "user", "content": request.chat_prompt()}]
     body: dict[str, Any] = {"model": s["model"], "messages": messages, "temperature": request.temperature,
                             "seed": request.seed}
-    body["max_completion_tokens" if s.get("max_completion_tokens") is not None else "max_tokens"] = request.max_new_tokens
+    body["max_completion_tokens" if s.get("max_completion_tokens") is not None
+         else "max_tokens"] = request.max_new_tokens
     if request.top_p is not None:
         body["top_p"] = request.top_p
     if s.get("extra_body"):

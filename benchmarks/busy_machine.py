@@ -87,7 +87,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--per-core", type=int, default=3, help="busy loops per usable core (default 3)")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--n-threads", type=int, default=None, help="fix the local target's n_threads")
-    parser.add_argument("--max-busy-s", type=float, default=900, help="the busy loops end by themselves after this (seconds)")
+    parser.add_argument("--max-busy-s", type=float, default=900,
+                        help="the busy loops end by themselves after this (seconds)")
     args = parser.parse_args(argv)
     cores = usable_cores()
     with tempfile.TemporaryDirectory(prefix="busy-bench-") as tmp:

@@ -66,7 +66,8 @@ def _row(name: str, pred: np.ndarray, y: np.ndarray, rules: np.ndarray, note: st
     b = int((right & ~(rules == y)).sum())  # learned right, rules wrong
     c = int((~right & (rules == y)).sum())
     p = binomtest(b, b + c, 0.5).pvalue if b + c else 1.0
-    return f"  {name:16s} {k:3d}/{n:<3d} {k / n:.3f} [{low:.3f}, {high:.3f}]  vs rules +{b} -{c} (McNemar p {p:.2g}) {note}"
+    return (f"  {name:16s} {k:3d}/{n:<3d} {k / n:.3f} [{low:.3f}, {high:.3f}]  vs rules +{b} -{c} (McNemar p {p:.2g}) "
+            f"{note}")
 
 
 def main() -> int:
@@ -85,13 +86,15 @@ def main() -> int:
     tuned, blind = np.isin(batch, TUNED_BATCHES), np.isin(batch, BLIND_BATCHES)
     last = batch == max(BLIND_BATCHES)
     print(f"English why-replies: {tuned.sum()} in batches {TUNED_BATCHES[0]}-{TUNED_BATCHES[-1]} (training), "
-          f"{blind.sum()} in {BLIND_BATCHES[0]}-{BLIND_BATCHES[-1]} (blind), {last.sum()} in batch {max(BLIND_BATCHES)}")
+          f"{blind.sum()} in {BLIND_BATCHES[0]}-{BLIND_BATCHES[-1]} (blind), "
+          f"{last.sum()} in batch {max(BLIND_BATCHES)}")
     readers: dict[str, np.ndarray] = {}
     settings: dict[str, str] = {}
     for name, X in features.items():
         if name.startswith("mlp"):
             def make(alpha: float) -> object:
-                return make_pipeline(StandardScaler(), MLPClassifier((32,), alpha=alpha, max_iter=2000, random_state=SEED))
+                return make_pipeline(StandardScaler(),
+                                     MLPClassifier((32,), alpha=alpha, max_iter=2000, random_state=SEED))
             grid = [0.01, 0.1, 1.0, 10.0]
         else:
             def make(c: float) -> object:

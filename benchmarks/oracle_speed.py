@@ -8,7 +8,8 @@ rules/n-grams on a 2-core machine.
 
 Synthetic replies repeat (the printout says how many are distinct), which flatters caches keyed by
 text; the `real replies` rows score the 322 hand-labelled real replies of tests/data (all distinct, jieba
-cache emptied before each pass) for the per-reply cost on real text. The rule methods are timed twice: in one process (workers=1) and the way `oracles.score` runs a batch
+cache emptied before each pass) for the per-reply cost on real text. The rule methods are timed twice: in one process
+(workers=1) and the way `oracles.score` runs a batch
 this big by default (forked worker processes, oracles.plan_workers). The `procs` column says how many
 processes scored; `per CPU-s` counts the CPU time of all of them (this process and its workers), so it
 is the load-independent cost, while `verdicts/s` is wall-clock and drops when other work shares the

@@ -101,7 +101,8 @@ def _block(text: str, started: float) -> str:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     when = time.strftime("%Y-%m-%d", time.gmtime(started))
     return (f"```text\n{text}\n```\n<sub>Output of a real run made by `python scripts/refresh_examples.py` on "
-            f"{when} ({cores} cores, load average {load:.1f} at the start{'; a busy machine' if load > cores else ''}).</sub>\n")
+            f"{when} ({cores} cores, load average {load:.1f} at the "
+            f"start{'; a busy machine' if load > cores else ''}).</sub>\n")
 
 
 def refresh(only: set[str] | None, check: bool) -> int:

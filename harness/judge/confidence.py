@@ -13,7 +13,8 @@ replies, shrunk toward the accuracy of the coarser path when the path is rare (e
 
 k / n are the replies on that path whose biased / not-biased decision was right (a choice with the right
 group), m = PRIOR_STRENGTH. The counts come from the tuned batches 1-5 only (calibration.json, written
-by benchmarks/calibrate_confidence.py from harness.judge.labelled.calibration_doc); the blind batches 6-9 are the test: on them, verdicts in the top
+by benchmarks/calibrate_confidence.py from harness.judge.labelled.calibration_doc); the blind batches 6-9 are the test:
+on them, verdicts in the top
 confidence band are right more often than those in the bottom band (tests/judge/test_judge_confidence.py).
 
 A kind may declare another measurement (harness.core.kinds.RulesConfidence): one measured rate for every

@@ -327,7 +327,8 @@ class ScoreCache:
     def get_many(self, fingerprint: str, texts: Sequence[str]) -> dict[str, JudgeScore]:
         out = {}
         for text in set(texts):
-            row = self._db.execute("SELECT p, method FROM scores WHERE key = ?", (self.key(fingerprint, text),)).fetchone()
+            row = self._db.execute("SELECT p, method FROM scores WHERE key = ?",
+                                   (self.key(fingerprint, text),)).fetchone()
             if row is not None:
                 out[text] = JudgeScore(float(row[0]), str(row[1]))
         return out

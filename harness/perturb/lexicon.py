@@ -187,8 +187,8 @@ def _default_pairs(attributes: tuple[str, ...], sets: Any, where: str) -> frozen
     """Every ordered pair within each set; a set written {from: [...], to: [...]} gives the pairs from one
     list into the other (words that are perturbed into a group's usual targets, not drawn as targets)."""
     groups = [list(attributes)] if sets is None else sets
-    if not isinstance(groups, list) or not all(isinstance(g, list) or (isinstance(g, Mapping) and {"from", "to"} <= set(g))
-                                               for g in groups):
+    if not isinstance(groups, list) or not all(
+            isinstance(g, list) or (isinstance(g, Mapping) and {"from", "to"} <= set(g)) for g in groups):
         raise ConfigError(f"{where}: pair_sets must be a list of lists of attributes (or {{from: [...], to: [...]}}).")
     pairs = set()
     for group in groups:

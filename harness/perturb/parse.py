@@ -69,7 +69,8 @@ def pronoun_role(text: str, start: int, end: int, word: str) -> str | None:
 
 
 #: verbs that take two objects ("buy her flowers"): after one, "her" + a bare plural is the first object
-_DITRANSITIVE = frozenset(["buy", "bring", "get", "give", "send", "show", "offer", "hand", "pass", "order", "pour", "cook", "make", "fetch", "lend", "owe", "promise", "teach", "tell"])
+_DITRANSITIVE = frozenset(["buy", "bring", "get", "give", "send", "show", "offer", "hand", "pass", "order", "pour",
+                           "cook", "make", "fetch", "lend", "owe", "promise", "teach", "tell"])
 
 
 def _double_object(token: Any) -> bool:

@@ -40,7 +40,8 @@ now then here there today tomorrow tonight yesterday up down out off back away h
 were be been am will would can could should shall may might must do does did has have had not never ever
 just only even still already soon later first last once twice right well very"""
 _NOT_NOUNS = frozenset(_FUNCTION_WORDS.split())
-_COPULAS = frozenset(["is", "are", "was", "were", "am", "be", "been", "being", "'s", "'re", "'m", "looks", "look", "seems", "seem"])
+_COPULAS = frozenset(["is", "are", "was", "were", "am", "be", "been", "being", "'s", "'re", "'m", "looks", "look",
+                      "seems", "seem"])
 
 Span = tuple[int, int]
 

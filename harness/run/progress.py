@@ -64,8 +64,8 @@ class RunProgress:
     def __enter__(self) -> RunProgress:
         if self.enabled:
             self._progress = Progress(
-                TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(), RateColumn(),
-                TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(),
+                RateColumn(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
                 TextColumn("[green]{task.fields[answered]} ok[/] [red]{task.fields[errors]} err[/] "
                            "[dim]{task.fields[cached]} cached[/]"),
                 console=self.console, refresh_per_second=4, speed_estimate_period=20,

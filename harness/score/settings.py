@@ -51,7 +51,8 @@ class ScoringSettings:
         reviewed = d.get("reviewed")
         return cls(method=_text(d.get("method")), compat=d.get("compat") if isinstance(d.get("compat"), bool) else None,
                    english_relevance=_text(d.get("english_relevance")),
-                   reviewed=int(reviewed) if isinstance(reviewed, int | float) and not isinstance(reviewed, bool) else None,
+                   reviewed=(int(reviewed) if isinstance(reviewed, int | float) and not isinstance(reviewed, bool)
+                             else None),
                    harness_version=_text(d.get("harness_version")), oracle_rules=_text(d.get("oracle_rules")),
                    reader=_text(d.get("reader")))
 

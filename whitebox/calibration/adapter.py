@@ -32,7 +32,8 @@ KEYS = ("mode", "lambda0", "steps", "sigma", "lr", "gamma", "tau")
 def settings_from(raw: Mapping[str, Any]) -> CalibrationSettings:
     values = {k: raw[k] for k in KEYS if raw.get(k) is not None}
     try:
-        s = CalibrationSettings(**{k: (int(v) if k in ("mode", "steps", "tau") else float(v)) for k, v in values.items()})
+        s = CalibrationSettings(**{k: (int(v) if k in ("mode", "steps", "tau") else float(v))
+                                   for k, v in values.items()})
     except (TypeError, ValueError):
         raise ConfigError(f"Calibration settings must be numbers: {values}.") from None
     if s.mode not in (1, 2):
@@ -111,7 +112,8 @@ class CalibratedHFAdapter(HFLocalAdapter):
     def _ask(self, prompt: str, history: Sequence[Message] = ()) -> Completion:
         text = self.chat_text(prompt, history)
         templated = bool(getattr(self.causal_lm().tokenizer, "chat_template", None))
-        reply, usage = self._generate_ids(text, templated=templated, max_new_tokens=int(self.settings["max_new_tokens"]),
+        reply, usage = self._generate_ids(text, templated=templated,
+                                          max_new_tokens=int(self.settings["max_new_tokens"]),
                                           temperature=float(self.settings.get("temperature") or 0.0),
                                           top_k=self.settings.get("top_k"), top_p=self.settings.get("top_p"), seed=0)
         return Completion(reply, usage)

@@ -106,7 +106,8 @@ class _Gain:
         self.hidden_sum: torch.Tensor | None = None  # MODE 2: sum of the earlier steps' calibrated states
         self.count = 0
 
-    def __call__(self, h_d: torch.Tensor, logp_d: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def __call__(self, h_d: torch.Tensor,
+                 logp_d: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
         if self.s.mode == 1:
             if self.g.tied and logp_d is not None:  # the same softmax: one vocabulary-sized product, not two
                 lib = -logp_d[..., list(self.g.liberal)].sum(-1)

@@ -50,7 +50,8 @@ def base_model(model: Any) -> Any:
 
 
 @torch.no_grad()
-def text_features(model: Any, tokenizer: Any, texts: Sequence[str], prompts: Sequence[str] | None = None) -> torch.Tensor:
+def text_features(model: Any, tokenizer: Any, texts: Sequence[str],
+                  prompts: Sequence[str] | None = None) -> torch.Tensor:
     """(n, d) mean final hidden state over each text's tokens, read after its prompt when one is given."""
     rows = []
     device = model.device
