@@ -15,7 +15,8 @@ def test_questions_show_the_mutated_probes_a_run_would_ask(capsys: pytest.Captur
     assert main(["questions", "-s", "builtin-en", "--sample", "3", "--seed", "1", "-p", "mutate=fiction,split",
                  "-f", "jsonl"]) == 0
     shown = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    expected = [p.to_dict() for p in select_probes("builtin-en", sample=3, seed=1, overrides={"mutate": "fiction,split"})]
+    expected = [p.to_dict() for p in select_probes("builtin-en", sample=3, seed=1,
+                                                   overrides={"mutate": "fiction,split"})]
     assert shown == expected
     bases = [p for p in shown if p["meta"].get("metamorphic", {}).get("role") != "variant"]
     assert len(bases) == 3 and len(shown) > len(bases)  # the copies come with their bases

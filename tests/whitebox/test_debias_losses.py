@@ -78,7 +78,8 @@ def test_add_by_hand() -> None:
     assert float(losses.add_loss(hidden, occ, e1, e2)) == pytest.approx(1 + math.sqrt(2) / 2)
     # a two-token attribute is the mean of its positions: a = [0.5, 1]
     a = torch.tensor([0.5, 1.0])
-    expected = sum(abs(float(torch.cosine_similarity(a, x, 0) - torch.cosine_similarity(a, y, 0))) for x, y in zip(e1, e2, strict=True))
+    expected = sum(abs(float(torch.cosine_similarity(a, x, 0) - torch.cosine_similarity(a, y, 0)))
+                   for x, y in zip(e1, e2, strict=True))
     assert float(losses.add_loss(hidden, occurrences([0], [[0.5, 0.5]]), e1, e2)) == pytest.approx(expected)
     assert float(losses.add_loss(hidden, occurrences([], []), e1, e2).reshape(())) == 0.0
 
