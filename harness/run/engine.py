@@ -44,6 +44,7 @@ from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
 from harness.adapters.base import Adapter, Completion, Message, PermanentError, TransientError
 from harness.adapters.generation import answer_probe, answer_probes, cache_text
+from harness.adapters.transport import connection_words
 from harness.core.records import STATUS_ERROR, STATUS_OK, STATUS_PARTIAL, Probe, Reply
 from harness.run import manifest as mf
 from harness.run.progress import RunProgress, SessionStats
@@ -107,6 +108,9 @@ def describe_error(exc: BaseException, *, timeout_s: float, secrets: Iterable[st
     if isinstance(exc, TransientError | PermanentError):
         return one_line(exc.reason, secrets)
     detail = str(exc) or exc.__class__.__name__
+    words = connection_words(exc)  # a client library's exception an adapter let through: said in our words
+    if words:
+        return one_line(f"connection failed: {words} ({exc.__class__.__name__}: {detail})", secrets)
     return one_line(f"{exc.__class__.__name__}: {detail}", secrets)
 
 

@@ -246,3 +246,21 @@ def test_a_reply_cut_short_is_said_in_the_harness_words(run_env: Path, monkeypat
                             engine=EngineSettings(max_attempts=1))
     error = next(iter(latest_by_probe(outcome.transcript_path).values())).reply.error
     assert error.startswith("connection failed: the server closed the connection before the reply was complete")
+
+
+def test_a_client_exception_an_adapter_lets_through_is_said_in_the_harness_words() -> None:
+    """A plugin adapter that lets aiohttp's or httpx's exception through: the transcript's reason says what
+    happened first, the library's text after it."""
+    import aiohttp
+    import httpx
+
+    from harness.run.engine import describe_error
+
+    cut = aiohttp.ClientPayloadError("Response payload is not completed: <ContentLengthError: 400>")
+    assert describe_error(cut, timeout_s=5).startswith(
+        "connection failed: the server closed the connection before the reply was complete (ClientPayloadError: "
+        "Response payload is not completed")
+    gone = httpx.RemoteProtocolError("Server disconnected without sending a response.")
+    assert describe_error(gone, timeout_s=5) == ("connection failed: the server closed the connection without a reply "
+                                                 "(RemoteProtocolError: Server disconnected without sending a response.)")
+    assert describe_error(ValueError("odd"), timeout_s=5) == "ValueError: odd"
