@@ -23,9 +23,6 @@ from harness.core.kinds import (
 )
 from harness.core.records import (
     BIAS_ABSOLUTE,
-    KIND_CHOICE,
-    KIND_WH,
-    KIND_YES_NO,
     LABEL_AFFIRM,
     LABEL_CHOICE,
     LABEL_DENY,
@@ -37,6 +34,11 @@ from harness.core.records import (
 FAMILY = "biasasker"
 #: the probe meta key naming the group a statement (or a comparison) asserts something of
 ASSERTS = "asserts"
+
+#: the kinds question_gen/biasasker_suite.py emits (the names are the contract between the two)
+KIND_YES_NO = "yes_no"
+KIND_CHOICE = "choice"
+KIND_WH = "wh"
 
 # --- how a person relabels a reply (harness review) --------------------------------------------------------
 

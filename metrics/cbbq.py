@@ -52,18 +52,19 @@ from harness.core.kinds import (
     ViewMetric,
     register_kind,
 )
-from harness.core.records import KIND_MULTIPLE_CHOICE, LABEL_CHOICE, Probe, Verdict
+from harness.core.records import LABEL_CHOICE, Probe, Verdict
 from harness.metrics import FamilyResult, as_result, slug
 from harness.metrics.cbbq_position import notes as position_notes
 from harness.metrics.cbbq_position import position_test
 from harness.metrics.cbbq_position import table as position_table
 
 FAMILY = "cbbq"
+KIND = "multiple_choice"  # the kind question_gen/cbbq.py emits
 #: CBBQ's multiple-choice questions: read by the option-letter parser (its measured rate on
 #: tests/data/cbbq_answers.jsonl is each parsed answer's confidence, an unparsed one's is 0), or by a judge
 #: asked which option a free-text answer chose (the rules then decide whether that option is biased)
 KINDS = (register_kind(ProbeKind(
-    KIND_MULTIPLE_CHOICE, FAMILY, judge=JudgeSpec("pick_option", verdict="option"),
+    KIND, FAMILY, judge=JudgeSpec("pick_option", verdict="option"),
     confidence=RulesConfidence("cbbq-parser", prefix=True, key="cbbq|choice", labels=(LABEL_CHOICE,)),
     gates=("cbbq.s_total=0.1",))),)
 HEADLINE = (

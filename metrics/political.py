@@ -32,7 +32,6 @@ import numpy as np
 import pandas as pd
 
 from harness.core.kinds import ProbeKind, register_kind
-from harness.core.records import KIND_CONTINUATION
 from harness.metrics import FamilyResult, slug
 from harness.metrics.political_stats import (
     CELL_CONSERVATIVE,
@@ -52,7 +51,7 @@ from harness.metrics.political_stats import (
 )
 
 FAMILY = "political"
-KIND = KIND_CONTINUATION
+KIND = "continuation"  # the kind question_gen/political.py emits
 #: Continuations are read by the political judge (P(conservative)), registered by harness.score.political
 KINDS = (register_kind(ProbeKind(KIND, FAMILY, reader="political-judge")),)
 OVERALL = "Overall"

@@ -12,12 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from harness.core import records
-from harness.core.records import KIND_CHOICE, LABEL_UNKNOWN, Probe, Reply, Verdict
+from harness.core.records import LABEL_UNKNOWN, Probe, Reply, Verdict
 from harness.oracles.evidence import collect
 from harness.oracles.properties import property_words
 from harness.oracles.similarity import Match, Matcher, get_matcher
 from harness.oracles.text import Tokens, tokenize
 
+#: the kind of "X or Y?" questions (question_gen/biasasker_suite.py emits it; the name is the contract): a
+#: chosen group is the favoured one, not the group a statement asserts
+KIND_CHOICE = "choice"
 #: A stance judge: (reply tokens, matches, property words, groups, asserted group) -> (category, match).
 StanceJudge = Callable[[Tokens, list[Match], frozenset[str], tuple[str, ...], str | None], tuple[str, Match | None]]
 

@@ -36,7 +36,7 @@ from hashlib import blake2b
 from typing import Any
 
 from harness.core.errors import ConfigError
-from harness.core.records import BIAS_ABSOLUTE, BIAS_RELATIVE, KIND_CHOICE, KIND_WH, KIND_YES_NO, Probe
+from harness.core.records import BIAS_ABSOLUTE, BIAS_RELATIVE, Probe
 from harness.question_gen import chinese, english
 from harness.question_gen.catalog import Catalog, Group
 from harness.question_gen.tuples import (
@@ -49,6 +49,13 @@ from harness.question_gen.tuples import (
     sample_groups,
     sample_properties,
 )
+
+# The kinds this generator emits (declared by metrics/biasasker_kinds.py, read by the oracle's rule readers; the
+# names are the contract between them). Pair comparatives ("X is smarter than Y, right?") are yes_no probes whose
+# meta["asserts"] names the group the statement favours; why-comparatives are `wh` probes that also carry it.
+KIND_YES_NO = "yes_no"
+KIND_CHOICE = "choice"
+KIND_WH = "wh"
 
 # Template ids per language, in the paper's order. Relative: the paper's four questions per
 # (group, property) (Table 6 counts 4 x 35 x 84 = 11,760), plus the optional tag question.

@@ -30,7 +30,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from harness.core.errors import ConfigError
-from harness.core.records import KIND_MULTIPLE_CHOICE, Probe
+from harness.core.records import Probe
 from harness.question_gen import cbbq_prompts
 from harness.question_gen.cbbq_templates import (
     CATEGORIES,
@@ -42,6 +42,9 @@ from harness.question_gen.cbbq_templates import (
     iter_instances,
     target_slots,
 )
+
+#: the kind these probes are (declared by metrics/cbbq.py; the name is the contract between the two)
+KIND = "multiple_choice"
 
 DEFAULT_PROMPT = "chat"
 DEFAULT_PERMUTE = "none"
@@ -155,7 +158,7 @@ def probes_for_instance(inst: Instance, suite_name: str, *, prompt: str, permute
             "prompt": prompt,
             "target_source": target_source,
         }
-        yield Probe.make(suite_name, "zh", KIND_MULTIPLE_CHOICE, inst.context_condition, text,
+        yield Probe.make(suite_name, "zh", KIND, inst.context_condition, text,
                          groups=(inst.ans0, inst.ans1), attribute=inst.category, property=inst.question,
                          categories=(inst.category,), options=shown, meta=meta)
 

@@ -39,8 +39,12 @@ from typing import Any
 
 from harness.core.datasets import require_file
 from harness.core.errors import ConfigError
-from harness.core.records import KIND_SENTENCE_PAIR, Probe
+from harness.core.records import Probe
 
+#: the kind these probes are (declared by metrics/chbias.py; the name is the contract between the two): a
+#: stereotyped sentence and its counterpart (options = (sentence, counterpart)), answered by the model's
+#: perplexity of each (white-box targets only), never by generated text
+KIND = "sentence_pair"
 DATASET = "chbias"
 ANSWER_MODE = "perplexity"  # these probes can only be answered by scoring sentences (harness.run.plan)
 BIAS_TYPE = "paired"
@@ -268,7 +272,7 @@ def _probe(sel: Selection, index: int, suite_name: str) -> Probe:
     meta = {"template": f"{sel.source}/{category}/{sel.split or 'pairs'}/{pair.line}", "category": category,
             "split": sel.split, "pair": index, "line": pair.line,
             "identical": pair.sentence == pair.counterpart, "source": sel.source}
-    return Probe.make(suite_name, sel.lang, KIND_SENTENCE_PAIR, BIAS_TYPE, pair.sentence, groups=sel.groups,
+    return Probe.make(suite_name, sel.lang, KIND, BIAS_TYPE, pair.sentence, groups=sel.groups,
                       attribute=category, categories=(category,), options=(pair.sentence, pair.counterpart),
                       meta=meta)
 

@@ -31,9 +31,11 @@ from typing import Any
 
 from harness.core.errors import ConfigError
 from harness.core.generation import DEFAULT_INSTRUCTION, META_KEY, STYLES, GenerationRequest
-from harness.core.records import KIND_CONTINUATION, Probe, stable_id
+from harness.core.records import Probe, stable_id
 from harness.question_gen.political_data import INDIRECT, KEYWORDS, PROMPTS, fill
 
+#: the kind these probes are (declared by metrics/political.py; the name is the contract between the two)
+KIND = "continuation"
 LEANINGS = ("indirect", "liberal", "conservative")
 DEFAULTS: dict[str, Any] = {"samples": 2, "max_new_tokens": 40, "temperature": 1.0, "top_k": 50, "top_p": None,
                             "style": "auto", "instruction": DEFAULT_INSTRUCTION, "seed": 0}
@@ -127,7 +129,7 @@ def generate(spec: Mapping[str, Any], suite_name: str) -> Iterator[Probe]:
                             "prompt_number": prompt.number, "sample": sample, "prompt": text,
                             META_KEY: request.settings(),
                             "template": f"political/{attribute}/{option}/{keyword}/{prompt.number}/{sample}"}
-                    yield Probe.make(suite_name, "en", KIND_CONTINUATION,
+                    yield Probe.make(suite_name, "en", KIND,
                                      "indirect" if prompt.leaning == INDIRECT else "direct", text,
                                      groups=(option,), attribute=attribute, categories=(option,), meta=meta)
 

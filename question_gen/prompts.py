@@ -16,9 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigError
-from harness.core.records import KIND_OPEN, Probe
+from harness.core.records import Probe
 from harness.perturb.text import is_chinese
 
+#: the kind these probes are (a user's own prompt: free text, read for refusals only); the name is the contract
+#: with the kind's declaration
+KIND = "open"
 SPEC_KEYS = frozenset({"name", "generator", "lang", "description", "file"})
 
 
@@ -58,7 +61,7 @@ def _prompts(spec: Mapping[str, Any]) -> list[tuple[str, str, str]]:
 
 def generate(spec: Mapping[str, Any], name: str) -> Iterator[Probe]:
     for key, text, lang in _prompts(spec):
-        yield Probe.make(name, lang, KIND_OPEN, "open", text, meta={"prompt_id": key})
+        yield Probe.make(name, lang, KIND, "open", text, meta={"prompt_id": key})
 
 
 def count(spec: Mapping[str, Any]) -> int:

@@ -36,12 +36,16 @@ from typing import Any
 import harness.perturb as perturb_pkg
 from harness.core.errors import ConfigError, HarnessError
 from harness.core.paths import cache_dir
-from harness.core.records import KIND_TOD_TURN, Probe, stable_id
+from harness.core.records import Probe, stable_id
 from harness.perturb.algorithm import DEFAULT_DRAWS, Substitution, perturber_for
 from harness.perturb.dialogues import SHAPE_SGD, dialogue_draws, no_words_message, perturb_sgd_dialogue
 from harness.perturb.lexicon import AXES
 from harness.perturb.sgd import load_split, service_calls, split_dir
 
+#: the kind these probes are (declared by metrics/tod.py; the name is the contract between the two): a turn of
+#: a task-oriented dialogue asked of a pipeline target, its reply read against the dialogue's ground-truth
+#: response (metrics/tod.py), not by the oracle
+KIND = "tod_turn"
 SPEC_KEYS = frozenset({"name", "generator", "lang", "description", "data", "axes", "draws", "seed", "dialogues",
                        "turns", "max_turns", "protect_entities", "history", "pairs"})
 STEPS = ("step1", "step2", "step3")
@@ -120,8 +124,8 @@ def _request(dialogue: dict[str, Any], turns: list[dict[str, Any]], i: int, sett
 
 def _probe(suite: str, text: str, meta: dict[str, Any], service: str, axis: str = "",
            groups: tuple[str, ...] = ()) -> Probe:
-    pid = stable_id(suite, KIND_TOD_TURN, text)
-    return Probe(id=pid, suite=suite, lang="en", kind=KIND_TOD_TURN, bias_type=BIAS_TYPE, text=text,
+    pid = stable_id(suite, KIND, text)
+    return Probe(id=pid, suite=suite, lang="en", kind=KIND, bias_type=BIAS_TYPE, text=text,
                  groups=groups, attribute=axis, categories=(service,), meta={"tod": meta})
 
 

@@ -69,7 +69,8 @@ from pathlib import Path
 from openai import OpenAI
 
 from harness.core.paths import data_dir
-from harness.core.records import BIAS_ABSOLUTE, BIAS_RELATIVE, KIND_CHOICE, KIND_WH, KIND_YES_NO, Probe
+from harness.core.records import BIAS_ABSOLUTE, BIAS_RELATIVE, Probe
+from harness.question_gen.biasasker_suite import KIND_CHOICE, KIND_WH, KIND_YES_NO
 
 LABELLED_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
 

@@ -33,7 +33,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from harness.core.errors import ConfigError, HarnessError
-from harness.core.records import KIND_CHOICE, KIND_WH, KIND_YES_NO, Probe, stable_id
+from harness.core.records import Probe, stable_id
+from harness.question_gen.biasasker_suite import KIND_CHOICE, KIND_WH, KIND_YES_NO
 from harness.question_gen.metamorphic.framing import ATTRIBUTION, FICTION, PERSONA
 from harness.question_gen.metamorphic.language import LANGUAGE
 from harness.question_gen.metamorphic.pressure import PRESSURE

@@ -5,7 +5,8 @@ base kind's oracle reads the reply exactly as it reads the base's.
 
 from __future__ import annotations
 
-from harness.core.records import KIND_CHOICE, Probe
+from harness.core.records import Probe
+from harness.question_gen.biasasker_suite import KIND_CHOICE
 from harness.question_gen.metamorphic.relation import Context, Relation, Variant
 
 SAME_VERDICT = ("the oracle's decision on the variant's reply equals the base's: biased (affirm / pick a "

@@ -5,7 +5,8 @@ second with the first question and reply as history); the oracle reads the last 
 
 from __future__ import annotations
 
-from harness.core.records import KIND_CHOICE, KIND_WH, KIND_YES_NO, Probe
+from harness.core.records import Probe
+from harness.question_gen.biasasker_suite import KIND_CHOICE, KIND_WH, KIND_YES_NO
 from harness.question_gen.metamorphic.relation import Context, Relation, Variant
 
 FOLLOW_UP = {

@@ -6,7 +6,8 @@ which metrics.metamorphic reads from the two parts' yes/no verdicts.
 
 from __future__ import annotations
 
-from harness.core.records import BIAS_RELATIVE, KIND_CHOICE, KIND_YES_NO, Probe
+from harness.core.records import BIAS_RELATIVE, Probe
+from harness.question_gen.biasasker_suite import KIND_CHOICE, KIND_YES_NO
 from harness.question_gen.metamorphic.relation import Context, Relation, Variant
 
 

@@ -14,7 +14,8 @@ from adapter_servers import ScriptedServer, scripted_server
 from logprob_servers import toy_server_handler
 
 from harness.adapters.served_logprobs import CHECK_PROMPT
-from harness.core.records import KIND_SENTENCE_PAIR, Probe
+from harness.core.records import Probe
+from harness.question_gen.chbias import KIND as KIND_SENTENCE_PAIR
 from harness.run.execute import run_suite
 
 PAIRS = [("The nurse is kind.", "The doctor is kind."), ("She cooks well.", "He cooks well.")]

@@ -6,7 +6,8 @@ import json
 import subprocess
 import sys
 
-from harness.core.records import BIAS_RELATIVE, KIND_YES_NO, Probe, Reply, Verdict
+from harness.core.records import BIAS_RELATIVE, Probe, Reply, Verdict
+from harness.question_gen.biasasker_suite import KIND_YES_NO
 
 
 def _probe(text: str = "Are tall people smart?") -> Probe:

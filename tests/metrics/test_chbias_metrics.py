@@ -9,10 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.core.records import KIND_SENTENCE_PAIR, Probe, Reply
+from harness.core.records import Probe, Reply
 from harness.metrics import chbias
 from harness.metrics.paired_test import paired_test
 from harness.oracles import score_one
+from harness.question_gen.chbias import KIND as KIND_SENTENCE_PAIR
 
 
 def pair(i: int, ppl1: float, ppl2: float, category: str = "gender", identical: bool = False,

@@ -10,9 +10,9 @@ import pytest
 
 from harness.core.errors import ConfigError, DataMissingError
 from harness.core.paths import data_dir
-from harness.core.records import KIND_MULTIPLE_CHOICE
 from harness.question_gen import cbbq
 from harness.question_gen import cbbq_templates as T
+from harness.question_gen.cbbq import KIND as KIND_MULTIPLE_CHOICE
 
 REFERENCE_CATEGORIES = ("SES", "disease", "gender", "sexual_orientation")
 

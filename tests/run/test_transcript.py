@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.core.records import BIAS_RELATIVE, KIND_YES_NO, STATUS_ERROR, Probe, Reply
+from harness.core.records import BIAS_RELATIVE, STATUS_ERROR, Probe, Reply
+from harness.question_gen.biasasker_suite import KIND_YES_NO
 from harness.run.transcript import TRANSCRIPT_FILE, TranscriptWriter, latest_by_probe, read_entries, repair
 
 

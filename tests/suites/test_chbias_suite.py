@@ -10,8 +10,8 @@ import data_sets
 import pytest
 
 from harness.core.errors import ConfigError
-from harness.core.records import KIND_SENTENCE_PAIR
 from harness.question_gen import chbias
+from harness.question_gen.chbias import KIND as KIND_SENTENCE_PAIR
 from harness.question_gen.suites import load_suite, select_probes
 
 
