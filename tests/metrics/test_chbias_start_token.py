@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from harness.core.records import KIND_SENTENCE_PAIR, Probe
+from harness.core.records import Probe
 from harness.metrics import chbias
+from harness.question_gen.chbias import KIND as KIND_SENTENCE_PAIR
 
 
 def frame(starts: list, notes: list | None = None) -> pd.DataFrame:
