@@ -284,8 +284,8 @@ class ServedLogprobs:
     async def _check(self) -> None:
         """The trust check itself (see the module docstring); EngineRefused when the engine fails it."""
         form = await self._detect()
-        body = {"model": self.adapter.settings["model"], "prompt": self.prefixed(CHECK_PROMPT), "max_tokens": CHECK_TOKENS,
-                "temperature": 0.0, "logprobs": 1}
+        body = {"model": self.adapter.settings["model"], "prompt": self.prefixed(CHECK_PROMPT),
+                "max_tokens": CHECK_TOKENS, "temperature": 0.0, "logprobs": 1}
         doc = await self.adapter.post_completions(body)
         choice = choices_by_index(doc, 1)[0]
         try:

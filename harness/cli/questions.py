@@ -63,20 +63,25 @@ def questions_command(
     suite: Annotated[str, typer.Option("--suite", "-s", metavar="NAME",
                                        help="Suite name (see `harness suites`) or a suite .yaml path.")],
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=0, metavar="N",
-                                              help=f"At most this many probes (table default {TABLE_DEFAULT_LIMIT}).")] = None,
+                                              help="At most this many probes "
+                                                   f"(table default {TABLE_DEFAULT_LIMIT}).")] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", metavar="table|jsonl",
                                         help="table (preview) or jsonl (one probe per line).")] = Format.table,
     sample: Annotated[int | None, typer.Option("--sample", min=0, metavar="N",
-                                               help="A uniform random sample of this many probes (seeded, reproducible).")] = None,
+                                               help="A uniform random sample of this many probes (seeded, "
+                                                    "reproducible).")] = None,
     seed: Annotated[int, typer.Option("--seed", metavar="S", help="Seed for --sample.")] = 0,
     compat: Annotated[bool | None, typer.Option("--compat/--no-compat", metavar="",
-                                                help="Upstream's exact strings and labels instead of the fixed ones.")] = None,
+                                                help="Upstream's exact strings and labels "
+                                                     "instead of the fixed ones.")] = None,
     property_side: Annotated[str | None, typer.Option("--property-side", metavar="SIDE",
-                                                      help="antonym (the paper's positive wording) or stereotype.")] = None,
+                                                      help="antonym (the paper's positive wording) "
+                                                           "or stereotype.")] = None,
     groups_per_attribute: Annotated[int | None, typer.Option("--groups-per-attribute", min=0, metavar="N",
                                                              help="Sample this many groups per attribute.")] = None,
     properties_per_category: Annotated[int | None, typer.Option("--properties-per-category", min=0, metavar="N",
-                                                                help="Sample this many properties per category.")] = None,
+                                                                help="Sample this many properties per "
+                                                                     "category.")] = None,
     param: Annotated[list[str] | None, typer.Option("--param", "-p", metavar="KEY=VALUE",
                                                     help="Suite option KEY=VALUE (repeatable), as `harness run` takes "
                                                          "it, e.g. -p mutate=all or -p perturb=gender.")] = None,

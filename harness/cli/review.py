@@ -27,7 +27,8 @@ DEFAULT_SAMPLE = 50
 
 def review(
     run: Annotated[str, typer.Argument(metavar="RUN", help="Run folder, or a run id (see `harness runs`).")],
-    sample: Annotated[int, typer.Option("--sample", min=1, metavar="N", help="How many replies to review.")] = DEFAULT_SAMPLE,
+    sample: Annotated[int, typer.Option("--sample", min=1, metavar="N",
+                                        help="How many replies to review.")] = DEFAULT_SAMPLE,
     seed: Annotated[int, typer.Option("--seed", metavar="S", help="Seed of the sample.")] = 0,
     only: Annotated[str, typer.Option("--only", metavar="biased|all",
                                       help="Review only replies the oracle called biased, or both kinds.")] = "all",
@@ -35,9 +36,11 @@ def review(
                                                 help="Write the sample to a .csv/.xlsx sheet instead.")] = None,
     import_: Annotated[Path | None, typer.Option("--import", metavar="FILE",
                                                  help="Read the labels of a filled-in review sheet.")] = None,
-    method: Annotated[str, typer.Option(metavar="METHOD", help="Oracle method whose verdicts are reviewed.")] = "default",
+    method: Annotated[str,
+                      typer.Option(metavar="METHOD", help="Oracle method whose verdicts are reviewed.")] = "default",
     compat: Annotated[bool, typer.Option("--compat", metavar="",
-                                         help="Review the verdicts of upstream BiasAsker's rules (as `harness report --compat`).")] = False,
+                                         help="Review the verdicts of upstream BiasAsker's rules "
+                                              "(as `harness report --compat`).")] = False,
     no_report: Annotated[bool, typer.Option("--no-report", metavar="",
                                             help="Do not rewrite the report at the end.")] = False,
     uncertain: Annotated[bool, typer.Option("--uncertain", metavar="",
@@ -169,7 +172,8 @@ def _report(run_dir: Path, scored: RunResult) -> None:
     files = write_report(run_dir, result, quiet=True)
     k_n = result.counts.get("oracle_agreement")
     if k_n:
-        console.print(assemble(f"Oracle agreed with you on {k_n[0]} of {k_n[1]} reviewed replies. Report: {files.html}"))
+        console.print(assemble(f"Oracle agreed with you on {k_n[0]} of {k_n[1]} reviewed replies. Report: "
+                               f"{files.html}"))
 
 
 def register(app: typer.Typer) -> None:

@@ -220,7 +220,8 @@ def _begin(plan: RunPlan, argv: list[str] | None) -> _Opened:
     manifest["engine"] = asdict(plan.settings)
     # as the model file names itself (a label can be wrong), beside the name the target gives it (shown first)
     info = adapter.model_info()
-    manifest["model"] = {**info, "label": adapter.label} if adapter.label and adapter.label != info.get("name") else info
+    manifest["model"] = ({**info, "label": adapter.label} if adapter.label and adapter.label != info.get("name")
+                         else info)
     manifest["damaged_lines"] = [{"line": d.line, "reason": d.reason} for d in damaged]
     session = mf.begin_session(manifest, command=command, mode=mode)
     mf.write_manifest(run_dir, manifest)
@@ -283,8 +284,9 @@ def execute(plan: RunPlan, *, probes: Iterable[Probe] | None = None, use_cache: 
             raise
         except OSError as exc:  # the transcript could not be written (disk full, folder removed...)
             status = mf.STATUS_INTERRUPTED
-            raise InfrastructureError(f"Cannot write to {run_dir} ({exc.strerror or exc}); everything recorded so far "
-                                      f"is kept: fix that, then rerun with `harness run --resume {plan.run_id}`.") from None
+            raise InfrastructureError(f"Cannot write to {run_dir} ({exc.strerror or exc}); "
+                                      "everything recorded so far is kept: fix that, then rerun with "
+                                      f"`harness run --resume {plan.run_id}`.") from None
         except BaseException:
             status = mf.STATUS_INTERRUPTED
             raise
