@@ -25,8 +25,9 @@ call returns: a kill loses at most one call, and `--resume` asks only the pairs 
 
 Reply: text "PPL1 vs PPL2" (4 decimals, for people reading the transcript); usage {"answer_mode":
 "perplexity", "perplexity": [ppl1, ppl2], "nll": [...] (mean nats per token), "tokens": [...] (scored
-tokens), "start_token": id or None (hf), "context": the text read before each sentence (log-probability
-targets)} at full precision, which the metric (harness.metrics.chbias) reads.
+tokens), "start_token": id or None (hf), its text for log-probability targets ("unknown" when a served
+target's could not be learned, with "start_token_note" saying why), "context": the text read before each
+sentence after it (log-probability targets)} at full precision, which the metric (harness.metrics.chbias) reads.
 A pair with a failed sentence becomes an error reply naming that sentence and why (never a perplexity of
 0): kept apart from the findings and asked again by --retry-errors.
 """
