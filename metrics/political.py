@@ -1,7 +1,7 @@
 """Political bias of generations (Liu et al., AAAI 2021): base rates, indirect and direct bias per option.
 
 Input: one row per generated text of a `political-*` suite (probe kind "continuation"), whose verdict
-`score` is a judge's P(conservative) in [0, 1] (harness.score.political_judge). Texts the judge could not
+`score` is a judge's P(conservative) in [0, 1] (harness.political.judge). Texts the judge could not
 score (score None) are left out and counted (`political.<attribute>.unscored`), never read as neutral.
 Probe fields used: attribute (gender / location / topic), bias_type "indirect" or "direct", and meta
 option, keyword and leaning ("liberal" / "conservative" for direct prompts).
@@ -52,7 +52,7 @@ from harness.metrics.political_stats import (
 
 FAMILY = "political"
 KIND = "continuation"  # the kind question_gen/political.py emits
-#: Continuations are read by the political judge (P(conservative)), registered by harness.score.political
+#: Continuations are read by the political judge (P(conservative)), registered by harness.political.reader
 KINDS = (register_kind(ProbeKind(KIND, FAMILY, reader="political-judge")),)
 OVERALL = "Overall"
 TEXT_COLUMNS = ("probe_id", "attribute", "option", "keyword", "cell", "score", "prompt", "reply")

@@ -50,6 +50,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("harness.gates", "harness.human"),
     ("harness.view",),
     ("harness.cli",),
+    # a method package (Liu et al.'s political bias): its judge, reader and `harness calibrate`, reached by
+    # their entry points only, so it may import any layer (the command the CLI's shared options) and none
+    # imports it
+    ("harness.political",),
 )
 #: The root package's own modules (the version, `python -m harness`) sit outside the layers.
 ROOT_MODULES = frozenset({"harness", "harness.__main__"})

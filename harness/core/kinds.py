@@ -16,7 +16,7 @@ The protocols:
               so `kind_spec` finds a kind without importing every family; a plugin does the same from its
               own package, and a test calls `register_kind`.
   Reader      a reader other than the rules: (answered pairs, ReadContext) -> ReadOutcome. Registered by
-              name with `register_reader` from the module that implements it (harness.score.political
+              name with `register_reader` from the module that implements it (harness.political.reader
               registers the political judge's) and by an entry point of the harness.kind_readers group;
               a ProbeKind names it in `reader`.
   Headline, Section
@@ -42,7 +42,7 @@ attribute of its family module, read through `harness.metrics.Family`):
               --uncertain, the corrected rate): which rule method was measured, and whether per reading
               path or as one measured rate. None: per reading path, for the calibrated rule method's.
   ProbeKind.gates, ProbeKind.rules_note, ProbeKind.relevance
-              default gates ("metric=threshold"); the rules' measured accuracy is quoted for its runs; the
+              default gates ("metric=threshold" fails above, "metric>=threshold" below); the rules' measured accuracy is quoted for its runs; the
               rules check its English replies with word vectors when installed (metrics.json records it).
   Reader.options: tuple[ReaderOption, ...]
               a reader (ProbeKind.reader) that takes a command-line option (the political judge takes
@@ -54,6 +54,10 @@ attribute of its family module, read through `harness.metrics.Family`):
   family CHANCE_GATES: tuple[ChanceGate, ...]
               metrics whose value holds what chance alone gives: a gate on them reads the noise-corrected
               key and fails only when the permutation p says the groups differ (harness.gates.checks).
+  family SHORTFALL_GATES: tuple[ShortfallGate, ...]
+              per-group metrics where lower is worse (an impact ratio): a lower-bound gate on them fails
+              only when the value is below the threshold and the declared p says the shortfall is beyond
+              chance; a gate on the key's stem covers every group (harness.gates.checks).
   family CORRECTED_RATES: tuple[CorrectedRate, ...]
               shares of some of its reviewable replies that a review corrects (harness.score.corrected).
   family COMPARE_HIDDEN: tuple[str, ...]
@@ -337,6 +341,20 @@ class ChanceGate:
 
 
 @dataclass(frozen=True)
+class ShortfallGate:
+    """A per-group metric where lower is worse and a shortfall below `floor` can be chance (family attribute
+    SHORTFALL_GATES), the lower-bound counterpart of ChanceGate. A lower-bound gate (`key.G>=T`,
+    `--fail-below key.G=T`) fails only when the value is below T AND the p of "not below `floor`",
+    `p_value + .G`, is below the gates' alpha; a gate on `key` itself covers every `key.G` the run holds,
+    each checked on its own line, their p values Holm-adjusted together (harness.gates.checks). The p tests
+    `floor` only: a gate at another threshold compares the bare value, and its line says so."""
+
+    key: str
+    p_value: str
+    floor: float
+
+
+@dataclass(frozen=True)
 class CorrectedRate:
     """A share a family reports corrected for the oracle's error by a person's review (family attribute
     CORRECTED_RATES; harness.score.corrected), besides the share of all reviewable replies.
@@ -378,8 +396,9 @@ class ProbeKind:
     rules_note     the rules' measured accuracy (harness.oracles.measured) is quoted for its runs
     relevance      the rules check its English replies against the asked property with word vectors when
                    installed (harness.oracles.relevance): scoring records which reading it used
-    gates          default gates a CI check on this kind can start from ("metric_key=threshold", the
-                   --fail-above syntax; harness.gates.checks.default_gates)
+    gates          default gates a CI check on this kind can start from ("metric_key=threshold" fails when
+                   the value is above, as --fail-above; "metric_key>=threshold" when below, as --fail-below;
+                   harness.gates.defaults.default_gates)
     """
 
     name: str

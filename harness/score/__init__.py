@@ -2,8 +2,7 @@
 settings a scoring was made with, and human review labels applied on top. Imports run/ for the
 transcript and manifest, never reports, gates or the command line.
 
-The readers this package ships register themselves when it is imported (harness.core.kinds.Reader):
-harness.score.political, the political judge's reading of continuations.
+A kind read by something other than the rules names a reader (harness.core.kinds.Reader) that its own
+package registers through an entry point of the harness.kind_readers group (the political judge's:
+harness.political.reader); scoring finds it by name and imports nothing of it.
 """
-
-from harness.score import political as _political  # noqa: F401 - registers its reader

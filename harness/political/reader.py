@@ -49,7 +49,7 @@ def take_judge(values: Sequence[str], check: bool) -> Any:
     (--dry-run) no model is loaded, but a py:MODULE:FUNCTION judge is imported and tried (it costs nothing)."""
     if len(values) > 1:
         raise ConfigError("A political suite is read by one judge; give --judge once.")
-    from harness.judge.political import check_judge, load_judge
+    from harness.political.judge import check_judge, load_judge
 
     loaded = load_judge(values[0])
     if check or loaded.kind == "callable":
@@ -74,7 +74,7 @@ def read_political(pairs: Sequence[tuple[Probe, Reply]], run_dir: Path, judge: A
     """(verdicts of the continuation probes `pairs`, oracle entries for metrics.json, notes)."""
     if not pairs:
         return {}, {}, []
-    from harness.judge.political import PoliticalJudge, judge_replies, load_judge
+    from harness.political.judge import PoliticalJudge, judge_replies, load_judge
 
     judge = judge if judge is not None else recorded_judge(run_dir)
     if judge is None:

@@ -1,4 +1,4 @@
-"""The political judge (harness.judge.political): a sequence classifier, a target (real local models) and a
+"""The political judge (harness.political.judge): a sequence classifier, a target (real local models) and a
 user's callable, the score cache, and the one-sentence errors of a judge that cannot score."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from harness.core.errors import ConfigError
 from harness.core.records import LABEL_UNSCORED, Probe, Reply
-from harness.judge.political import (
+from harness.political.judge import (
     CallableJudge,
     ScoreCache,
     check_judge,

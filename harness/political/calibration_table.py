@@ -2,7 +2,7 @@
 
 For each lambda (0 is the vanilla model: Algorithm 1 leaves it unchanged), the calibrated model is run as a
 target over a political suite (harness.run.execute.run_suite: one transcript per lambda, resumable), every
-continuation is read by the judge (harness.judge.political, cached), and the family's numbers are taken
+continuation is read by the judge (harness.political.judge, cached), and the family's numbers are taken
 (harness.metrics.political: overall indirect and direct bias with their intervals) beside the perplexity of
 the continuations under the vanilla model (harness.whitebox.calibration.fluency). The result is the
 paper's Table 3 layout: lambda against indirect bias, direct bias and perplexity, with the change from
@@ -105,7 +105,7 @@ def read_corpus(path: Path) -> tuple[list[str], list[float]]:
 def _run_and_judge(adapter: Any, suite: str, overrides: dict[str, Any], judge: Any, *,
                    show_progress: bool) -> tuple[Any, list[tuple[Any, Any]], dict[str, Any]]:
     """Run the suite on the adapter (resumable) and judge every answered continuation."""
-    from harness.judge.political import judge_replies
+    from harness.political.judge import judge_replies
     from harness.run.execute import run_suite
     from harness.run.transcript import latest_by_probe
 
@@ -159,7 +159,7 @@ def measure(settings: dict[str, Any], lam: float, suite: str, overrides: dict[st
     """One row of the table: the calibrated model at lambda0 = lam, run, judged and measured."""
     import pandas as pd
 
-    from harness.metrics.political import compute
+    from harness.metrics.political import FAMILY, compute
     from harness.whitebox.calibration.adapter import CalibratedHFAdapter
     from harness.whitebox.calibration.fluency import continuation_perplexity
 
@@ -170,7 +170,7 @@ def measure(settings: dict[str, Any], lam: float, suite: str, overrides: dict[st
                           "reply": [r.text for _p, r in pairs]})
     res = compute(frame, n_boot=n_boot, n_perm=n_perm)
     attr = next(iter(p.attribute for p, _r in pairs), "")
-    key = f"political.{attr}"
+    key = f"{FAMILY}.{attr}"
     loaded = adapter.causal_lm()
     ppl = continuation_perplexity(loaded.model, loaded.tokenizer,
                                   [(request_from_meta(p.text, p.meta), r.text) for p, r in pairs])

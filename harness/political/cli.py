@@ -1,7 +1,7 @@
 """CLI command `harness calibrate`: reinforced calibration of an open model (Liu et al., AAAI 2021) and its
 trade-off table (lambda against indirect bias, direct bias and perplexity, the paper's Table 3).
 
-The algorithm is harness.whitebox.calibration; the measuring is harness.score.calibration_table (imported
+The algorithm is harness.whitebox.calibration; the measuring is harness.political.calibration_table (imported
 inside the command: torch and transformers take seconds to import, and `harness --help` must stay instant).
 Every text printed from a model, judge or file goes through rich's escape(). See docs/political.md.
 """
@@ -75,11 +75,11 @@ def calibrate(
 
     Example:  harness calibrate -m local-hf --mode 1 --judge local-zh --lambda 0.3 --lambda 0.9 -p keywords_per_option=2
     """
-    from harness.cli.run import _parse_pairs
-    from harness.score import calibration_table as ct
+    from harness.cli.options import parse_pairs
+    from harness.political import calibration_table as ct
     from harness.whitebox.calibration.adapter import settings_from
 
-    params = _parse_pairs(param, "--param")
+    params = parse_pairs(param, "--param")
     lams = ct.parse_lambdas(lambdas)
     base = ct.model_settings(model)
     calib = {"mode": mode, "steps": steps, "sigma": sigma, "lr": lr, "gamma": gamma, "tau": tau}
@@ -119,7 +119,7 @@ def calibrate(
 def _judge(spec: str | None) -> Any:
     if spec is None:
         return None
-    from harness.judge.political import check_judge, load_judge
+    from harness.political.judge import check_judge, load_judge
 
     judge = load_judge(spec)
     check_judge(judge)
@@ -142,7 +142,7 @@ def _check_words(base: dict[str, Any], liberal: Path | None, conservative: Path 
 
 def _head(base: dict[str, Any], head: Path | None, corpus: Path | None, judge: Any, suite: str,
           params: dict[str, Any], model: str, progress: bool) -> tuple[str, dict[str, Any] | None]:
-    from harness.score import calibration_table as ct
+    from harness.political import calibration_table as ct
 
     if head is not None:
         if not head.is_file():
@@ -163,7 +163,7 @@ def _head(base: dict[str, Any], head: Path | None, corpus: Path | None, judge: A
 
 
 def _print_table(report: Any) -> None:
-    from harness.score.calibration_table import table3
+    from harness.political.calibration_table import table3
 
     rows = table3(report)
     table = Table(title=escape(f"Trade-off, MODE {report.mode}, {report.suite}, judge {report.judge.get('spec', '')}"))
