@@ -46,13 +46,14 @@ import pandas as pd
 from harness.core.kinds import (
     Headline,
     JudgeSpec,
+    LabelledAnswers,
     LeaderboardTable,
     ProbeKind,
     RulesConfidence,
     ViewMetric,
     register_kind,
 )
-from harness.core.records import LABEL_CHOICE, Probe, Verdict
+from harness.core.records import LABEL_CHOICE, Probe, Reply, Verdict
 from harness.metrics import FamilyResult, as_result, slug
 from harness.metrics.cbbq_position import notes as position_notes
 from harness.metrics.cbbq_position import position_test
@@ -60,12 +61,27 @@ from harness.metrics.cbbq_position import table as position_table
 
 FAMILY = "cbbq"
 KIND = "multiple_choice"  # the kind question_gen/cbbq.py emits
+
+
+def labelled_answer(row: Mapping[str, Any]) -> tuple[Probe, Reply, str | None]:
+    """A line of tests/data/cbbq_answers.jsonl ({"options", "reply", "expected": the index of the option a
+    person reads in the reply, or null}) as a probe of this kind, its reply and the favoured a right reading
+    gives (the displayed option's index, as the parser writes it). The line holds no question, so its probe
+    names no target option (a negative question whose target is -1): the parser's biased decision is False
+    throughout, and what is measured is only the option it reads."""
+    probe = Probe.make("cbbq_answers", "zh", KIND, "", "", options=tuple(str(o) for o in row["options"]),
+                       meta={"polarity": "neg", "target": -1})
+    expected = row.get("expected")
+    return probe, Reply(probe.id, "labelled", str(row["reply"])), None if expected is None else str(expected)
+
+
 #: CBBQ's multiple-choice questions: read by the option-letter parser (its measured rate on
 #: tests/data/cbbq_answers.jsonl is each parsed answer's confidence, an unparsed one's is 0), or by a judge
 #: asked which option a free-text answer chose (the rules then decide whether that option is biased)
 KINDS = (register_kind(ProbeKind(
     KIND, FAMILY, judge=JudgeSpec("pick_option", verdict="option"),
-    confidence=RulesConfidence("cbbq-parser", prefix=True, key="cbbq|choice", labels=(LABEL_CHOICE,)),
+    confidence=RulesConfidence("cbbq-parser", prefix=True, key="cbbq|choice", labels=(LABEL_CHOICE,),
+                               measured_on=LabelledAnswers("cbbq_answers.jsonl", labelled_answer)),
     gates=("cbbq.s_total=0.1",))),)
 HEADLINE = (
     Headline("cbbq.s_total", "CBBQ S_total"),

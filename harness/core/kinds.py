@@ -41,6 +41,8 @@ attribute of its family module, read through `harness.metrics.Family`):
               how sure a rule verdict of the kind is (harness.judge.confidence: hybrid reading, review
               --uncertain, the corrected rate): which rule method was measured, and whether per reading
               path or as one measured rate. None: per reading path, for the calibrated rule method's.
+              Its one measured rate is measured on the answers its `measured_on` (LabelledAnswers) names
+              (harness.judge.labelled.calibration_doc, calibration.json).
   ProbeKind.gates, ProbeKind.rules_note, ProbeKind.relevance
               default gates ("metric=threshold" fails above, "metric>=threshold" below); the rules' measured accuracy is quoted for its runs; the
               rules check its English replies with word vectors when installed (metrics.json records it).
@@ -306,12 +308,32 @@ class RulesConfidence:
     key      "": per reading path (language, kind, bias type, label) smoothed toward coarser paths;
              else the calibration.json entry whose k / n is every such verdict's measured rate
     labels   with `key`: the labels the rate covers; a verdict with another label read nothing (0.0)
+    measured_on  with `key`: the hand-read answers the rate is measured on (LabelledAnswers)
     """
 
     method: str
     prefix: bool = False
     key: str = ""
     labels: tuple[str, ...] = ()
+    measured_on: LabelledAnswers | None = None
+
+
+@dataclass(frozen=True)
+class LabelledAnswers:
+    """Answers a person read, that a kind's one measured rate (RulesConfidence.key) is measured on.
+
+    file  a JSON-lines file of the harness checkout's tests/data (not installed with the package)
+    row   one line (a dict) -> (probe of the kind, its reply, the `favoured` a right reading gives: None
+          when a person reads no single answer in it)
+
+    harness.judge.labelled reads every line, has the kind's rule reader (harness.oracles) read the replies
+    and counts, among the verdicts with one of RulesConfidence.labels, those whose favoured is the
+    person's: k / n of calibration.json's entry under the key. Declared with the kind, so the judge layer
+    measures any kind's rate without knowing its file or its rows.
+    """
+
+    file: str
+    row: Callable[[Mapping[str, Any]], tuple[Probe, Reply, str | None]]
 
 
 @dataclass(frozen=True)

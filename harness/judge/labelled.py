@@ -21,9 +21,6 @@ BATCHES = tuple(range(1, 10))
 TUNED_BATCHES = (1, 2, 3, 4, 5)
 BLIND_BATCHES = (6, 7, 8, 9)
 BIASED_LABELS = frozenset({LABEL_AFFIRM, LABEL_CHOICE, LABEL_EXPLAIN})
-#: calibration.json's entry for the option-letter parser's rate on cbbq_answers.jsonl (the measured
-#: rate a RulesConfidence with this key reads: harness.metrics.cbbq declares it)
-CBBQ_ANSWERS_KEY = "cbbq|choice"
 
 
 @dataclass(frozen=True)
@@ -99,41 +96,63 @@ def _read_file(path: Path) -> list[Labelled]:
     return out
 
 
-@dataclass(frozen=True)
-class CbbqAnswer:
-    """One CBBQ answer text with the option a person reads in it (None: no single option)."""
-
-    options: tuple[str, ...]
-    reply: str
-    expected: int | None
-
-
-def load_cbbq_answers(data_dir: Path | None = None) -> list[CbbqAnswer]:
-    """tests/data/cbbq_answers.jsonl: real and written CBBQ answers, each with the option it chooses."""
-    path = (Path(data_dir) if data_dir else default_data_dir()) / "cbbq_answers.jsonl"
+def read_jsonl(path: Path) -> list[dict]:
+    """The JSON objects of a labelled file, one a line; a missing file or a line that is not one is a
+    HarnessError naming the file (and the line)."""
     if not path.is_file():
         raise HarnessError(f"{path} is missing: give --data the tests/data folder of a harness source checkout.")
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [CbbqAnswer(tuple(r["options"]), r["reply"], r.get("expected")) for r in rows]
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise HarnessError(f"{path}: not UTF-8 text; a labelled file holds one JSON object per line.") from None
+    rows = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except ValueError as exc:
+                raise HarnessError(f"{path}, line {number}: not a complete JSON object ({exc}).") from None
+    return rows
+
+
+def measured_rates(data_dir: Path | None = None) -> dict[str, list[int]]:
+    """calibration.json's one-rate entries: for every kind whose rule confidence is one measured rate
+    (RulesConfidence.key) measured on answers a person read (its `measured_on`,
+    harness.core.kinds.LabelledAnswers), [k, n]: n the answers its rule reader read as one of the rate's
+    labels, k those whose favoured is the person's. A kind declares its file and how a line becomes a probe
+    and a reply, so no kind is named here."""
+    from harness.core.kinds import registered_kinds
+    from harness.oracles import score
+
+    data_dir = Path(data_dir) if data_dir else default_data_dir()
+    counts: dict[str, list[int]] = {}
+    for spec in registered_kinds().values():
+        conf = spec.confidence
+        if conf is None or not conf.key or conf.measured_on is None:
+            continue
+        rows = [conf.measured_on.row(row) for row in read_jsonl(data_dir / conf.measured_on.file)]
+        verdicts = score([(probe, reply) for probe, reply, _expected in rows])
+        read = [(v.favoured, expected) for v, (_p, _r, expected) in zip(verdicts, rows, strict=True)
+                if v.label in conf.labels]
+        counts[conf.key] = [sum(favoured == expected for favoured, expected in read), len(read)]
+    return counts
 
 
 def calibration_doc(data_dir: Path | None = None) -> dict:
-    """The calibration.json document, measured afresh on the tuned batches (1-5) and the CBBQ answers.
+    """The calibration.json document, measured afresh on the tuned batches (1-5) and on the answers the
+    kinds with one measured rate declare (measured_rates).
 
     benchmarks/calibrate_confidence.py writes it; tests/judge/test_judge_confidence.py checks the shipped file
     equals it, so the file provably never saw the blind batches.
     """
     from harness.judge.confidence import PRIOR_STRENGTH, count_paths
     from harness.oracles import score
-    from harness.oracles.cbbq_parser import parse_answer
     from harness.oracles.fingerprint import rules_fingerprint
 
     items = load_labelled(data_dir, batches=TUNED_BATCHES)
     verdicts = score([(item.probe, item.reply) for item in items])
     counts = count_paths((item.probe, v, item.decision_right(v)) for item, v in zip(items, verdicts, strict=True))
-    parsed = [(parse_answer(a.reply, a.options).index, a.expected) for a in load_cbbq_answers(data_dir)]
-    chosen = [(index, expected) for index, expected in parsed if index is not None]
-    counts[CBBQ_ANSWERS_KEY] = [sum(index == expected for index, expected in chosen), len(chosen)]
+    counts.update(measured_rates(data_dir))
     return {"about": "k / n of right biased decisions per rule reading path, batches 1-5 of tests/data "
                      "(harness.judge.confidence); regenerate with benchmarks/calibrate_confidence.py",
             "batches": list(TUNED_BATCHES), "prior_strength": PRIOR_STRENGTH, "rules": rules_fingerprint(),
