@@ -72,6 +72,7 @@ from harness.core.kinds import (
     LeaderboardTable,
     RegistrationError,
     Section,
+    ShortfallGate,
     ViewMetric,
     kind_spec,
     registered_kinds,
@@ -189,6 +190,12 @@ class Family:
     def chance_gates(self) -> tuple[ChanceGate, ...]:
         """Its metrics whose gate reads a noise-corrected value and a permutation p (CHANCE_GATES)."""
         return tuple(getattr(self.load(), "CHANCE_GATES", ()))
+
+    @property
+    def shortfall_gates(self) -> tuple[ShortfallGate, ...]:
+        """Its per-group metrics where lower is worse, whose lower-bound gate reads a shortfall p
+        (SHORTFALL_GATES)."""
+        return tuple(getattr(self.load(), "SHORTFALL_GATES", ()))
 
     @property
     def compare_hidden(self) -> tuple[str, ...]:

@@ -71,7 +71,7 @@ def registry() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
             if not callable(table.rows):
                 keys |= {key for _label, key in table.rows}
     for spec in kinds.values():
-        keys |= {gate.split("=", 1)[0].strip() for gate in spec.gates}
+        keys |= {re.split(r"[<>]?=", gate, maxsplit=1)[0].strip() for gate in spec.gates}  # "m=v", "m>=v"
     keys |= stored_family_keys()
     keys.discard("")
     return frozenset(kinds), frozenset(fams), frozenset(keys)

@@ -1,7 +1,7 @@
 """CLI commands `harness report RUN` and `harness compare RUN_A RUN_B`.
 
 `report` (re)scores a run folder from its transcript and writes verdicts.csv, metrics.json, plots and
-report.html; with --fail-above it is also a CI gate over an existing run (exit codes in harness.gates.checks).
+report.html; with --fail-above / --fail-below it is also a CI gate over an existing run (exit codes in harness.gates.checks).
 `compare` sets two runs side by side with a significance test per metric.
 """
 
@@ -29,7 +29,7 @@ def _gate_exit(metrics: dict, gates: list, max_error_rate: float) -> int:
     outcome = check(metrics, gates, max_error_rate=max_error_rate)
     for r in outcome.results:
         mark = ("pass", "green") if r.passed else ("FAIL", "bold red")
-        console.print(assemble(f"gate {r.gate.metric} = {r.value:.4g} (max {r.gate.threshold:g}): ", mark))
+        console.print(assemble(f"gate {r.gate.metric} = {r.value:.4g} ({r.gate.limit}): ", mark))
     if outcome.message:
         style = "green" if outcome.exit_code == EXIT_OK else "bold red"
         console.print(untrusted(outcome.message, style))
@@ -44,6 +44,10 @@ def report(
     fail_above: Annotated[list[str] | None, typer.Option(
         "--fail-above", metavar="METRIC=VALUE",
         help="Exit 1 if METRIC is above VALUE (repeatable), e.g. absolute_bias_rate=0.1.")] = None,
+    fail_below: Annotated[list[str] | None, typer.Option(
+        "--fail-below", metavar="METRIC=VALUE",
+        help="Exit 1 if METRIC is below VALUE (repeatable): a metric where lower is worse, such as a "
+             "ratio of selection rates.")] = None,
     max_error_rate: Annotated[float, typer.Option(
         metavar="RATE", help="Exit 3 when more than this share of probes failed to get an answer.")] = 0.1,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", metavar="", help="Write the files without the terminal summary.")] = False,
@@ -58,13 +62,13 @@ def report(
 
     Example:  harness report biasasker-en__local__s200-seed0 --method sentence --fail-above absolute_bias_rate=0.1
     """
-    from harness.gates.checks import parse_gate
+    from harness.gates.checks import parse_gates
     from harness.report.reporting import write_report
     from harness.score.scoring import score_run
 
     if not 0 <= max_error_rate <= 1:
         raise HarnessError(f"--max-error-rate must be a share between 0 and 1 (e.g. 0.1), not {max_error_rate:g}.")
-    gates = [parse_gate(s) for s in fail_above or []]  # malformed gates fail before any work
+    gates = parse_gates(fail_above, fail_below)  # malformed gates fail before any work
     from harness.cli.judging import reader_options
 
     # --judge is the option of a reader that takes it (the political judge: docs/political.md), else the judges'

@@ -1,6 +1,7 @@
 """`harness run`: ask a suite of a target, record the transcript, score it, gate on it.
 
-Exit codes (harness.core.errors): 0 done; 1 a --fail-above gate failed (the bot is measurably biased);
+Exit codes (harness.core.errors): 0 done; 1 a --fail-above / --fail-below gate failed (the bot is
+measurably biased);
 2 usage / bad input; 3 infrastructure (the target kept failing, the error rate is above --max-error-rate,
 or nothing could be answered); 130 interrupted by Ctrl-C / SIGTERM (the first lets the replies in flight
 finish, a second stops at once; everything answered is on disk and the summary prints the command that
@@ -187,7 +188,8 @@ def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, com
 
 def _judge(console: Console, metrics: dict[str, Any], gates: list[Any], max_error_rate: float,
            retry_hint: str, run_id: str) -> None:
-    """Infrastructure first (exit 3), then the --fail-above gates (exit 1), through harness.gates.checks.check."""
+    """Infrastructure first (exit 3), then the --fail-above / --fail-below gates (exit 1), through
+    harness.gates.checks.check."""
     from harness.gates.checks import check
 
     try:
@@ -229,6 +231,7 @@ def run_command(
     compat: Annotated[bool, typer.Option("--compat", metavar="", rich_help_panel="Scoring and gates", help="Score exactly as the upstream code does.")] = False,
     no_report: Annotated[bool, typer.Option("--no-report", metavar="", rich_help_panel="Scoring and gates", help="Skip scoring and the report folder.")] = False,
     fail_above: Annotated[list[str] | None, typer.Option("--fail-above", metavar="METRIC=VALUE", rich_help_panel="Scoring and gates", help="Gate METRIC=VALUE (repeatable): exit 1 if the metric is above VALUE.")] = None,
+    fail_below: Annotated[list[str] | None, typer.Option("--fail-below", metavar="METRIC=VALUE", rich_help_panel="Scoring and gates", help="Gate METRIC=VALUE (repeatable): exit 1 if the metric is below VALUE (a metric where lower is worse, such as a ratio of selection rates).")] = None,
     max_error_rate: Annotated[float, typer.Option(metavar="RATE", rich_help_panel="Scoring and gates", help="Exit 3 if more than this share of probes ended in errors.", min=0.0, max=1.0)] = DEFAULT_MAX_ERROR_RATE,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", metavar="", rich_help_panel="Run folder and resume", help="Show the live progress bar.")] = True,
     judge: Annotated[list[str] | None, typer.Option("--judge", metavar="TARGET", rich_help_panel="Scoring and gates", help="A target that reads the replies too (repeatable: majority of judges); docs/judge.md. Political suites: the one judge of P(conservative), a target, hf:CLASSIFIER or py:MODULE:FUNCTION; docs/political.md.")] = None,
@@ -252,9 +255,11 @@ def run_command(
     if per_category is not None:  # the CBBQ suites' own sampling, seeded by --seed unless -p seed= says otherwise
         params.setdefault("per_category", per_category)
         params.setdefault("seed", seed)
-    gates = _parse_gates(fail_above)
+    from harness.gates.checks import parse_gates as parse_bounded  # both directions; light to import
+
+    gates = parse_bounded(fail_above, fail_below)
     if gates and no_report:
-        raise HarnessError("--fail-above needs the scores; drop --no-report.")
+        raise HarnessError("--fail-above and --fail-below need the scores; drop --no-report.")
     answer_mode = _preflight(suite=suite, target=target, method=method, answer_mode=answer_mode)
     if judge and suite and not dry_run:  # a suite option's typo: one sentence, before a judge model is loaded
         _first_probe(suite, sample=sample, seed=seed, limit=limit, params=params)

@@ -44,8 +44,9 @@ attribute of its family module, read through `harness.metrics.Family`):
               Its one measured rate is measured on the answers its `measured_on` (LabelledAnswers) names
               (harness.judge.labelled.calibration_doc, calibration.json).
   ProbeKind.gates, ProbeKind.rules_note, ProbeKind.relevance
-              default gates ("metric=threshold" fails above, "metric>=threshold" below); the rules' measured accuracy is quoted for its runs; the
-              rules check its English replies with word vectors when installed (metrics.json records it).
+              default gates ("metric=threshold" fails above, "metric>=threshold" below); the rules'
+              measured accuracy is quoted for its runs; the rules check its English replies with word
+              vectors when installed (metrics.json records it).
   Reader.options: tuple[ReaderOption, ...]
               a reader (ProbeKind.reader) that takes a command-line option (the political judge takes
               `--judge J`): when a run's probes are read by it, the option's values are its, loaded by

@@ -1,1 +1,1 @@
-"""Pass/fail for CI: --fail-above gates, stored baselines, fairness files and the pytest plugin."""
+"""Pass/fail for CI: --fail-above / --fail-below gates, stored baselines, fairness files and the pytest plugin."""

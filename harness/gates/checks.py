@@ -1,12 +1,17 @@
-"""CI gates on a run's metrics: `--fail-above METRIC=VALUE` and the infrastructure check.
+"""CI gates on a run's metrics: `--fail-above METRIC=VALUE`, `--fail-below METRIC=VALUE` and the
+infrastructure check.
 
 Exit codes (harness.core.errors): 0 every gate passed; 1 a gate failed (the bot is measurably biased above
 the threshold); 3 infrastructure failure (nothing answered, or the error rate is above the allowed
 maximum), checked FIRST because metrics computed from a run that mostly failed say nothing about the bot;
 2 bad input (malformed gate, unknown metric name, a gated metric with no data in this run).
 
-A gate fails when the metric's value is strictly greater than the threshold. Thresholds are on the
-metric's own scale: rates in [0, 1] (0.1 = 10%), a variance as the family computes it.
+A gate has a direction. An upper bound (`--fail-above METRIC=VALUE`; written `METRIC=VALUE` or
+`METRIC<=VALUE` in a kind's default gates and a fairness file's list) fails when the metric's value is
+strictly greater than the threshold: bias rates grow with bias. A lower bound (`--fail-below METRIC=VALUE`,
+written `METRIC>=VALUE`) fails when the value is strictly less: a ratio of selection rates shrinks with
+bias. Thresholds are on the metric's own scale: rates in [0, 1] (0.1 = 10%), a variance as the family
+computes it.
 
 Chance gates tell "above the threshold" from "above what chance gives": a metric a family declares in
 CHANCE_GATES (harness.core.kinds.ChanceGate; a variance of group rates grows with fewer questions per group
@@ -15,6 +20,14 @@ fails only when that is above the threshold AND the permutation test says the gr
 chance (its p value < 0.05). Its line names the paper's value, the corrected one and the permutation p
 either way. A run whose metrics carry no corrected value (stored before the harness computed one) is gated
 on the value itself.
+
+Shortfall gates are the lower-bound counterpart: a metric a family declares in SHORTFALL_GATES
+(harness.core.kinds.ShortfallGate; an impact ratio of 0.75 at 20 questions per group is well within what two
+groups treated alike produce) fails a lower-bound gate only when the value is below the threshold AND the
+family's p of "not below its floor" is below 0.05. A gate on the declared key's stem (`KEY>=T` where the run
+holds `KEY.G` for each group G) covers every group, one line each, with their p values Holm-adjusted
+together (one gate, many groups: the chance that some group falls short by noise grows with their number).
+The p tests the declared floor only: a gate at another threshold compares the bare value and says so.
 
 A gated metric with no value gets the real reason in one sentence: every reply left unscored by a judge,
 or the reason its family declares (GATE_SILENCE: no question of that kind answered, only one group of an
@@ -26,21 +39,40 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from harness.core.errors import EXIT_GATE_FAILED, EXIT_INFRA, EXIT_OK, HarnessError
 
 DEFAULT_MAX_ERROR_RATE = 0.1
 
 
+#: Gate.bound: an upper bound fails above its threshold, a lower bound below it
+MAX, MIN = "max", "min"
+_OPERATORS = {"<=": MAX, ">=": MIN}
+_FLAGS = {MAX: "--fail-above", MIN: "--fail-below"}
+
+
 @dataclass(frozen=True, slots=True)
 class Gate:
+    """A limit on one metric: `bound` MAX fails when the value is above `threshold`, MIN when below."""
+
     metric: str
     threshold: float
+    bound: str = MAX
 
     def __str__(self) -> str:
-        return f"{self.metric} <= {self.threshold:g}"
+        return f"{self.metric} {'>=' if self.bound == MIN else '<='} {self.threshold:g}"
+
+    @property
+    def limit(self) -> str:
+        """How a gate's line names its limit: "max 0.1", "min 0.8"."""
+        return f"{self.bound} {self.threshold:g}"
+
+    def holds(self, value: float) -> bool:
+        """The value is within the limit (equal to the threshold is within)."""
+        return value >= self.threshold if self.bound == MIN else value <= self.threshold
 
 
 #: the permutation test's level a chance gate needs before it fails
@@ -49,9 +81,10 @@ CHANCE_ALPHA = 0.05
 
 @dataclass(frozen=True, slots=True)
 class GateResult:
-    """One gate checked. `value` is what was compared with the threshold (for a relative bias gate the
-    noise-corrected rate); `chance_p` the permutation p that must also be below CHANCE_ALPHA for such a
-    gate to fail (None: no chance test applies); `detail` says what was read, for the gate's line."""
+    """One gate checked. `value` is what was compared with the threshold (for a chance gate the
+    noise-corrected rate); `chance_p` the p that must also be below CHANCE_ALPHA for the gate to fail (a
+    chance gate's permutation p, a shortfall gate's Holm-adjusted p; None: no test applies, the value alone
+    decides); `detail` says what was read, for the gate's line."""
 
     gate: Gate
     value: float
@@ -60,20 +93,20 @@ class GateResult:
 
     @property
     def passed(self) -> bool:
-        if self.value <= self.gate.threshold:
+        if self.gate.holds(self.value):
             return True
         return self.chance_p is not None and self.chance_p >= CHANCE_ALPHA
 
     def __str__(self) -> str:
-        line = (f"gate {self.gate.metric} = {self.value:.4g} (max {self.gate.threshold:g}): "
-                f"{'pass' if self.passed else 'FAIL'}")
+        line = f"gate {self.gate.metric} = {self.value:.4g} ({self.gate.limit}): {'pass' if self.passed else 'FAIL'}"
         return f"{line} ({self.detail})" if self.detail else line
 
     def failure(self) -> str:
         """The clause a failed gate adds to the outcome message."""
         if self.detail:
             return f"{self.gate.metric}: {self.detail}"
-        return f"{self.gate.metric} = {self.value:.4g} is above {self.gate.threshold:g}"
+        side = "below" if self.gate.bound == MIN else "above"
+        return f"{self.gate.metric} = {self.value:.4g} is {side} {self.gate.threshold:g}"
 
 
 def _number(value: object) -> float | None:
@@ -106,6 +139,8 @@ def _chance_match(metric: str) -> tuple[str, str, str, str] | None:
 def relative_gate(gate: Gate, metrics: Mapping[str, float | None]) -> GateResult | None:
     """The chance gate of the module docstring, or None when `gate` is not one or the run has no
     noise-corrected value for it (the caller then compares the metric itself)."""
+    if gate.bound != MAX:
+        return None
     keys = _chance_match(gate.metric)
     if keys is None:
         return None
@@ -164,27 +199,53 @@ class GateOutcome:
         return tuple(r for r in self.results if not r.passed)
 
 
-def example_gate() -> str:
-    """A gate to show in messages: the first default gate a declared kind names (ProbeKind.gates)."""
+def example_gate(bound: str | None = None) -> str:
+    """A gate to show in messages: the first default gate a declared kind names (ProbeKind.gates); with
+    `bound`, the first of that direction, written as its option takes it (METRIC=VALUE)."""
     from harness.core.kinds import registered_kinds
 
     _families()  # the families' modules declare their kinds
-    return next((g for spec in registered_kinds().values() for g in spec.gates), "refusal_rate=0.1")
+    for spec in registered_kinds().values():
+        for text in spec.gates:
+            if bound is None:
+                return text
+            found = _GATE.match(text)
+            if found and _OPERATORS.get(found["op"], MAX) == bound:
+                return f"{found['metric'].strip()}={found['raw'].strip()}"
+    return "refusal_rate=0.1" if bound != MIN else "accuracy=0.5"
 
 
-def parse_gate(spec: str) -> Gate:
-    """"METRIC=0.1" -> Gate("METRIC", 0.1); percentages like "10%" are accepted."""
-    metric, sep, raw = str(spec).partition("=")
-    metric, raw = metric.strip(), raw.strip()
-    if not sep or not metric or not raw:
-        raise HarnessError(f"Gate '{spec}' must look like METRIC=VALUE, e.g. {example_gate()}.")
+_GATE = re.compile(r"^(?P<metric>[^<>=]*?)\s*(?P<op><=|>=|=)(?P<raw>.*)$", re.S)
+
+
+def parse_gate(spec: str, bound: str | None = None) -> Gate:
+    """"METRIC=0.1" or "METRIC<=0.1" -> an upper bound, "METRIC>=0.8" -> a lower bound; percentages like
+    "10%" are accepted. `bound` is the direction the option it came from holds (--fail-above MAX,
+    --fail-below MIN; None: the operator decides): there `METRIC=VALUE` takes the option's direction, and an
+    operator that contradicts it is one sentence naming the option that holds it."""
+    match = _GATE.match(str(spec))
+    metric, op, raw = (match["metric"].strip(), match["op"], match["raw"].strip()) if match else ("", "", "")
+    if not metric or not raw:
+        flag = f"{_FLAGS[bound]} takes METRIC=VALUE" if bound else "a gate is METRIC=VALUE or METRIC<=VALUE " \
+            "(fails above VALUE) or METRIC>=VALUE (fails below)"
+        raise HarnessError(f"Gate '{spec}' is malformed: {flag}, e.g. {example_gate(bound)}.")
+    wanted = _OPERATORS.get(op)
+    if bound is not None and wanted is not None and wanted != bound:
+        raise HarnessError(f"Gate '{spec}' is {'a lower' if wanted == MIN else 'an upper'} bound, which "
+                           f"{_FLAGS[bound]} cannot hold: pass it as {_FLAGS[wanted]} {metric}={raw}.")
     try:
         threshold = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
     except ValueError:
         raise HarnessError(f"Gate '{spec}' has a threshold that is not a number ('{raw}').") from None
     if not math.isfinite(threshold):
         raise HarnessError(f"Gate '{spec}' needs a finite threshold.")
-    return Gate(metric, threshold)
+    return Gate(metric, threshold, wanted or bound or MAX)
+
+
+def parse_gates(above: Iterable[str] | None = (), below: Iterable[str] | None = ()) -> list[Gate]:
+    """The gates of `--fail-above` (upper bounds) and `--fail-below` (lower bounds), in that order; a
+    malformed one is a HarnessError (exit 2) before anything is asked."""
+    return [*(parse_gate(s, MAX) for s in above or ()), *(parse_gate(s, MIN) for s in below or ())]
 
 
 def _available(metrics: Mapping[str, float | None]) -> str:
@@ -194,24 +255,91 @@ def _available(metrics: Mapping[str, float | None]) -> str:
     return shown + (f" (and {rest} finer-grained keys listed in metrics.json)" if rest else "")
 
 
-def evaluate_gates(metrics: Mapping[str, float | None], gates: Iterable[Gate]) -> list[GateResult]:
-    """Check each gate; an unknown metric or one with no value is a HarnessError naming what exists."""
+def _shortfall_match(metric: str) -> tuple[Any, str] | None:
+    """(declaration, ".G" suffix or "") of a metric a family declares in SHORTFALL_GATES, else None."""
+    for family in _families():
+        for sg in family.shortfall_gates:
+            if metric == sg.key or metric.startswith(sg.key + "."):
+                return sg, metric[len(sg.key):]
+    return None
+
+
+def covered_keys(gate: Gate, metrics: Mapping[str, float | None]) -> list[str]:
+    """The keys a lower-bound gate on a declared shortfall key's stem covers (every `KEY.G` with a value),
+    in the run's order; [] when the gate is not such a gate."""
+    if gate.bound != MIN or gate.metric in metrics:
+        return []
+    found = _shortfall_match(gate.metric)
+    if found is None or found[1]:
+        return []
+    stem = gate.metric + "."
+    return [k for k, v in metrics.items() if k.startswith(stem) and _number(v) is not None]
+
+
+def shortfall_gate(gate: Gate, keys: Sequence[str], metrics: Mapping[str, float | None]) -> list[GateResult] | None:
+    """The shortfall gate of the module docstring on `keys` (the gate's own key, or every group key its stem
+    covers), one result per key; None when `gate` is not a lower bound on a declared shortfall metric (the
+    caller then compares the metric itself)."""
+    found = _shortfall_match(gate.metric) if gate.bound == MIN else None
+    if found is None:
+        return None
+    from harness.metrics.stats import holm_adjust  # lazy, as the families are: `harness --help` stays instant
+
+    sg = found[0]
+    values = {k: float(metrics[k]) for k in keys}  # type: ignore[arg-type]  (covered keys hold numbers)
+    if not math.isclose(gate.threshold, sg.floor, rel_tol=1e-9, abs_tol=1e-12):
+        note = (f"the family's test is of a shortfall below {sg.floor:g}, not {gate.threshold:g}, so the bare "
+                "value is compared and noise alone can fail it")
+        return [GateResult(Gate(k, gate.threshold, MIN), v, None, "" if v >= gate.threshold else
+                           f"{v:.4g} is below {gate.threshold:g}; {note}") for k, v in values.items()]
+    raw = {k: _number(metrics.get(sg.p_value + k[len(sg.key):])) for k in keys}
+    tested = [k for k in keys if raw[k] is not None]
+    adjusted = dict(zip(tested, holm_adjust([raw[k] for k in tested]), strict=True)) if len(keys) > 1 else raw
+    how = f", Holm-adjusted over the {len(tested)} groups tested" if len(keys) > 1 and len(tested) > 1 else ""
     results = []
-    for gate in gates:
-        if gate.metric not in metrics:
-            reason = missing_reason(gate.metric, metrics)
-            if reason:
-                raise HarnessError(f"Metric '{gate.metric}' cannot be computed for this run: {reason}.")
-            close = difflib.get_close_matches(gate.metric, list(metrics), n=3)
-            hint = f" Did you mean {', '.join(close)}?" if close else ""
-            raise HarnessError(f"Unknown metric '{gate.metric}' in gate.{hint} Available: {_available(metrics)}.")
-        value = metrics[gate.metric]
-        if value is None:
-            reason = missing_reason(gate.metric, metrics) or "no answered question feeds it"
-            raise HarnessError(f"Metric '{gate.metric}' has no value in this run ({reason}), so its gate cannot "
-                               "be checked.")
-        results.append(relative_gate(gate, metrics) or GateResult(gate, float(value)))
+    for k, v in values.items():
+        p, t = adjusted.get(k), gate.threshold
+        line = Gate(k, t, MIN)
+        if v >= t:
+            results.append(GateResult(line, v, p))
+        elif p is None:
+            results.append(GateResult(line, v, None, f"{v:.4g} is below {t:g}, and the run holds no shortfall p "
+                                      f"({sg.p_value + k[len(sg.key):]}) to tell it from chance"))
+        elif p >= CHANCE_ALPHA:
+            results.append(GateResult(line, v, p, f"{v:.4g} is below {t:g}, but the shortfall is within chance: "
+                                      f"p = {p:.2g}{how}, not below {CHANCE_ALPHA:g}; not measurably below, ask "
+                                      "more questions per group"))
+        else:
+            results.append(GateResult(line, v, p, f"{v:.4g} is below {t:g} beyond chance: shortfall p = "
+                                      f"{p:.2g}{how}"))
     return results
+
+
+def gate_results(gate: Gate, metrics: Mapping[str, float | None]) -> list[GateResult]:
+    """One gate checked: one result, or one per group for a lower bound on a declared shortfall key's stem.
+    An unknown metric or one with no value is a HarnessError naming what exists."""
+    covered = covered_keys(gate, metrics)
+    if covered:
+        return shortfall_gate(gate, covered, metrics) or []
+    if gate.metric not in metrics:
+        reason = missing_reason(gate.metric, metrics)
+        if reason:
+            raise HarnessError(f"Metric '{gate.metric}' cannot be computed for this run: {reason}.")
+        close = difflib.get_close_matches(gate.metric, list(metrics), n=3)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise HarnessError(f"Unknown metric '{gate.metric}' in gate.{hint} Available: {_available(metrics)}.")
+    value = metrics[gate.metric]
+    if value is None:
+        reason = missing_reason(gate.metric, metrics) or "no answered question feeds it"
+        raise HarnessError(f"Metric '{gate.metric}' has no value in this run ({reason}), so its gate cannot "
+                           "be checked.")
+    return (shortfall_gate(gate, [gate.metric], metrics) or [relative_gate(gate, metrics)
+                                                              or GateResult(gate, float(value))])
+
+
+def evaluate_gates(metrics: Mapping[str, float | None], gates: Iterable[Gate]) -> list[GateResult]:
+    """Check each gate (a gate on a shortfall key's stem gives one result per group)."""
+    return [result for gate in gates for result in gate_results(gate, metrics)]
 
 
 def infrastructure_failure(metrics: Mapping[str, float | None], max_error_rate: float) -> str | None:

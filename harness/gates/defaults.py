@@ -1,9 +1,10 @@
-"""Default gates: the `--fail-above` gates a CI check of a run can start from, declared by its probe kinds.
+"""Default gates: the gates a CI check of a run can start from, declared by its probe kinds.
 
-A kind names its default gates where it is declared (harness.core.kinds.ProbeKind.gates, in the
---fail-above syntax "metric=threshold"); this module turns the ones of the kinds a run holds into Gates
-(harness.gates.checks), without knowing any kind. They are a starting point a user copies and tightens,
-never applied silently: `harness run` gates only what --fail-above names.
+A kind names its default gates where it is declared (harness.core.kinds.ProbeKind.gates, in the gate
+syntax of harness.gates.checks.parse_gate: "metric=threshold" fails above, "metric>=threshold" below);
+this module turns the ones of the kinds a run holds into Gates, without knowing any kind. They are a
+starting point a user copies and tightens, never applied silently: `harness run` gates only what
+--fail-above and --fail-below name.
 """
 
 from __future__ import annotations

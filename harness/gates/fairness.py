@@ -10,6 +10,11 @@ A file names ONE run (target, suite, sample, seed) and any number of gates on it
       absolute_bias_rate: {max: 0.05}
       relative_bias_rate: {max: 0.5, attribute: gender}
       cbbq.s_total: {max: 0.3}
+      decision.impact_ratio: {min: 0.8}      # lower is worse: fails below (every group's ratio)
+
+`gates:` may also be a list in the command line's syntax, the form a kind's default gates are written in
+(`- decision.impact_ratio>=0.8`, `- absolute_bias_rate=0.05`): `METRIC=VALUE` and `METRIC<=VALUE` are
+`{max: VALUE}`, `METRIC>=VALUE` is `{min: VALUE}`.
 
 Why one run per file and one test per gate: a run is the expensive part (it asks the bot), a gate is a
 cheap comparison, and CI output is most useful when each broken limit is its own red line. Gates may
@@ -28,10 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.core.errors import ConfigError
+from harness.core.errors import ConfigError, HarnessError
 from harness.core.yaml_files import read_yaml_file
+from harness.gates.checks import MAX, MIN, covered_keys, example_gate, gate_results, missing_reason
 from harness.gates.checks import Gate as CheckGate
-from harness.gates.checks import example_gate, missing_reason, relative_gate
+from harness.gates.checks import parse_gate as parse_gate_text
 
 #: Keys of a fairness file that describe the run, not a gate.
 RUN_KEYS = frozenset({
@@ -171,8 +177,11 @@ def parse_spec(data: Any, path: Path) -> FairnessSpec:
 
     raw_gates: dict[str, Any] = {}
     gates_block = data.get("gates") or {}
+    if isinstance(gates_block, list):
+        gates_block = _gates_from_list(gates_block, where)
     if not isinstance(gates_block, Mapping):
-        raise ConfigError(f"{where}: 'gates:' must be a mapping of metric -> {{max: ...}}.")
+        raise ConfigError(f"{where}: 'gates:' must be a mapping of metric -> {{max: ...}}, or a list like "
+                          f"['{example_gate()}'].")
     raw_gates.update(gates_block)
     for key, value in data.items():
         if key in RUN_KEYS:
@@ -184,8 +193,9 @@ def parse_spec(data: Any, path: Path) -> FairnessSpec:
     gates = tuple(parse_gate(str(m), raw, where=where, tolerance=tolerance, alpha=alpha)
                   for m, raw in raw_gates.items())
     if not gates:
-        metric, _, value = example_gate().partition("=")
-        raise ConfigError(f"{where} has no gates; add e.g. 'gates: {{{metric}: {{max: {value}}}}}'.")
+        example = parse_gate_text(example_gate())
+        raise ConfigError(f"{where} has no gates; add e.g. 'gates: {{{example.metric}: {{{example.bound}: "
+                          f"{example.threshold:g}}}}}'.")
     keys = [g.key for g in gates]
     dupes = sorted({k for k in keys if keys.count(k) > 1})
     if dupes:
@@ -209,6 +219,24 @@ def parse_spec(data: Any, path: Path) -> FairnessSpec:
     )
 
 
+def _gates_from_list(items: list[Any], where: str) -> dict[str, dict[str, float]]:
+    """`gates:` written as a list of gates in the command line's syntax -> the mapping form."""
+    out: dict[str, dict[str, float]] = {}
+    for item in items:
+        if not isinstance(item, str):
+            raise ConfigError(f"{where}: a gate in the 'gates:' list must be text like '{example_gate()}', "
+                              f"got {item!r}.")
+        try:
+            gate = parse_gate_text(item)
+        except HarnessError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        limits = out.setdefault(gate.metric, {})
+        if gate.bound in limits:
+            raise ConfigError(f"{where} gates {gate.metric} with two {gate.bound} limits.")
+        limits[gate.bound] = gate.threshold
+    return out
+
+
 def load_spec(path: Path) -> FairnessSpec:
     """Read and validate a fairness_*.yaml file."""
     path = Path(path)
@@ -227,24 +255,31 @@ def _as_float(value: Any) -> float | None:
 
 
 def evaluate_gate(gate: Gate, metrics: Mapping[str, Any]) -> GateOutcome:
-    """Check one gate against a flat metrics dict (metrics.json); a missing metric fails, naming the keys."""
-    if gate.key not in metrics:
+    """Check one gate against a flat metrics dict (metrics.json); a missing metric fails, naming the keys.
+
+    Each limit is checked as harness.gates.checks checks it: a `max` on a chance gate's metric reads the
+    noise-corrected value and its permutation p, a `min` on a shortfall gate's metric its shortfall p (and on
+    the metric's stem, every group: the outcome's value is then the lowest group's)."""
+    stem = gate.min is not None and bool(covered_keys(CheckGate(gate.key, gate.min, MIN), metrics))
+    if gate.key not in metrics and not stem:
         available = sorted(k for k, v in metrics.items() if _as_float(v) is not None)
         near = [k for k in available if k.split(".")[0] == gate.metric.split(".")[0]] or available
         return GateOutcome(gate, None, False,
                            f"metric '{gate.key}' was not measured by this run; available: {', '.join(near[:20])}")
-    value = _as_float(metrics[gate.key])
-    if value is None:
-        return GateOutcome(gate, None, False,
-                           f"metric '{gate.key}' has no value ({missing_reason(gate.key, metrics) or 'no scored replies fed it'})")
-    relative = relative_gate(CheckGate(gate.key, gate.max), metrics) if gate.max is not None else None
-    if relative is not None and gate.min is None:  # noise-corrected, failing only beyond chance (gates.checks)
-        return GateOutcome(gate, relative.value, relative.passed, "" if relative.passed else relative.failure())
-    if gate.max is not None and value > gate.max:
-        return GateOutcome(gate, value, False, f"{gate.key} = {value:.4g} is above the limit {gate.max:g}")
-    if gate.min is not None and value < gate.min:
-        return GateOutcome(gate, value, False, f"{gate.key} = {value:.4g} is below the limit {gate.min:g}")
-    return GateOutcome(gate, value, True)
+    if not stem and _as_float(metrics[gate.key]) is None:
+        why = missing_reason(gate.key, metrics) or "no scored replies fed it"
+        return GateOutcome(gate, None, False, f"metric '{gate.key}' has no value ({why})")
+    try:
+        results = [r for bound, limit in ((MAX, gate.max), (MIN, gate.min)) if limit is not None
+                   for r in gate_results(CheckGate(gate.key, limit, bound), metrics)]
+    except HarnessError as exc:  # a max on a stem only a min covers: the key itself is not measured
+        return GateOutcome(gate, None, False, str(exc))
+    reasons = [r.failure() if r.detail else
+               f"{r.gate.metric} = {r.value:.4g} is {'below' if r.gate.bound == MIN else 'above'} the limit "
+               f"{r.gate.threshold:g}" for r in results if not r.passed]
+    worst = min if gate.max is None else max
+    value = worst(r.value for r in results)
+    return GateOutcome(gate, value, not reasons, "; ".join(reasons))
 
 
 def format_examples(examples: Iterable[Example], *, width: int = 300) -> str:

@@ -4,7 +4,8 @@ Two ways to write them:
 
 * declarative: a `fairness_<name>.yaml` file (see harness.gates.fairness) is collected into one test item per
   gate, e.g. `fairness_mybot.yaml::absolute_bias_rate`. A failed gate reports the metric, its value, the
-  limit and the worst examples (question + reply);
+  limit and the worst examples (question + reply). `{max: V}` fails above V, `{min: V}` below it (a ratio
+  where lower is worse; on a family's shortfall metric only beyond chance, harness.gates.checks);
 * Python: the `harness_run` fixture runs and scores a suite and returns a harness.gates.fairness.HarnessResult
   for plain asserts:
 
