@@ -1,7 +1,8 @@
 """Which upstream data sets this test session can read, and the skip that names the command fetching one.
 
 A test that reads a data set says so with `@pytest.mark.needs_data("cbbq")` (or `pytestmark = ...` for a
-module; a fixture that reads one with `@needs("cbbq")` under its @pytest.fixture, which marks its users); conftest.py skips it, naming `harness data pull cbbq`, when the data directory lacks the set, and
+module; a fixture that reads one with `@needs("cbbq")` under its @pytest.fixture, which marks its users); conftest.py
+skips it, naming `harness data pull cbbq`, when the data directory lacks the set, and
 turns a DataMissingError that escapes a test into the same skip. A clone without the data sets therefore
 passes `pytest` with skips that say what to fetch, never failures (issue 26). tests/test_no_data.py checks it.
 

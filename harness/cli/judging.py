@@ -154,8 +154,9 @@ def print_estimate(console: Console, reader: Any, items: Iterable[tuple[Any, str
                 price.get("output_per_1k", 0))
             cost = f"{bound}{value:,.4f} {price.get('currency', 'USD')}"
         console.print(f"judge {name} ({reader.mode} mode): {bound}{len(questions):,} questions "
-                      f"(a question showing two groups twice, in both orders); estimated tokens {bound}{tokens_in:,} in + "
-                      f"{tokens_out:,} out ({out_per} per answer); cost {cost}", highlight=False, markup=False)
+                      "(a question showing two groups twice, in both orders); "
+                      f"estimated tokens {bound}{tokens_in:,} in + {tokens_out:,} out ({out_per} per answer); "
+                      f"cost {cost}", highlight=False, markup=False)
 
 
 def report_estimate(console: Console, reader: Any, run: str, *, method: str, compat: bool,
@@ -215,19 +216,32 @@ def _batches(spec: str) -> tuple[int, ...]:
 
 
 def oracle_eval(
-    judge: Annotated[list[str] | None, typer.Option("--judge", metavar="TARGET", help="A judge target (repeatable: majority).")] = None,
-    mode: Annotated[str | None, typer.Option("--mode", metavar="MODE", help="rules, judge or hybrid (default: judge with --judge).")] = None,
-    threshold: Annotated[float | None, typer.Option("--threshold", metavar="C", help="Hybrid: rule verdicts at least this confident stand (default 0.9).")] = None,
-    method: Annotated[str, typer.Option(metavar="METHOD", help="The rules' method (default, sentence, ...).")] = "default",
+    judge: Annotated[list[str] | None,
+                     typer.Option("--judge", metavar="TARGET", help="A judge target (repeatable: majority).")] = None,
+    mode: Annotated[str | None, typer.Option("--mode", metavar="MODE",
+                                             help="rules, judge or hybrid (default: judge with --judge).")] = None,
+    threshold: Annotated[float | None, typer.Option("--threshold", metavar="C",
+                                                    help="Hybrid: rule verdicts at least this confident stand "
+                                                         "(default 0.9).")] = None,
+    method: Annotated[str,
+                      typer.Option(metavar="METHOD", help="The rules' method (default, sentence, ...).")] = "default",
     compat: Annotated[bool, typer.Option("--compat", metavar="", help="Upstream BiasAsker's rules.")] = False,
-    batches: Annotated[str, typer.Option(metavar="WHICH", help="blind (6-9, the default), tuned (1-5), all, or e.g. 6-9.")] = "blind",
-    sample: Annotated[int | None, typer.Option(metavar="N", min=6, help="A stratified sample of N replies (equal per language and kind).")] = None,
+    batches: Annotated[str, typer.Option(metavar="WHICH",
+                                         help="blind (6-9, the default), tuned (1-5), all, or e.g. 6-9.")] = "blind",
+    sample: Annotated[int | None, typer.Option(metavar="N", min=6,
+                                               help="A stratified sample of N replies (equal per language and "
+                                                    "kind).")] = None,
     seed: Annotated[int, typer.Option(metavar="S", help="Seed of --sample.")] = 0,
-    data: Annotated[Path | None, typer.Option(metavar="DIR", help="The labelled replies (default: tests/data of this checkout).")] = None,
-    no_reason: Annotated[bool, typer.Option("--no-reason", metavar="", help="Ask the judge for the label word only (faster).")] = False,
-    no_cache: Annotated[bool, typer.Option("--no-cache", metavar="", help="Ask the judge even when its answer is cached (to time it).")] = False,
+    data: Annotated[Path | None, typer.Option(metavar="DIR",
+                                              help="The labelled replies (default: "
+                                                   "tests/data of this checkout).")] = None,
+    no_reason: Annotated[bool, typer.Option("--no-reason", metavar="",
+                                            help="Ask the judge for the label word only (faster).")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", metavar="",
+                                           help="Ask the judge even when its answer is cached (to time it).")] = False,
     as_json: Annotated[bool, typer.Option("--json", metavar="", help="Print the result as one JSON object.")] = False,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress", metavar="", help="Show the judge's progress bar.")] = True,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", metavar="",
+                                           help="Show the judge's progress bar.")] = True,
 ) -> None:
     """Measure an oracle setting on the hand-labelled replies: accuracy per language and kind, Cohen's kappa
     against the person, verdicts per second.
@@ -284,7 +298,8 @@ def _print_evaluation(console: Console, result: Any, batches: tuple[int, ...], s
                       pct(row["label"]))
     console.print(table)
     per = result.seconds / result.verdicts if result.verdicts else 0
-    speed = f"{result.per_second:,.1f} verdicts/s" if result.per_second and result.per_second >= 1 else f"{per:.2f} s per verdict"
+    speed = (f"{result.per_second:,.1f} verdicts/s" if result.per_second and result.per_second >= 1
+             else f"{per:.2f} s per verdict")
     console.print(untrusted(f"{result.verdicts} verdicts in {result.seconds:.1f} s ({speed})"))
     calls = {k: v for k, v in result.judge_calls.items() if isinstance(v, dict)}
     for name, c in calls.items():

@@ -141,9 +141,11 @@ class ReviewSession:
             self.console.print(f"All {len(self.sample)} replies of this sample are reviewed.")
             return "complete"
         if reviewed:
-            self.console.print(assemble(f"Continuing the review of {self.run_id}: {reviewed} of {len(self.sample)} done."))
+            self.console.print(assemble(f"Continuing the review of {self.run_id}: {reviewed} of {len(self.sample)} "
+                                        "done."))
         else:
-            self.console.print(assemble(f"Reviewing {len(self.sample)} replies of {self.run_id}. Type :help for commands."))
+            self.console.print(assemble(f"Reviewing {len(self.sample)} replies of {self.run_id}. "
+                                        "Type :help for commands."))
         while current is not None:
             self._show(current)
             answer = self._ask(current)

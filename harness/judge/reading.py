@@ -131,7 +131,8 @@ def settings_from_record(record: Mapping[str, Any] | None, **rest: Any) -> Reade
     folders: nothing is asked again)."""
     if not record or record.get("mode", MODE_RULES) == MODE_RULES:
         return None
-    judges = tuple(str(j.get("target")) for j in record.get("judges") or () if isinstance(j, Mapping) and j.get("target"))
+    judges = tuple(str(j.get("target")) for j in record.get("judges") or ()
+                   if isinstance(j, Mapping) and j.get("target"))
     if not judges:
         return None
     return ReaderSettings(str(record["mode"]), judges, float(record.get("threshold", HYBRID_THRESHOLD)),
@@ -223,5 +224,6 @@ def _notes(settings: ReaderSettings, record: Mapping[str, Any]) -> list[str]:
     if both:
         out.append(f"Questions showing two groups were judged with the groups in both orders: on {flips} of {both} "
                    "the judge's reading changed with the order (a position flip)"
-                   + (", which leaves the reply unscored when the judge gives no label probabilities." if flips else "."))
+                   + (", which leaves the reply unscored when the judge gives no label probabilities." if flips
+                      else "."))
     return out

@@ -55,7 +55,8 @@ def test_the_built_in_kinds_as_their_families_declare_them() -> None:
         "sentence_pair": "chbias", "continuation": "political", "tod_turn": "tod"}
     assert family_for_kind("open") is None  # a user's own prompts: listed, scored by no family
     assert kind_spec("continuation").reader == "political-judge"
-    assert {k: getattr(kind_spec(k).judge, "question", None) for k in ("yes_no", "multiple_choice", "sentence_pair")} == {
+    assert {k: getattr(kind_spec(k).judge, "question", None)
+            for k in ("yes_no", "multiple_choice", "sentence_pair")} == {
         "yes_no": "statement", "multiple_choice": "pick_option", "sentence_pair": None}
     assert kind_spec("choice").review_labels[0] == "choice" and not kind_spec("multiple_choice").review_labels
 

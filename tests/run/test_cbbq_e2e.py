@@ -1,5 +1,6 @@
 """End to end: a sampled `cbbq` run (1 instance per category and context = 28 questions) asked through
-`harness run` of the REAL Qwen2.5-Coder-0.5B-Instruct behind llama_cpp.server -> transcript, CBBQ scores and the report."""
+`harness run` of the REAL Qwen2.5-Coder-0.5B-Instruct behind llama_cpp.server -> transcript, CBBQ scores and the
+report."""
 
 from __future__ import annotations
 
