@@ -243,7 +243,8 @@ class Agreement:
         its share of the run), or None unless every decision the oracle took was reviewed at least once
         and every reviewed reply still sits in the stratum it was sampled from."""
         total = sum(self.population.values())
-        if not total or self.moved or any(self.by_oracle.get(d, (0, 0))[1] == 0 for d, n in self.population.items() if n):
+        if not total or self.moved or any(self.by_oracle.get(d, (0, 0))[1] == 0
+                                          for d, n in self.population.items() if n):
             return None
         return sum(n / total * self.by_oracle[d][0] / self.by_oracle[d][1] for d, n in self.population.items() if n)
 
@@ -324,7 +325,8 @@ def agreement_note(agreement: Agreement, interval: tuple[float, float] | None) -
     ci = f", 95% interval {interval[0]:.0%}-{interval[1]:.0%}" if interval else ""
     per = ""
     if len(agreement.by_lang) > 1:
-        per = " (" + ", ".join(f"{names.get(lang, lang)} {k}/{n}" for lang, (k, n) in sorted(agreement.by_lang.items())) + ")"
+        per = " (" + ", ".join(f"{names.get(lang, lang)} {k}/{n}"
+                               for lang, (k, n) in sorted(agreement.by_lang.items())) + ")"
     strata = "; ".join(f"on replies it called {'biased' if d else 'not biased'} {k}/{n}"
                        for d, (k, n) in sorted(agreement.by_oracle.items(), reverse=True))
     weighted = agreement.weighted()

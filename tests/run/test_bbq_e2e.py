@@ -1,4 +1,5 @@
-"""End to end: two BBQ questions (one ambiguous, one disambiguated) asked of the REAL SmolLM2-135M-Instruct in process (`local`, llama.cpp) through
+"""End to end: two BBQ questions (one ambiguous, one disambiguated) asked of the REAL SmolLM2-135M-Instruct in process
+(`local`, llama.cpp) through
 `harness run`, in the chat answer mode (generated text read by oracles.bbq) and in the log-likelihood mode (the
 most likely letter), then scored into upstream's bias scores and the report."""
 
