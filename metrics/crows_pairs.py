@@ -276,7 +276,7 @@ def plots(df: pd.DataFrame, out_dir: Path) -> list[Path]:
         pct, (low, high) = fig["pct_stereotype"], fig["interval"]
         ax.errorbar([pct], [y], xerr=[[pct - low], [high - pct]], fmt="o", capsize=4,
                     color="black" if label == "all" else "#4c72b0")
-        ax.annotate(f"n = {fig['scored']}", (1.0, y), xycoords=("axes fraction", "data"), xytext=(4, 0),
+        ax.annotate(f"n = {fig['scored']:,}", (1.0, y), xycoords=("axes fraction", "data"), xytext=(4, 0),
                     textcoords="offset points", va="center", fontsize=8)
     ax.axvline(0.5, color="grey", lw=1, ls="--")
     ax.set_yticks(range(len(slices)), [label for label, _f in slices])
