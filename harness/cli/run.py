@@ -46,7 +46,7 @@ def estimate_tokens(text: str) -> int:
     return cjk + (len(text) - cjk + 3) // 4 + 4
 
 
-_parse_pairs = parse_pairs  # the name harness.cli.calibrate imports
+_parse_pairs = parse_pairs  # the name this module uses below
 _parse_gates = parse_gates
 
 
