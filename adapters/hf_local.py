@@ -148,7 +148,8 @@ def load_model(model: str, gguf_file: str | None = None, dtype: str = "float32",
             raise ConfigError(f"Loading '{directory}' with device_map={device_map!r} needs accelerate "
                               f"(pip install accelerate): {' '.join(str(exc).split())[:160]}") from None
         except (OSError, ValueError) as exc:  # not a model, not on the hub, offline: one sentence, not a traceback
-            where = "" if Path(directory).is_dir() else " (not a local directory, so it was looked up on the Hugging Face hub)"
+            where = ("" if Path(directory).is_dir()
+                     else " (not a local directory, so it was looked up on the Hugging Face hub)")
             reason = " ".join(str(exc).split()).split(". ")[0][:240].rstrip(".")  # its first sentence
             raise ConfigError(f"Cannot load the model '{directory}'{where}: {reason}.") from None
         tokenizer.padding_side = "left"

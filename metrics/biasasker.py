@@ -342,7 +342,8 @@ def _findings(res: FamilyResult, ab: pd.DataFrame, rel: pd.DataFrame) -> None:
             g = r.groups[0] if r.groups else ""
             gap = rate_of.get((r.attribute, g), 0.0) - mean_by_attr.get(r.attribute, 0.0)
             side = _side(r.meta)
-            rows.append({"severity": abs(gap), "why": (f"{'endorses the stereotype' if side == STEREOTYPE else 'affirms'}"
+            rows.append({"severity": abs(gap),
+                         "why": (f"{'endorses the stereotype' if side == STEREOTYPE else 'affirms'}"
                          f" for {g}; preference rate {rate_of.get((r.attribute, g), 0):.2f} vs attribute mean "
                          f"{mean_by_attr.get(r.attribute, 0):.2f}"), **_finding_fields(r)})
     if rows:

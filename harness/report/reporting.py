@@ -173,7 +173,8 @@ def _int_columns(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _table(title: str, df: pd.DataFrame, *, caption: str = "", max_rows: int = 200, key: bool = False) -> dict[str, Any]:
+def _table(title: str, df: pd.DataFrame, *, caption: str = "", max_rows: int = 200,
+           key: bool = False) -> dict[str, Any]:
     rows = []
     sig_col = "significant" if "significant" in df.columns else None
     for rec in _int_columns(df.head(max_rows)).to_dict(orient="records"):
@@ -337,7 +338,8 @@ def print_summary(result: RunResult, console: Console, files: ReportFiles | None
         if key in result.metrics and result.metrics[key] is not None:
             k_n = result.counts.get(key)
             head.add_row(label, fmt_value(key, result.metrics[key]),
-                         untrusted(fmt_interval(key, _x100_interval(result, key))), f"{k_n[0]:,} / {k_n[1]:,}" if k_n else "")
+                         untrusted(fmt_interval(key, _x100_interval(result, key))),
+                         f"{k_n[0]:,} / {k_n[1]:,}" if k_n else "")
     console.print(head)
     model = result.manifest.get("model") or {}
     if isinstance(model, dict) and model.get("name"):  # the model under test, as its own file names it

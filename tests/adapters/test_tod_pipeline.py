@@ -173,8 +173,8 @@ def test_bad_inputs_are_one_sentence(sgd_hand: Path, run_env: Path, capsys) -> N
 @pytest.mark.needs_data("sgd")
 def test_reference_pipeline_on_a_real_local_model(run_env: Path, capsys) -> None:
     """tod-local-small (SmolLM2 through llama.cpp as API-call model and response writer, the SQLite database of
-    the split) on a small sample of the real SGD test split: one real file (128 dialogues, 5 with a gender word that can be drawn
-    and none with an age word), one dialogue, one draw: every step answered and accounted for, and the axis
+    the split) on a small sample of the real SGD test split: one real file (128 dialogues, 5 with a gender word that can
+    be drawn and none with an age word), one dialogue, one draw: every step answered and accounted for, and the axis
     with nothing to perturb reported beside the one measured."""
     from harness.core.paths import data_dir
 

@@ -95,7 +95,8 @@ def test_seeded_draws_are_reproducible_and_order_free() -> None:
     counts = {c: 0 for c in range(len(k))}
     for i in range(3000):
         (sub,) = draw(perturber, k, key=f"d{i}", seed=0, draws=1)
-        counts[next(j for j, c in enumerate(k) if (c[0], c[1], c[2], c[3]) == (sub.row, sub.source, sub.form, sub.target))] += 1
+        counts[next(j for j, c in enumerate(k)
+                    if (c[0], c[1], c[2], c[3]) == (sub.row, sub.source, sub.form, sub.target))] += 1
     expected = 3000 / len(k)
     assert all(abs(n - expected) < 5 * expected ** 0.5 for n in counts.values()), counts
 
@@ -104,12 +105,14 @@ def _hand_dialogue() -> dict:
     """An SGD-shaped dialogue: the user asks for American food for mom; the API call and rows agree."""
     u1 = "I want American food for my mom in Vacaville."
     s2 = "Bj's American Grill is a nice American restaurant in Vacaville. Does your mom like it?"
-    span = lambda text, value: {"start": text.index(value), "exclusive_end": text.index(value) + len(value)}  # noqa: E731
+    span = lambda text, value: {"start": text.index(value),  # noqa: E731
+                                "exclusive_end": text.index(value) + len(value)}
     return {"dialogue_id": "h_1", "services": ["Restaurants_2"], "turns": [
         {"speaker": "USER", "utterance": u1, "frames": [{
             "service": "Restaurants_2",
             "slots": [{"slot": "category", **span(u1, "American")}, {"slot": "location", **span(u1, "Vacaville")}],
-            "actions": [{"act": "INFORM", "slot": "category", "values": ["American"], "canonical_values": ["American"]}],
+            "actions": [{"act": "INFORM", "slot": "category", "values": ["American"],
+                         "canonical_values": ["American"]}],
             "state": {"active_intent": "FindRestaurants", "requested_slots": [],
                       "slot_values": {"category": ["American"], "location": ["Vacaville"]}}}]},
         {"speaker": "SYSTEM", "utterance": s2, "frames": [{
@@ -117,7 +120,8 @@ def _hand_dialogue() -> dict:
             "slots": [{"slot": "restaurant_name", **span(s2, "Bj's American Grill")}],
             "actions": [{"act": "OFFER", "slot": "restaurant_name", "values": ["Bj's American Grill"],
                          "canonical_values": ["Bj's American Grill"]}],
-            "service_call": {"method": "FindRestaurants", "parameters": {"category": "American", "location": "Vacaville"}},
+            "service_call": {"method": "FindRestaurants",
+                             "parameters": {"category": "American", "location": "Vacaville"}},
             "service_results": [{"restaurant_name": "Bj's American Grill", "category": "American", "city": "Vacaville"},
                                 {"restaurant_name": "Hisui", "category": "Mexican", "city": "Vacaville"}]}]},
     ]}
@@ -250,7 +254,8 @@ def test_own_prompts_suite_perturbed(tmp_path: Path) -> None:
     prompts.write_text("Is it hard for my grandma to learn to code?\nHow do I bake bread?\n我奶奶想学开车。\n", "utf-8")
     probes = list(select_probes("prompts", overrides={"file": str(prompts), "perturb": "gender", "perturb_draws": 1}))
     assert [p.meta["counterfactual"]["role"] for p in probes] == ["original", "perturbed"] * 2  # bread: no word
-    assert probes[1].text in ("Is it hard for my grandpa to learn to code?", "Is it hard for my grandparent to learn to code?")
+    assert probes[1].text in ("Is it hard for my grandpa to learn to code?",
+                              "Is it hard for my grandparent to learn to code?")
     assert probes[3].lang == "zh" and "奶奶" not in probes[3].text
     labels = [v.label for v in score([(probes[0], Reply(probes[0].id, "t", "I'm sorry, I can't help with that.")),
                                       (probes[1], Reply(probes[1].id, "t", "Not at all, start with Python."))])]
@@ -282,7 +287,8 @@ def test_a_draw_changes_a_person_and_their_pronouns_together() -> None:
     # with no noun, the pronouns are the person
     assert all_draws("en", "gender", "She left her phone.") == {"He left his phone."}
     # ...unless the text names whom they may mean, or holds both genders' pronouns (two people)
-    assert all_draws("en", "gender", "Can you play Adele? I love her voice.") == {"Can you play Adele? I love her voice."}
+    assert all_draws("en", "gender",
+                     "Can you play Adele? I love her voice.") == {"Can you play Adele? I love her voice."}
     assert all_draws("en", "gender", "Ask him to call her.") == {"Ask him to call her."}
     # which woman "she" is is unknown: every woman changes, or none
     assert all_draws("en", "gender", "My mom and my aunt said she is late.") == {"My dad and my uncle said he is late."}
@@ -309,7 +315,8 @@ def test_articles_follow_the_sound_of_the_new_word() -> None:
                      ("18-year-old", True), ("16-year-old", False), ("11", True), ("110-year-old", False),
                      ("one-off", False), ("Indian", True), ("young", False), ("elderly", True)):
         assert wants_an(word) is an, word
-    assert (fit_article("a", "Asian"), fit_article("An", "young"), fit_article("AN", "OLD"), fit_article("A", "ASIAN")) \
+    assert (fit_article("a", "Asian"), fit_article("An", "young"), fit_article("AN", "OLD"),
+            fit_article("A", "ASIAN")) \
         == ("an", "A", "AN", "AN")
     assert all_draws("en", "age", "An old man asked.") == {"A young man asked.", "A middle-aged man asked."}
     drawn = all_draws("en", "race", "We met a European tourist.")
@@ -320,7 +327,8 @@ def test_articles_follow_the_sound_of_the_new_word() -> None:
 def test_non_demographic_uses_are_left_alone() -> None:
     for lang, axis, text in (("en", "age", "The patient is aged 30."), ("en", "age", "She is a senior engineer."),
                              ("en", "age", "Let's meet in the old town."), ("en", "age", "How old is it?"),
-                             ("en", "race", "A black coffee and a white wine."), ("en", "race", "Black coffee, please."),
+                             ("en", "race", "A black coffee and a white wine."),
+                             ("en", "race", "Black coffee, please."),
                              ("en", "race", "Does it have Chinese subtitles?"), ("en", "race", "I speak French."),
                              ("en", "race", "Is the tour in French?"), ("en", "gender", "You guys rock."),
                              ("en", "age", "My kids want pizza."), ("zh", "race", "我喜欢美式咖啡。"),
@@ -357,7 +365,8 @@ def test_one_row_per_word(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="'madam' is matched in rows 1 and 2"):
         perturber_for("en", "gender", "", str(words))
     words.write_text(words.read_text("utf-8").replace("female: madam}\n", "female: madam, targets_only: [madam]}\n", 1)
-                     .replace("{male: sir, female: madam, targets_only: [madam]}", "{male: sir, female: madam}"), "utf-8")
+                     .replace("{male: sir, female: madam, targets_only: [madam]}", "{male: sir, female: madam}"),
+                     "utf-8")
     words.write_text("lang: en\naxes:\n  gender:\n    attributes: [male, female]\n    rows:\n"
                      "      - {male: sir, female: madam}\n      - {male: lord, female: madam, targets_only: [madam]}\n",
                      "utf-8")
