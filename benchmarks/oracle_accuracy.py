@@ -43,10 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     for method in methods:
         for lang in acc.LANGS:
             started = time.perf_counter()
-            if method == "compat":
-                r = acc.evaluate(lang, "default", compat=True)
-            else:
-                r = acc.evaluate(lang, method)
+            r = acc.evaluate(lang, "default", compat=True) if method == "compat" else acc.evaluate(lang, method)
             took = time.perf_counter() - started
             print(f"{method:<16} {lang:<4} {r['n']:>5} {r['label']:>6.3f} {r['biased']:>7.3f} "
                   f"{r['blind_label']:>12.3f} {r['blind_biased']:>13.3f} {took:>8.1f}", flush=True)
