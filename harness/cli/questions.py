@@ -46,7 +46,7 @@ def suites_command() -> None:
     missing: dict[str, str] = {}
     for info in list_suites():
         try:
-            total, parts = _fmt_counts(load_suite(info.path).counts())
+            total, parts = _fmt_counts(load_suite(info.name).counts())  # a variant counts its own probes
         except HarnessError as exc:  # e.g. the data set is not pulled yet: say so, keep listing
             total, parts = "-", Text("needs data", style="yellow")
             missing.setdefault(info.generator, str(exc))
