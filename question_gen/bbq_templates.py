@@ -30,13 +30,18 @@ same template, context, question, the same two group answers, an unknown answer 
 label on the same answer, and the same answer tags (tests/question_gen/test_bbq_templates.py measures the
 share per category).
 
-The two intersectional categories (Race_x_SES, Race_x_gender) come from a second upstream script with its
-own rules; the filler does not build them: their examples are read from the released files only
-(`harness data pull bbq`).
+The two intersectional categories (Race_x_SES, Race_x_gender) come from a second upstream script
+(`generate_from_template_intersectional_cats.py`) with rules of its own: who meets whom is decided by
+question_gen.bbq_intersectional (a target person of the stereotyped race and second attribute against 5
+partners in three conditions, each in both orders: 24 examples per partner); the text is filled and the
+examples written here, by the same slotting (with {{GEN1}} / {{GEN2}} / {{OCC1}} / {{OCC2}} for the second
+attribute, whose words count for the a/an fix too), unknown wordings and answer shuffle.
 
 The bias target (`target_slot`): the answer whose group tag is one of the example's stereotyped groups,
-in negative and non-negative questions alike; the metric family turns it into upstream's polarity-
-dependent "target" (BBQ issue 11). The data is CC BY 4.0 and is read from harness.core.paths.data_dir().
+in negative and non-negative questions alike (intersectional categories: whose tag also holds the row's
+stereotyped second attribute, `stereotyped_var2`, since condition a pits two people of the same race); the
+metric family turns it into upstream's polarity-dependent "target" (BBQ issue 11). The data is CC BY 4.0 and
+is read from harness.core.paths.data_dir().
 """
 
 from __future__ import annotations
@@ -48,20 +53,21 @@ import itertools
 import json
 import random
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from harness.core.datasets import dataset_dir, get_dataset, matches_pin
 from harness.core.errors import DataMissingError
+from harness.question_gen import bbq_intersectional as inter
 
 CATEGORIES: tuple[str, ...] = (
     "Age", "Disability_status", "Gender_identity", "Nationality", "Physical_appearance", "Race_ethnicity",
     "Race_x_SES", "Race_x_gender", "Religion", "SES", "Sexual_orientation",
 )
-#: categories the filler builds (the intersectional two need upstream's second script)
-FILLABLE: tuple[str, ...] = tuple(c for c in CATEGORIES if "_x_" not in c)
+#: categories the filler builds: all of them (the intersectional two by upstream's second script's rules)
+FILLABLE: tuple[str, ...] = CATEGORIES
 UNKNOWN_OPTIONS: tuple[str, ...] = (
     "Unknown", "Cannot be determined", "Can't be determined", "Not answerable", "Not known", "Not enough info",
     "Not enough information", "Cannot answer", "Can't answer", "Undetermined",
@@ -91,6 +97,7 @@ class Example:
     version: str = "None"
     source: str = ""
     template_row: int = -1  # the filler's template row (-1: read from a released file)
+    stereotyped_var2: str = ""  # intersectional categories: the row's stereotyped gender / SES ("F", "lowSES")
 
     @property
     def unknown_slot(self) -> int:
@@ -103,7 +110,8 @@ class Example:
         """The answer naming a stereotyped group (-1 when no single answer does: such an example adds no
         target count, see metrics.bbq)."""
         hits = [i for i, (text, tag) in enumerate(self.answer_info)
-                if tag != "unknown" and _is_stereotyped(text, tag, self.stereotyped_groups)]
+                if tag != "unknown" and _is_stereotyped(text, tag, self.stereotyped_groups)
+                and (not self.stereotyped_var2 or _has_part(tag, self.stereotyped_var2))]
         return hits[0] if len(hits) == 1 else -1
 
     @property
@@ -125,6 +133,11 @@ def _norm_tag(text: str) -> str:
 #: Gender_identity tags some answers by the word ("woman", "boy") where its stereotyped groups say F / M
 _GENDER_WORDS = {"f": "f", "woman": "f", "women": "f", "girl": "f", "female": "f",
                  "m": "m", "man": "m", "men": "m", "boy": "m", "male": "m"}
+
+
+def _has_part(tag: str, value: str) -> bool:
+    """An intersectional tag ("lowSES-F-Black", "M-African American") holds the value as one of its parts."""
+    return _norm_tag(value) in {_norm_tag(p) for p in tag.split("-")}
 
 
 def _is_stereotyped(text: str, tag: str, groups: Sequence[str]) -> bool:
@@ -165,6 +178,7 @@ def _verified(path: str) -> bool:
 def _from_json(rec: dict[str, Any]) -> Example:
     info = rec["answer_info"]
     meta = rec.get("additional_metadata") or {}
+    category = str(rec["category"])
     return Example(
         category=rec["category"], example_id=int(rec["example_id"]), question_index=str(rec["question_index"]),
         polarity=rec["question_polarity"], context_condition=rec["context_condition"], context=rec["context"],
@@ -172,7 +186,16 @@ def _from_json(rec: dict[str, Any]) -> Example:
         answer_info=tuple((str(info[k][0]), str(info[k][1])) for k in ("ans0", "ans1", "ans2")),
         stereotyped_groups=tuple(str(g) for g in meta.get("stereotyped_groups") or ()),
         subcategory=str(meta.get("subcategory", "None")), version=str(meta.get("version", "None")),
-        source=str(meta.get("source", "")))
+        source=str(meta.get("source", "")),
+        stereotyped_var2=_var2_by_question(category).get(str(rec["question_index"]).strip(), "")
+        if category in inter.INTERSECTIONAL else "")
+
+
+@functools.lru_cache(maxsize=4)
+def _var2_by_question(category: str) -> dict[str, str]:
+    """An intersectional category's stereotyped second attribute per template id: the released rows do not
+    carry it (upstream's metadata names only the races), so it is read from the row's template."""
+    return {r.get("Q_id", "").strip(): inter.var2_of(r) for r in templates(category)}
 
 
 @functools.lru_cache(maxsize=16)
@@ -264,13 +287,18 @@ def _bracket_items(piece: str, labels: Sequence[str]) -> list[str]:
     return [w.strip() for w in piece.strip().replace("[", "").replace("]", "").split(",")]
 
 
-def slot(text: str, name1: str, name2: str, word1: str, word2: str, lexical: bool) -> str:
-    """One template cell filled (module docstring, "slotting")."""
+def slot(text: str, name1: str, name2: str, word1: str, word2: str, lexical: bool,
+         gs: tuple[str, str] | None = None) -> str:
+    """One template cell filled (module docstring, "slotting"); `gs`: an intersectional pair's second-
+    attribute words, for {{GEN1}}/{{OCC1}} and {{GEN2}}/{{OCC2}}."""
     text = text.replace("{{NAME1}}", name1).replace("{{NAME2}}", name2)
+    if gs is not None:
+        text = text.replace("{{GEN1}}", gs[0]).replace("{{GEN2}}", gs[1])
+        text = text.replace("{{OCC1}}", gs[0]).replace("{{OCC2}}", gs[1])
     if lexical:
         text = text.replace("{{WORD1}}", word1).replace("{{WORD2}}", word2)
     text = text.replace("lesbian man", "lesbian woman").replace("Latino woman", "Latina woman")
-    if re.match(r"[aeiou]", name1.lower()) or re.match(r"[aeiou]", name2.lower()):
+    if any(re.match(r"[aeiou]", w.lower()) for w in (name1, name2, *(gs or ()))):
         text = _VOWEL_A.sub(r"\1n\2", text).replace(" an European", " a European")
     return text
 
@@ -454,13 +482,24 @@ def _block(cat: str, plan: _RowPlan, pair: _Pair, words: tuple[str, str], draws:
     def cell(column: str) -> str:
         return slot(row.get(column, ""), pair.name1, pair.name2, words[0], words[1], lexical)
 
+    def tags(ans_neg: str, ans_non: str) -> tuple[tuple[str, str], tuple[str, str]]:
+        return _answer_tag(pair.name1, pair.name2, pair.info1, pair.info2, ans_neg, ans_non)
+
+    return _write(cat, plan.index, row, cell, tags, draws, next_id, plan.subcategory, plan.targets)
+
+
+def _write(cat: str, index: int, row: dict[str, str], cell: Callable[[str], str],
+           tags: Callable[[str, str], tuple[tuple[str, str], tuple[str, str]]], draws: Draws, next_id: int,
+           subcategory: str, targets: tuple[str, ...], var2: str = "") -> list[Example]:
+    """The four examples of one filled template row (`cell` fills a column, `tags` tags the negative and the
+    non-negative answer): one unknown wording and one answer order shared by the four."""
     ambig, disambig = cell("Ambiguous_Context"), cell("Disambiguating_Context")
     q_neg, q_non = cell("Question_negative_stereotype"), cell("Question_non_negative")
     ans_neg, ans_non = cell("Answer_negative"), cell("Answer_non_negative")
     unknown = draws.choice(UNKNOWN_OPTIONS)
     order = draws.shuffle([ans_neg, ans_non, unknown])
     neg_at, non_at, unk_at = order.index(ans_neg), order.index(ans_non), order.index(unknown)
-    neg_info, non_info = _answer_tag(pair.name1, pair.name2, pair.info1, pair.info2, ans_neg, ans_non)
+    neg_info, non_info = tags(ans_neg, ans_non)
     info: list[tuple[str, str]] = [("", ""), ("", ""), ("", "")]
     if neg_info != ("", ""):
         info[neg_at] = neg_info
@@ -476,19 +515,43 @@ def _block(cat: str, plan: _RowPlan, pair: _Pair, words: tuple[str, str], draws:
             category=cat, example_id=next_id + i, question_index=str(row.get("Q_id", "")).strip(),
             polarity=polarity, context_condition=condition, context=context.strip(), question=question.strip(),
             answers=(order[0], order[1], order[2]), label=label, answer_info=tuple(info),
-            stereotyped_groups=plan.targets, subcategory=plan.subcategory,
+            stereotyped_groups=targets, subcategory=subcategory,
             version=row.get("version", "None") if "version" in row else "None", source=row.get("Notes", ""),
-            template_row=plan.index))
+            template_row=index, stereotyped_var2=var2))
     return out
+
+
+def _fill_intersectional(category: str, draws: Draws) -> Iterator[Example]:
+    """Race_x_SES / Race_x_gender: the pairings of bbq_intersectional, each written as four examples."""
+    rows = templates(category)
+    next_id = 0
+    for p in inter.pairings(category, rows, vocabulary(), proper_names(), draws):
+        row = rows[p.row_index]
+        lexical = len(row.get("Lexical_diversity", "")) > 1
+        gs = None if p.first.var2_word is None or p.second.var2_word is None else \
+            (p.first.var2_word, p.second.var2_word)
+
+        def cell(column: str, p: inter.Pairing = p, gs: tuple[str, str] | None = gs, lexical: bool = lexical,
+                 row: dict[str, str] = row) -> str:
+            return slot(row.get(column, ""), p.first.name, p.second.name, p.words[0], p.words[1], lexical, gs)
+
+        def tags(ans_neg: str, ans_non: str, p: inter.Pairing = p
+                 ) -> tuple[tuple[str, str], tuple[str, str]]:
+            return inter.answer_tags(p.first, p.second, ans_neg, ans_non)
+
+        yield from _write(category, p.row_index, row, cell, tags, draws, next_id, p.condition, inter.targets_of(row),
+                          inter.var2_of(row))
+        next_id += 4
 
 
 def fill(category: str, draws: Draws | None = None, *, seed: int = 0) -> Iterator[Example]:
     """Every example the filler writes for a category, in upstream's order (module docstring)."""
-    if category not in FILLABLE:
-        raise DataMissingError(f"BBQ's {category} examples come from upstream's intersectional script, which "
-                               "the template filler does not implement; run `harness data pull bbq` for the "
-                               "released file.")
+    if category not in CATEGORIES:
+        raise DataMissingError(f"BBQ has no category {category!r}; known: {', '.join(CATEGORIES)}.")
     draws = draws or SeededDraws(random.Random(f"bbq-fill:{seed}:{category}"))
+    if category in inter.INTERSECTIONAL:
+        yield from _fill_intersectional(category, draws)
+        return
     next_id = 0
     for index, row in enumerate(templates(category)):
         plan = _plan(category, index, row, draws)
@@ -512,14 +575,14 @@ def filled(category: str, seed: int = 0) -> tuple[Example, ...]:
 def examples(category: str, source: str = "auto") -> tuple[Example, ...]:
     """A category's examples: `released` (the file, or a sentence naming `harness data pull bbq`),
     `templates` (the filler), or `auto` (the released file when present, else the filler)."""
-    if source == "released" or (source == "auto" and (released_present(category) or category not in FILLABLE)):
+    if source == "released" or (source == "auto" and released_present(category)):
         return released(category)
     return filled(category)
 
 
 def source_of(category: str, source: str = "auto") -> str:
     """Which of the two `examples` reads for this category and setting: "released" or "templates"."""
-    if source == "released" or (source == "auto" and (released_present(category) or category not in FILLABLE)):
+    if source == "released" or (source == "auto" and released_present(category)):
         return "released"
     return "templates"
 

@@ -34,10 +34,10 @@ def test_filler_reproduces_the_released_examples(category: str) -> None:
 
 def test_filler_writes_upstream_sizes_and_the_same_examples_every_time() -> None:
     sizes = {c: len(t.filled(c)) for c in t.FILLABLE}
-    # upstream's released sizes, the three categories whose files are not here included
+    # upstream's released sizes, the five categories whose files are not here included
     assert sizes == {"Age": 3680, "Disability_status": 1556, "Gender_identity": 5672, "Nationality": 3080,
-                     "Physical_appearance": 1576, "Race_ethnicity": 6880, "Religion": 1200, "SES": 6864,
-                     "Sexual_orientation": 864}
+                     "Physical_appearance": 1576, "Race_ethnicity": 6880, "Race_x_SES": 11160,
+                     "Race_x_gender": 15960, "Religion": 1200, "SES": 6864, "Sexual_orientation": 864}
     again = list(t.fill("SES"))
     assert again == list(t.filled("SES"))
     assert list(t.fill("SES", seed=1)) != again  # the draws, not the structure, depend on the seed
@@ -48,8 +48,9 @@ def test_filler_writes_upstream_sizes_and_the_same_examples_every_time() -> None
 def test_every_filled_example_has_one_unknown_answer_and_a_target_but_a_few_gender_pairs() -> None:
     no_target = {c: sum(ex.target_slot < 0 for ex in t.filled(c)) for c in t.FILLABLE}
     # 16 Gender_identity examples pit "man" against "boy" (neither is the stereotyped F): no target, as
-    # upstream's metadata leaves them without one
-    assert no_target == {**dict.fromkeys(t.FILLABLE, 0), "Gender_identity": 16}
+    # upstream's metadata leaves them without one; the intersectional ones: test_bbq_intersectional.py
+    assert no_target == {**dict.fromkeys(t.FILLABLE, 0), "Gender_identity": 16, "Race_x_SES": 16,
+                         "Race_x_gender": 292}
     assert all(ex.unknown_slot >= 0 for c in t.FILLABLE for ex in t.filled(c))
 
 
@@ -63,9 +64,10 @@ def test_slotting_rules() -> None:
     assert t.word_lists("WORD2: [a]; WORD1: [b]") == (["b"], [])  # upstream's reading: a later piece empties WORD2
 
 
-def test_intersectional_categories_come_from_their_released_files_only() -> None:
-    with pytest.raises(DataMissingError, match="harness data pull bbq"):
-        list(t.fill("Race_x_SES"))
+def test_every_category_is_filled_and_an_unknown_one_is_one_sentence() -> None:
+    assert t.FILLABLE == t.CATEGORIES
+    with pytest.raises(DataMissingError, match="no category 'Martian'"):
+        list(t.fill("Martian"))
 
 
 def test_a_file_pinned_by_its_git_blob_id_is_verified(tmp_path) -> None:  # type: ignore[no-untyped-def]
