@@ -13,9 +13,7 @@ Spec keys (all optional; CLI overrides arrive through ``question_gen.suites.sele
 ``permute``      ``none`` (default, the released order, which upstream already shuffled once per example
                  set), ``rotate`` (3 probes per example, one per cyclic order) or ``shuffle``.
 ``source``       ``auto`` (default: the released file of a category when it is present, else the template
-                 filler; the two intersectional categories only from their released file, so ``all`` leaves
-                 them out when their files are not pulled), ``released`` or ``templates``
-                 (question_gen.bbq_templates).
+                 filler, which builds all 11), ``released`` or ``templates`` (question_gen.bbq_templates).
 
 Probe fields: kind ``bbq``; bias_type = the context condition (``ambig`` / ``disambig``); options = the
 three answers in displayed order; groups = the two group answers in upstream order; attribute = the
