@@ -64,6 +64,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip(data_sets.skip_reason(lacking, SESSION_DATA_DIR))
 
 
+#: the errors turned into skips, with the data sets they lacked (a cached fixture error is raised again)
+_DATA_FAILURES: list[tuple[BaseException, list[str]]] = []
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     """A test that failed because a data set is missing is a skip naming the command that fetches it.
@@ -80,10 +84,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if not lacking:
         return
     said = str(report.longrepr) + "".join(content for _, content in report.sections)
+    error = call.excinfo.value if call.excinfo is not None else None
     if call.excinfo is not None and call.excinfo.errisinstance(DataMissingError):
-        said += str(call.excinfo.value)
-    named = [name for name in lacking if f"harness data pull {name}" in said]
+        said += str(error)
+    # a module or session fixture that failed for want of data fails the later tests with the same error,
+    # without the output that named the data set: they are the same skip
+    named = next((names for seen, names in _DATA_FAILURES if seen is error), None) if error is not None else None
+    named = named or [name for name in lacking if f"harness data pull {name}" in said]
     if named:
+        if error is not None:
+            _DATA_FAILURES.append((error, named))
         report.outcome = "skipped"
         report.longrepr = (str(item.path), item.location[1] or 0,
                            f"Skipped: {data_sets.skip_reason(named, SESSION_DATA_DIR)}")

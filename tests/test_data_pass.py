@@ -72,6 +72,25 @@ def test_second(notes):
     assert notes
 '''
 
+PULL_MODULE = '''
+import pytest
+
+
+@pytest.fixture(scope="module")
+def run():
+    name = "cb" + "bq"  # not spelt out here: the traceback shows this source, the sentence is only printed
+    print(f"The CBBQ data is not here: run `harness data pull {name}`.")  # as `harness run` says it, exiting 2
+    assert False, "harness run exited 2"
+
+
+def test_first(run):
+    pass
+
+
+def test_second(run):  # the fixture's cached error again, without its output
+    pass
+'''
+
 
 def _pytest(where: Path, **env: str) -> str:
     run_env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]), **env}
@@ -89,19 +108,20 @@ def test_the_second_pass_runs_what_read_data_and_the_marked(tmp_path: Path) -> N
     suite.mkdir()
     (suite / "test_reads.py").write_text(MODULE, encoding="utf-8")
     (suite / "test_fixture_reads.py").write_text(FIXTURE_MODULE, encoding="utf-8")
+    (suite / "test_fixture_pull.py").write_text(PULL_MODULE, encoding="utf-8")
     data = tmp_path / "data"
     (data / "cbbq").mkdir(parents=True)
     (data / "cbbq" / "notes.txt").write_text("a note", encoding="utf-8")  # not the real set: marked tests skip
     users = tmp_path / "users.txt"
 
     first = _pytest(suite, HARNESS_DATA_DIR=str(data), HARNESS_TEST_DATA_USERS=str(users))
-    assert "4 passed, 2 skipped" in first, first[-3000:]
+    assert "4 passed, 4 skipped" in first, first[-3000:]  # both users of the fixture that said the pull command
     assert users.read_text("utf-8").splitlines() == ["test_fixture_reads.py", "test_reads.py::test_reads_data_unmarked"]
 
     empty = tmp_path / "empty"
     empty.mkdir()
     second = _pytest(suite, HARNESS_DATA_DIR=str(empty), HARNESS_TEST_DATA_PASS=str(users))
     # the unmarked reader fails without data (here is where .ci/run finds it); the module whose fixture read
-    # data runs whole, and errors; the marked test and the one using a declared fixture skip; one deselected
-    assert "1 failed, 2 skipped, 1 deselected, 2 errors" in second, second[-3000:]
+    # data runs whole, and errors; the marked test and the one using a declared fixture skip; three deselected
+    assert "1 failed, 2 skipped, 3 deselected, 2 errors" in second, second[-3000:]
     assert "SKIPPED [2]" in second and "run `harness data pull cbbq`" in second  # the skips name the command
