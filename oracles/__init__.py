@@ -3,21 +3,21 @@
     from harness.oracles import score
     verdicts = score(entries, method="default", compat=False)
 
-`entries` is any iterable of (Probe, Reply); only replies with status "ok" are scored (an infrastructure
-error is never a finding). Each reply is read by the reader its probe's kind and the scoring mode call for
-(READERS, a harness.core.registry Registry named "mode/kind", filled by the harness.readers entry points
-of pyproject.toml as another package's would be: `"rules/yes_no" = "harness.oracles.affirmation:read"`,
-`"*/multiple_choice"` for every mode, `"compat/*"` for every kind; reader_for): in the "rules" mode yes_no -> oracles.affirmation, choice ->
-oracles.choice, wh -> oracles.explanation; in the "compat" mode (`compat=True`) oracles.compat reproduces
-upstream BiasAsker's decisions exactly; in every mode multiple_choice -> oracles.cbbq_parser (CBBQ) and
-sentence_pair -> oracles.sentence_pair (CHBias: which sentence the model's perplexity favours), tod_turn ->
-oracles.reference (task-oriented turns, read against their reference by metrics/tod.py); open (a user's
-own prompts) -> oracles.reference.read_open (refusals only).
-Every reader has one signature, reader(probe, reply, method) -> Verdict. `method` picks the
-existence-measurement method of BiasAsker 3.3 for the rules (oracles.similarity.METHODS; "default" is
-whole-word n-gram matching); readers that find no expressions ignore it. Another reader (a model judge,
-a new probe kind) is added with register_reader(kind, reader, mode=...), without touching the dispatch;
-a new mode is then scored with score(entries, mode=...).
+`entries` is any iterable of (Probe, Reply); only replies with status "ok" are scored (an infrastructure error
+is never a finding). Each reply is read by the reader its probe's kind and the scoring mode call for (READERS,
+a harness.core.registry Registry named "mode/kind", filled by the harness.readers entry points of
+pyproject.toml as another package's would be: `"rules/yes_no" = "harness.oracles.affirmation:read"`,
+`"*/multiple_choice"` for every mode, `"compat/*"` for every kind; reader_for): in the "rules" mode yes_no ->
+oracles.affirmation, choice -> oracles.choice, wh -> oracles.explanation; in the "compat" mode (`compat=True`)
+oracles.compat reproduces upstream BiasAsker's decisions exactly; in every mode multiple_choice ->
+oracles.cbbq_parser (CBBQ) and sentence_pair -> oracles.sentence_pair (CHBias: which sentence the model's
+perplexity favours), tod_turn -> oracles.reference (task-oriented turns, read against their reference by
+metrics/tod.py); open (a user's own prompts) -> oracles.reference.read_open (refusals only). Every reader has
+one signature, reader(probe, reply, method) -> Verdict. `method` picks the existence-measurement method of
+BiasAsker 3.3 for the rules (oracles.similarity.METHODS; "default" is whole-word n-gram matching); readers
+that find no expressions ignore it. Another reader (a model judge, a new probe kind) is added with
+register_reader(kind, reader, mode=...), without touching the dispatch; a new mode is then scored with
+score(entries, mode=...).
 
 Speed (benchmarks/oracle_speed.py): each reply is tokenised once (oracles.text) and every rule reads
 those tokens. A default-mode rule-method batch of PARALLEL_MIN or more replies is split over forked

@@ -1,4 +1,5 @@
-"""`harness data`: list, pull, verify and locate the upstream data sets (BiasAsker, CBBQ, CHBias, Schema-Guided Dialogue)."""
+"""`harness data`: list, pull, verify and locate the upstream data sets (BiasAsker, CBBQ, CHBias, Schema-Guided
+Dialogue)."""
 
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ def list_cmd() -> None:
         states = datasets.check(name)
         ok = sum(s is FileState.OK for s in states.values())
         table.add_row(name, ds.license, f"{ok}/{len(ds.files)}", f"{ds.total_size / 1e6:.1f} MB",
-                      _STATE_STYLE[datasets.summary_state(states)], f"{ds.source.removeprefix('https://github.com/')}@{ds.commit[:7]}")
+                      _STATE_STYLE[datasets.summary_state(states)],
+                      f"{ds.source.removeprefix('https://github.com/')}@{ds.commit[:7]}")
     console.print(table)
 
 

@@ -16,7 +16,8 @@ from harness.run.transcript import latest_by_probe
 @pytest.mark.needs_data("biasasker")
 def test_consistency_run_on_local_model(run_env: Path) -> None:
     (run_env / "targets.toml").write_text("[targets.local]\nmax_tokens = 48\nn_threads = 1\n", encoding="utf-8")
-    assert main(["run", "-s", "biasasker-en", "-t", "local", "--sample", "8", "--seed", "2", "-p", "attributes=[gender]",
+    assert main(["run", "-s", "biasasker-en", "-t", "local", "--sample", "8", "--seed", "2",
+                 "-p", "attributes=[gender]",
                  "-p", "perturb=gender", "-p", "perturb_draws=1", "--no-progress"]) == 0
     (run_dir,) = (run_env / "transcripts").iterdir()
     latest = latest_by_probe(run_dir / "transcript.jsonl")
