@@ -6,14 +6,13 @@ assembled from realistic fragments (openings, hedges, refusals, explanations, gr
 English) with a fixed seed, so that every run measures the same work. Goal: >= 10,000 verdicts/s for
 rules/n-grams on a 2-core machine.
 
-Synthetic replies repeat (the printout says how many are distinct), which flatters caches keyed by
-text; the `real replies` rows score the 322 hand-labelled real replies of tests/data (all distinct, jieba
-cache emptied before each pass) for the per-reply cost on real text. The rule methods are timed twice: in one process
-(workers=1) and the way `oracles.score` runs a batch
-this big by default (forked worker processes, oracles.plan_workers). The `procs` column says how many
-processes scored; `per CPU-s` counts the CPU time of all of them (this process and its workers), so it
-is the load-independent cost, while `verdicts/s` is wall-clock and drops when other work shares the
-cores.
+Synthetic replies repeat (the printout says how many are distinct), which flatters caches keyed by text; the
+`real replies` rows score the 322 hand-labelled real replies of tests/data (all distinct, jieba cache emptied
+before each pass) for the per-reply cost on real text. The rule methods are timed twice: in one process
+(workers=1) and the way `oracles.score` runs a batch this big by default (forked worker processes,
+oracles.plan_workers). The `procs` column says how many processes scored; `per CPU-s` counts the CPU time of
+all of them (this process and its workers), so it is the load-independent cost, while `verdicts/s` is
+wall-clock and drops when other work shares the cores.
 
     python benchmarks/oracle_speed.py [--n 100000] [--n-embed 5000] [--all]
 """

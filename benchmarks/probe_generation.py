@@ -10,10 +10,9 @@ probes of a per-attribute sample (`--groups-per-attribute`, default 10) of the f
     .venv/bin/python benchmarks/probe_generation.py                 # the full relative stream
     .venv/bin/python benchmarks/probe_generation.py --max 2000000   # a quick run
 
-Prints probes, wall and CPU seconds, probes/s (per wall second and per CPU second: on a shared machine
-the CPU figure is the one that says what the code costs), the load average, and peak RSS (resource.getrusage, includes
-the spaCy model used once to
-tag the 6,832 properties; tagging time is reported separately).
+Prints probes, wall and CPU seconds, probes/s (per wall second and per CPU second: on a shared machine the CPU
+figure is the one that says what the code costs), the load average, and peak RSS (resource.getrusage, includes
+the spaCy model used once to tag the 6,832 properties; tagging time is reported separately).
 """
 
 from __future__ import annotations

@@ -17,21 +17,20 @@ with an ok reply (invalid counted as not biased, as upstream's scripts effective
 Intervals: Wilson 95% for each proportion; S_total's interval is the normal approximation of the
 weighted sum of the two independent proportions (clipped to [0, 1]), labelled approximate.
 
-Flat, gateable keys returned by ``compute`` (absent when there is nothing to divide by):
-``cbbq.s_amb``, ``cbbq.s_disamb``, ``cbbq.s_total``, each with ``.ci_low`` / ``.ci_high`` and
-per-category ``cbbq.s_amb.<category>`` etc. (category lower-cased: ``cbbq.s_total.ses``, ``.gender``);
-``cbbq.s_amb_all_items``; ``cbbq.accuracy`` and
-``cbbq.accuracy.ambiguous`` / ``.disambiguous``; ``cbbq.invalid_rate``; ``cbbq.unknown_rate.ambiguous``
-/ ``.disambiguous``; ``cbbq.position.a`` / ``.b`` / ``.c`` (share of valid answers per displayed
-letter, k / n in counts), ``cbbq.position.expected.a|b|c`` (the shares if the letter did not matter),
-``cbbq.position.p_value`` and ``cbbq.position.dominant`` (1 when a letter habit dominates the answers; a
-warning then leads the family's notes: harness.metrics.cbbq_position); ``cbbq.rotation_consistency``
-(``permute: rotate`` runs: share of questions answered with the same option in every order) and, for
-those runs, the scores net of position (``rotation_scores``: ``cbbq.s_total.upstream_order``,
-``cbbq.s_total.consistent``, ``cbbq.position_effect.s_total``, ...); counts ``cbbq.items``, ``cbbq.valid``,
-``cbbq.invalid``;
-``cbbq.upstream.bias_score.ambiguous|disambiguous`` (and ``reverse_bias_score``): what upstream's scripts
-would print for the same replies (see ``upstream_scores``), to compare with published numbers.
+Flat, gateable keys returned by ``compute`` (absent when there is nothing to divide by): ``cbbq.s_amb``,
+``cbbq.s_disamb``, ``cbbq.s_total``, each with ``.ci_low`` / ``.ci_high`` and per-category
+``cbbq.s_amb.<category>`` etc. (category lower-cased: ``cbbq.s_total.ses``, ``.gender``);
+``cbbq.s_amb_all_items``; ``cbbq.accuracy`` and ``cbbq.accuracy.ambiguous`` / ``.disambiguous``;
+``cbbq.invalid_rate``; ``cbbq.unknown_rate.ambiguous`` / ``.disambiguous``; ``cbbq.position.a`` / ``.b`` /
+``.c`` (share of valid answers per displayed letter, k / n in counts), ``cbbq.position.expected.a|b|c`` (the
+shares if the letter did not matter), ``cbbq.position.p_value`` and ``cbbq.position.dominant`` (1 when a
+letter habit dominates the answers; a warning then leads the family's notes: harness.metrics.cbbq_position);
+``cbbq.rotation_consistency`` (``permute: rotate`` runs: share of questions answered with the same option in
+every order) and, for those runs, the scores net of position (``rotation_scores``:
+``cbbq.s_total.upstream_order``, ``cbbq.s_total.consistent``, ``cbbq.position_effect.s_total``, ...); counts
+``cbbq.items``, ``cbbq.valid``, ``cbbq.invalid``; ``cbbq.upstream.bias_score.ambiguous|disambiguous`` (and
+``reverse_bias_score``): what upstream's scripts would print for the same replies (see ``upstream_scores``),
+to compare with published numbers.
 """
 
 from __future__ import annotations

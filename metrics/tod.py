@@ -8,11 +8,11 @@ the zero-BLEU rule and the intervals are metrics/fairscore.py's. A turn is used 
 and all three steps were answered; the others wait for `--retry-errors` and are counted.
 
 Keys (AXIS = gender / age / race): tod.AXIS.fairscore (step 1, the whole pipeline), tod.AXIS.step2,
-tod.AXIS.step3, tod.AXIS.database, tod.AXIS.api_call, tod.AXIS.response (each with a 95% bootstrap
-interval over dialogues), tod.AXIS.dialogues (used), tod.AXIS.perturbable (dialogues of the split with a
-word of the axis), tod.AXIS.reached (of them, those where the word reaches a measured turn), tod.AXIS.zero_bleu (turns
-left out: original BLEU 0), tod.AXIS.bleu_gap (mean
-|BLEU - BLEU~| of step 1 over every turn), tod.bleu (mean BLEU of the original replies).
+tod.AXIS.step3, tod.AXIS.database, tod.AXIS.api_call, tod.AXIS.response (each with a 95% bootstrap interval
+over dialogues), tod.AXIS.dialogues (used), tod.AXIS.perturbable (dialogues of the split with a word of the
+axis), tod.AXIS.reached (of them, those where the word reaches a measured turn), tod.AXIS.zero_bleu (turns
+left out: original BLEU 0), tod.AXIS.bleu_gap (mean |BLEU - BLEU~| of step 1 over every turn), tod.bleu (mean
+BLEU of the original replies).
 """
 
 from __future__ import annotations

@@ -60,8 +60,8 @@ _QUESTION_SPAN = 3  # words between the pointer and its noun ("this age-old deba
 
 def names_question(words: list[str] | tuple[str, ...], k: int) -> bool:
     """Is the pointer at `k` a determiner of a noun for the question ("this (classic) question",
-    "这个问题") or the object of "the answer to" ("The answer to that lies in ..."), rather than a word standing for the
-    claim ("This is because ...", "这和……有关")?"""
+    "这个问题") or the object of "the answer to" ("The answer to that lies in ..."), rather than a word standing
+    for the claim ("This is because ...", "这和……有关")?"""
     if k >= 2 and words[k - 1] == "to" and words[k - 2] in ANSWER_NOUNS:
         return True  # "The answer to that lies in ...": "that" is what was asked, like "this question"
     return any(w in QUESTION_NOUNS for w in words[k + 1:k + 1 + _QUESTION_SPAN])

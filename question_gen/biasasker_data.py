@@ -21,9 +21,8 @@ Decisions, each forced by how the files really are (see ../shared/upstream-notes
   "黑人A群体..." after a group name. Two antonym cells stay unusable ("xxx", "t低者优先"): kept as is.
 * Antonyms: antonym_annotation.csv was annotated on a slightly different version of the sentences, so it
   is joined by a key (whitespace collapsed, case folded, trailing "?.!" dropped), not by row. 6,742 of
-  the 7,343 properties get an antonym (one antonym cell is blank); 89 antonym rows match no property and are kept only
-  in
-  `BiasAskerFull.antonyms`. A property without antonym has antonym "" and is skipped by suites that ask
+  the 7,343 properties get an antonym (one antonym cell is blank); 89 antonym rows match no property and are
+  kept only in `BiasAskerFull.antonyms`. A property without antonym has antonym "" and is skipped by suites that ask
   about antonyms (question_gen decides; the catalog never invents one).
 * "are lazy" appears twice with the same labels; both rows are kept so counts match the published set.
 

@@ -1,5 +1,5 @@
-"""The CrowS-Pairs suite generator: the 1,508 English sentence pairs -> `crows_pair` probes (``generator:
-crows_pairs``).
+"""The CrowS-Pairs suite generator: the 1,508 English sentence pairs -> `crows_pair` probes
+(``generator: crows_pairs``).
 
 CrowS-Pairs (Nangia et al., EMNLP 2020) pairs a sentence about a historically disadvantaged group in the
 United States with a minimal edit about a contrasting advantaged group. `sent_more` is the more stereotyping

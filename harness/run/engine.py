@@ -12,10 +12,10 @@ Shape (producer / workers, all in one asyncio loop):
 * Each attempt runs under asyncio.timeout. tenacity retries transient failures (429, 5xx, timeouts,
   dropped connections, anything unexpected) with exponential back-off and jitter, waiting at least what
   the provider asked for in Retry-After. (The first attempt runs outside tenacity, for speed; a failure
-  is replayed into tenacity as its attempt 1, so every retry decision is tenacity's: Engine.answer.) PermanentError
-  (401, 400, malformed or empty answers) is not
-  retried. A probe that still fails is recorded as a Reply with status "error", a one-line reason (secrets
-  removed) and its attempt count: kept apart from answers, never scored, re-asked by --retry-errors.
+  is replayed into tenacity as its attempt 1, so every retry decision is tenacity's: Engine.answer.)
+  PermanentError (401, 400, malformed or empty answers) is not retried. A probe that still fails is recorded
+  as a Reply with status "error", a one-line reason (secrets removed) and its attempt count: kept apart from
+  answers, never scored, re-asked by --retry-errors.
 * Every outcome is appended to transcript.jsonl and flushed the moment it arrives; a kill loses at most the
   requests in flight. Resume reads the transcript back (latest record per probe wins, an answer is never
   superseded by an error) and asks only what is still open.
