@@ -18,7 +18,10 @@ import data_sets
 
 REPO = Path(__file__).resolve().parent.parent
 MODULES = ["tests/suites/test_suites.py", "tests/question_gen/test_biasasker_data.py",
-           "tests/suites/test_chbias_suite.py", "tests/question_gen/test_cbbq_generation.py"]
+           "tests/suites/test_chbias_suite.py", "tests/question_gen/test_cbbq_generation.py",
+           # a module fixture running `harness run` on CBBQ (it errored at setup, issue 31), and one declared
+           # with data_sets.needs: both skip before starting a server or building a model
+           "tests/run/test_cbbq_e2e.py", "tests/run/test_cbbq_loglik.py"]
 
 
 def test_data_dependent_modules_skip_with_the_pull_command_without_data(tmp_path: Path) -> None:
