@@ -262,5 +262,6 @@ def test_a_client_exception_an_adapter_lets_through_is_said_in_the_harness_words
         "Response payload is not completed")
     gone = httpx.RemoteProtocolError("Server disconnected without sending a response.")
     assert describe_error(gone, timeout_s=5) == ("connection failed: the server closed the connection without a reply "
-                                                 "(RemoteProtocolError: Server disconnected without sending a response.)")
+                                                 "(RemoteProtocolError: "
+                                                 "Server disconnected without sending a response.)")
     assert describe_error(ValueError("odd"), timeout_s=5) == "ValueError: odd"
