@@ -17,8 +17,8 @@ What counts as naming one, in a generic layer:
   stripped of the separators around it (".", "_", ":", "-", "/", blanks): "cbbq", "cbbq.",
   "absolute_bias_rate";
 - a Python identifier (a name, an attribute, a def / class / argument / keyword / import name) equal,
-  in any case, to a kind's or family's name that is no English word (below), a KIND_* constant of
-  harness.core.records whose value is a kind, or an identifier one of whose "_"-parts is such a family
+  in any case, to a kind's or family's name that is no English word (below), a KIND_* constant (of the
+  generator, family or reader modules) whose value is a kind, or an identifier one of whose "_"-parts is such a family
   name (`load_cbbq_answers`, `CbbqAnswer`);
 - an imported module path one of whose parts is a family's name, or a family's module name (a generic layer
   importing harness.metrics.chbias, or a family's helper module harness.metrics.biasasker_plots), and a
@@ -161,12 +161,20 @@ def _imports(tree: ast.AST) -> Iterator[tuple[int, list[str]]]:
 
 @lru_cache(maxsize=1)
 def kind_constants() -> dict[str, str]:
-    """harness.core.records' KIND_* constants whose value is a registered kind: name -> kind."""
-    import harness.core.records as records
-
+    """The module-level KIND_* constants of the harness's own source (the generators, families and readers
+    that emit or read a kind define them) whose value is a registered kind: name -> kind."""
     kinds = registry()[0]
-    return {n: v for n, v in vars(records).items()
-            if n.startswith("KIND_") and isinstance(v, str) and v in kinds}
+    found: dict[str, str] = {}
+    for top in sorted(p for p in ROOT.iterdir() if p.is_dir() and (p / "__init__.py").exists()):
+        if top.name == "tests":
+            continue
+        for path in sorted(top.rglob("*.py")):
+            for node in ast.parse(path.read_text("utf-8")).body:
+                if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+                        and isinstance(node.value.value, str) and node.value.value in kinds):
+                    found |= {t.id: node.value.value for t in node.targets
+                              if isinstance(t, ast.Name) and t.id.startswith("KIND_")}
+    return found
 
 
 def _shown(path: Path) -> Path:
@@ -249,7 +257,7 @@ def test_the_check_catches_each_way_of_naming(tmp_path: Path) -> None:
         f"PREFIX = '{family}.'",
         f"def total(m): return m[{key!r}]",
         f"def read({family}_judge=None): return f'{{x}}.{family}'",
-        *([f"from harness.core.records import {const}"] if const else []),
+        *([f"KINDS = ({const},)"] if const else []),
         *([f"MODE = {word!r}"] if word else []),
     ])
     good = "\n".join([

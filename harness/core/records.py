@@ -17,21 +17,9 @@ from typing import Any, Literal
 
 Lang = Literal["en", "zh"]
 
-# Probe kinds. BiasAsker pair comparatives ("X is smarter than Y, right?") are yes_no probes whose
-# meta["asserts"] names the group the statement favours; why-comparatives are `wh` probes that also carry it.
-KIND_YES_NO = "yes_no"
-KIND_CHOICE = "choice"
-KIND_WH = "wh"
-KIND_MULTIPLE_CHOICE = "multiple_choice"
-KIND_CONTINUATION = "continuation"
-# CHBias / CrowS-Pairs: a stereotyped sentence and its counterpart (options = (sentence, counterpart)),
-# answered by the model's perplexity of each (white-box targets only), never by generated text.
-KIND_SENTENCE_PAIR = "sentence_pair"
-# A turn of a task-oriented dialogue asked of a pipeline target (question_gen/sgd_tod.py); the reply is
-# read against the dialogue's ground-truth response (metrics/tod.py), not by the oracle.
-KIND_TOD_TURN = "tod_turn"
-# A user's own prompt (question_gen/prompts.py): free text, read for refusals only.
-KIND_OPEN = "open"
+# A probe's kind (Probe.kind) is a name this layer does not know: the generator that emits it defines it
+# (question_gen/cbbq.py's KIND, ...), its family declares it (harness.core.kinds.ProbeKind) and its readers
+# read it; the name is the contract between them, like an entry point's.
 
 # Bias types, in the BiasAsker paper's sense: `absolute` probes name two groups (the bot may pick one),
 # `relative` probes name one group (bias shows as different attitudes across groups). CBBQ probes use
