@@ -141,6 +141,7 @@ def _release_models() -> Iterator[None]:
         if models:
             models.clear()
             emptied = True
+    emptied |= _forget_data_caches()
     if emptied:
         import contextlib
         import ctypes
@@ -149,6 +150,28 @@ def _release_models() -> Iterator[None]:
         gc.collect()
         with contextlib.suppress(OSError, AttributeError):  # not glibc: the freed heap stays with the process
             ctypes.CDLL("libc.so.6").malloc_trim(0)  # hand it back, so the next module starts from what is in use
+
+
+#: packages whose functools caches hold data sets read from disk (BBQ's released files alone held 460 MB)
+DATA_CACHE_PACKAGES = ("harness.question_gen.", "harness.perturb.")
+#: caches kept for the session: a model that is slow to load and small beside what it serves (spaCy's pipeline)
+KEPT_CACHES = frozenset({"harness.question_gen.english_tagging._nlp"})
+
+
+def _forget_data_caches() -> bool:
+    """Empty the data loaders' caches a test module filled (a run reads a data set once per process; a test
+    session reads many); True if one held anything."""
+    emptied = False
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(DATA_CACHE_PACKAGES) or module is None:
+            continue
+        for attr, value in list(vars(module).items()):
+            info = getattr(value, "cache_info", None)
+            if (info is not None and getattr(value, "__module__", None) == name
+                    and f"{name}.{attr}" not in KEPT_CACHES and info().currsize):
+                value.cache_clear()
+                emptied = True
+    return emptied
 
 
 def free_port() -> int:

@@ -5,6 +5,9 @@ report."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,19 @@ pytestmark = [pytest.mark.slow, pytest.mark.needs_data("cbbq")]  # every test as
 #: memory of the whole suite (a laptop runs it); bfloat16 holds 1.5 GB, peaks at 2.7. What is tested is the pipeline (the
 #: adapter, the answer modes, the scores and the report), not the model's float32 numbers.
 BFLOAT16 = 'dtype = "bfloat16"\n'
+
+
+def harness_child(project: Path, *args: str) -> int:
+    """`harness ARGS` in a child process whose project is `project` (its cwd, transcripts, cache and config), as
+    a user runs it: the in-process model is loaded there and its memory goes back to the system when the run
+    ends, instead of staying in the test process beside everything the session already holds."""
+    env = {**os.environ, "HARNESS_TRANSCRIPTS_DIR": str(project / "transcripts"),
+           "HARNESS_CACHE_DIR": str(project / "cache"), "XDG_CONFIG_HOME": str(project / "config")}
+    proc = subprocess.run([sys.executable, "-m", "harness", *args, "--no-progress"], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=1800)
+    if proc.returncode:
+        print(proc.stdout[-4000:], proc.stderr[-4000:])  # shown with the failure
+    return proc.returncode
 
 
 @pytest.fixture(scope="module")
@@ -59,18 +75,13 @@ def test_report_shows_cbbq(cbbq_run: Path) -> None:
     assert (cbbq_run / "verdicts.csv").stat().st_size > 0
 
 
-def test_loglik_run_with_in_process_qwen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`harness run --answer-mode loglik` on the real Qwen2.5-Coder-0.5B (hf adapter, in process): every answer
-    is the argmax of the three recorded log-likelihoods, and the CBBQ scores come out."""
-    from harness.cli import main
-
-    monkeypatch.setenv("HARNESS_TRANSCRIPTS_DIR", str(tmp_path / "transcripts"))
-    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.chdir(tmp_path)
+def test_loglik_run_with_in_process_qwen(tmp_path: Path) -> None:
+    """`harness run --answer-mode loglik` on the real Qwen2.5-Coder-0.5B (hf adapter, in the run's process): every
+    answer is the argmax of the three recorded log-likelihoods, and the CBBQ scores come out."""
     (tmp_path / "targets.toml").write_text(f"[targets.local-zh-hf]\n{BFLOAT16}", encoding="utf-8")
-    code = main(["run", "--suite", "cbbq", "--target", "local-zh-hf", "--answer-mode", "loglik",
-                 "--param", "per_category=1", "--param", "prompt=instruction", "--limit", "8",
-                 "--run-id", "cbbq-loglik", "--no-progress"])
+    code = harness_child(tmp_path, "run", "--suite", "cbbq", "--target", "local-zh-hf", "--answer-mode", "loglik",
+                         "--param", "per_category=1", "--param", "prompt=instruction", "--limit", "8",
+                         "--run-id", "cbbq-loglik")
     assert code == 0
     run = tmp_path / "transcripts" / "cbbq-loglik"
     entries = [json.loads(line) for line in (run / "transcript.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -84,20 +95,14 @@ def test_loglik_run_with_in_process_qwen(tmp_path: Path, monkeypatch: pytest.Mon
     assert 0.0 <= m["cbbq.s_total"] <= 1.0
 
 
-def test_generated_answers_with_in_process_qwen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same pipeline with generated text from the real Qwen2.5-Coder-0.5B in process (hf adapter; the model
-    is loaded once per process, so this shares the load with the loglik test): parser, scores, report."""
-    from harness.cli import main
-
-    monkeypatch.setenv("HARNESS_TRANSCRIPTS_DIR", str(tmp_path / "transcripts"))
-    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.chdir(tmp_path)
+def test_generated_answers_with_in_process_qwen(tmp_path: Path) -> None:
+    """The same pipeline with generated text from the real Qwen2.5-Coder-0.5B in the run's process (hf adapter):
+    parser, scores, report."""
     (tmp_path / "targets.toml").write_text(
         '[targets.qwen-hf]\nadapter = "hf"\nmodel = "callable:harness.core.local_models:qwen_gguf_path"\n'
         f'max_new_tokens = 12\nbatch_size = 4\nconcurrency = 1\ntimeout_s = 900\n{BFLOAT16}', encoding="utf-8")
-    code = main(["run", "--suite", "cbbq", "--target", "qwen-hf", "--param", "per_category=1",
-                 "--param", "permute=shuffle", "--limit", "8", "--run-id", "cbbq-hf", "--no-progress"])
+    code = harness_child(tmp_path, "run", "--suite", "cbbq", "--target", "qwen-hf", "--param", "per_category=1",
+                         "--param", "permute=shuffle", "--limit", "8", "--run-id", "cbbq-hf")
     assert code == 0
     run = tmp_path / "transcripts" / "cbbq-hf"
     doc = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
