@@ -13,8 +13,8 @@ harness.core.registry Registry: the project's own by their entry points in pypro
 (`[project.entry-points."harness.families"]`, name = "harness.metrics.<module>"), another package's by
 its own entry points the same way; a test or a plugin's code calls `register_family`. A family module
 with a META_KEY attribute scores the rows whose probe meta holds that key (Family.meta_key). The module
-declares the probe kinds it scores by registering them (`harness.core.kinds.register_kind(ProbeKind(name, family=...))`, usually at
-import) and provides
+declares the probe kinds it scores by registering them
+(`harness.core.kinds.register_kind(ProbeKind(name, family=...))`, usually at import) and provides
 
     compute(df: pandas.DataFrame) -> FamilyResult | Mapping[str, Any]
 

@@ -1,8 +1,8 @@
 """CLI commands `harness report RUN` and `harness compare RUN_A RUN_B`.
 
 `report` (re)scores a run folder from its transcript and writes verdicts.csv, metrics.json, plots and
-report.html; with --fail-above / --fail-below it is also a CI gate over an existing run (exit codes in harness.gates.checks).
-`compare` sets two runs side by side with a significance test per metric.
+report.html; with --fail-above / --fail-below it is also a CI gate over an existing run (exit codes in
+harness.gates.checks). `compare` sets two runs side by side with a significance test per metric.
 """
 
 from __future__ import annotations
@@ -38,9 +38,11 @@ def _gate_exit(metrics: dict, gates: list, max_error_rate: float) -> int:
 
 def report(
     run: Annotated[str, typer.Argument(metavar="RUN", help="Run folder, or a run id (see `harness runs`).")],
-    method: Annotated[str, typer.Option(metavar="METHOD", help="Oracle similarity method used to read replies: default, ngram, "
-                                        "word_cosine, ngram_embedding, rome or sentence.")] = "default",
-    compat: Annotated[bool, typer.Option("--compat", metavar="", help="Reproduce upstream BiasAsker's decisions exactly.")] = False,
+    method: Annotated[str, typer.Option(metavar="METHOD",
+                                        help="Oracle similarity method used to read replies: default, ngram, "
+                                             "word_cosine, ngram_embedding, rome or sentence.")] = "default",
+    compat: Annotated[bool, typer.Option("--compat", metavar="",
+                                         help="Reproduce upstream BiasAsker's decisions exactly.")] = False,
     fail_above: Annotated[list[str] | None, typer.Option(
         "--fail-above", metavar="METRIC=VALUE",
         help="Exit 1 if METRIC is above VALUE (repeatable), e.g. absolute_bias_rate=0.1.")] = None,
@@ -50,13 +52,27 @@ def report(
              "ratio of selection rates.")] = None,
     max_error_rate: Annotated[float, typer.Option(
         metavar="RATE", help="Exit 3 when more than this share of probes failed to get an answer.")] = 0.1,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", metavar="", help="Write the files without the terminal summary.")] = False,
-    judge: Annotated[list[str] | None, typer.Option("--judge", metavar="TARGET", help="A target that reads the replies too (repeatable: majority of judges); docs/judge.md. Political suites: the one judge of P(conservative), a target, hf:CLASSIFIER or py:MODULE:FUNCTION; docs/political.md.")] = None,
-    mode: Annotated[str | None, typer.Option("--mode", metavar="MODE", help="Who reads the replies: rules (default), judge (default with --judge) or hybrid.")] = None,
-    threshold: Annotated[float | None, typer.Option("--threshold", metavar="C", help="Hybrid: rule verdicts at least this confident stand (default 0.9).")] = None,
-    allow_self_judge: Annotated[bool, typer.Option("--allow-self-judge", metavar="", help="Let the target under test judge its own replies.")] = False,
-    no_cache: Annotated[bool, typer.Option("--no-cache", metavar="", help="Ask the judge even when its answer is cached.")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", metavar="", help="Count what the judge would be asked, with tokens and cost; ask nothing.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", metavar="",
+                                        help="Write the files without the terminal summary.")] = False,
+    judge: Annotated[list[str] | None, typer.Option("--judge", metavar="TARGET",
+                                                    help="A target that reads the replies too (repeatable: "
+                                                         "majority of judges); docs/judge.md. Political suites: "
+                                                         "the one judge of P(conservative), a target, "
+                                                         "hf:CLASSIFIER or py:MODULE:FUNCTION; "
+                                                         "docs/political.md.")] = None,
+    mode: Annotated[str | None, typer.Option("--mode", metavar="MODE",
+                                             help="Who reads the replies: rules (default), judge "
+                                                  "(default with --judge) or hybrid.")] = None,
+    threshold: Annotated[float | None, typer.Option("--threshold", metavar="C",
+                                                    help="Hybrid: rule verdicts at least this confident stand "
+                                                         "(default 0.9).")] = None,
+    allow_self_judge: Annotated[bool, typer.Option("--allow-self-judge", metavar="",
+                                                   help="Let the target under test judge its own replies.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", metavar="",
+                                           help="Ask the judge even when its answer is cached.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", metavar="",
+                                          help="Count what the judge would be asked, with tokens and cost; "
+                                               "ask nothing.")] = False,
 ) -> None:
     """Score a run and write verdicts.csv, metrics.json, plots/ and report.html into its folder.
 
@@ -146,8 +162,10 @@ def _incomplete_note(run_dir: Path, manifest: dict, recorded: int) -> str | None
 def compare(
     runs: Annotated[list[str], typer.Argument(metavar="RUN_A RUN_B [RUN...]", help="Baseline run, new run (folder, "
                                               "run id or metrics.json); with 3+ runs, the leaderboard.")],
-    metric: Annotated[str | None, typer.Option(metavar="PREFIX", help="Only metrics whose key starts with this.")] = None,
-    show_all: Annotated[bool, typer.Option("--all", metavar="", help="Show every metric, not only headline ones.")] = False,
+    metric: Annotated[str | None, typer.Option(metavar="PREFIX",
+                                               help="Only metrics whose key starts with this.")] = None,
+    show_all: Annotated[bool, typer.Option("--all", metavar="",
+                                           help="Show every metric, not only headline ones.")] = False,
     alpha: Annotated[float, typer.Option(metavar="A", help="Significance level, between 0 and 1.")] = 0.05,
     as_json: Annotated[bool, typer.Option("--json", metavar="", help="Print the comparison as JSON lines.")] = False,
     out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="3+ runs: folder for leaderboard.html "
@@ -277,10 +295,12 @@ def _metrics_doc(run: str) -> dict:
 
 
 def leaderboard(
-    runs: Annotated[list[str], typer.Argument(metavar="RUN...", help="Two or more runs (folders, run ids or metrics.json).")],
+    runs: Annotated[list[str], typer.Argument(metavar="RUN...",
+                                              help="Two or more runs (folders, run ids or metrics.json).")],
     out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Folder for leaderboard.html, "
                                       "leaderboard.json and the heatmaps.")] = Path("leaderboard"),
-    as_json: Annotated[bool, typer.Option("--json", metavar="", help="Print the leaderboard as one JSON document.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", metavar="",
+                                          help="Print the leaderboard as one JSON document.")] = False,
 ) -> None:
     """Set runs side by side: a table per metric with a column per run, pairwise tests, an HTML page.
 
