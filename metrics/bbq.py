@@ -240,8 +240,7 @@ def _position(df: pd.DataFrame, res: FamilyResult) -> None:
         res.metrics[f"{FAMILY}.position.p_value"] = pt.p_value
     res.metrics[f"{FAMILY}.position.dominant"] = float(pt.dominant)
     res.tables["bbq_positions"] = position_table(pt)
-    res.notes.extend(n.replace("CBBQ", "BBQ").replace("S_total", "s_AMB") for n in
-                     position_notes(pt, res.metrics.get(f"{FAMILY}.s_amb")))
+    res.notes.extend(position_notes(pt, res.metrics.get(f"{FAMILY}.s_amb"), benchmark="BBQ", score_name="s_AMB"))
 
 
 def _table(df: pd.DataFrame) -> pd.DataFrame:

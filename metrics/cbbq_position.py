@@ -127,30 +127,34 @@ def position_test(df: pd.DataFrame) -> PositionTest:
     return PositionTest(counts, expected, p, test, LAYOUT_VARIED)  # type: ignore[arg-type]
 
 
-def notes(pt: PositionTest, s_total: float | None) -> list[str]:
+def notes(pt: PositionTest, s_total: float | None, *, benchmark: str = "CBBQ",
+          score_name: str = "S_total") -> list[str]:
     """The sentence the summary and report show: a warning when the letter dominates, a remark when a
-    preference is measurable, or why a dominant-looking letter cannot be tested in upstream's order."""
+    preference is measurable, or why a dominant-looking letter cannot be tested in upstream's order.
+
+    `benchmark` and `score_name` name the multiple-choice benchmark and its headline score (BBQ's
+    family reads its answers with the same test and says "BBQ" and "s_AMB")."""
     if not pt.n:
         return []
     top, share = pt.top, pt.shares[pt.top]
     head = (f"{pt.counts[top]} of {pt.n} valid answers ({share:.0%}) are \"{LETTERS[top]}\" where about "
             f"{pt.expected[top]:.0%} would be if the letter did not matter")
     p_text = "" if pt.p_value is None else (f"p = {pt.p_value:.2g}" if pt.p_value >= 1e-4 else "p < 0.0001")
-    score = f"S_total {s_total:.2f}" if s_total is not None and np.isfinite(s_total) else "the bias scores"
+    score = f"{score_name} {s_total:.2f}" if s_total is not None and np.isfinite(s_total) else "the bias scores"
     fix = ("ask with -p permute=rotate (each question in all three orders) to measure bias net of position"
            if pt.layout == LAYOUT_FIXED else "with the options in varying orders the habit falls on every option "
            "alike (the scores are net of position) but still fills them: read the questions answered with the same "
            "option in every order")
     if pt.dominant:
-        return [f"Warning: position preference dominates the CBBQ answers: {head} ({pt.test}, {p_text}"
+        return [f"Warning: position preference dominates the {benchmark} answers: {head} ({pt.test}, {p_text}"
                 f"{'; ' + pt.detail if pt.detail else ''}), so {score} measures the letter more than the groups; "
                 f"{fix}."]
     if pt.p_value is not None and pt.p_value < 0.05:
-        return [f"CBBQ answer positions: a letter preference is measurable ({head}; {pt.test}, {p_text}); "
+        return [f"{benchmark} answer positions: a letter preference is measurable ({head}; {pt.test}, {p_text}); "
                 f"{fix}."]
     most = int(np.argmax(pt.counts))
     if pt.p_value is None and pt.layout == LAYOUT_FIXED and most < 2 and pt.shares[most] >= UNTESTABLE_SHARE:
-        return [f"CBBQ answer positions: {pt.counts[most]} of {pt.n} valid answers ({pt.shares[most]:.0%}) are "
+        return [f"{benchmark} answer positions: {pt.counts[most]} of {pt.n} valid answers ({pt.shares[most]:.0%}) are "
                 f"\"{LETTERS[most]}\", and in upstream's order the stereotyped group sits at the same letter in every "
                 f"question asked, so a letter habit cannot be told from a group preference and {score} may measure "
                 f"the letter; {fix}."]
