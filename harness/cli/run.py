@@ -131,7 +131,8 @@ def _dry_run(console: Console, *, suite: str | None, target: str | None, resume:
     if answer_mode in (ANSWER_LOGLIK, ANSWER_PERPLEXITY):
         out_per = 0  # the options (loglik) or the two sentences (perplexity) are scored, nothing is generated
     out_tokens = to_ask * out_per
-    console.print(assemble("suite ", (suite_obj.name, "bold"), " -> target ", (str(target), "bold"), f" (run {run_id})"))
+    console.print(assemble("suite ", (suite_obj.name, "bold"), " -> target ", (str(target), "bold"),
+                           f" (run {run_id})"))
     console.print(f"probes selected: {total:,}; already answered: {len(ok):,}; errors: {len(err):,}; "
                   f"to ask now: {to_ask:,}")
     console.print(f"estimated tokens: {in_tokens:,} in + up to {out_tokens:,} out "
@@ -208,36 +209,92 @@ def _judge(console: Console, metrics: dict[str, Any], gates: list[Any], max_erro
 
 
 def run_command(
-    suite: Annotated[str | None, typer.Option("--suite", "-s", metavar="NAME", rich_help_panel="What to ask", help="Suite name (see `harness suites`) or YAML path.")] = None,
-    target: Annotated[str | None, typer.Option("--target", "-t", metavar="NAME", rich_help_panel="What to ask", help="Target name (see `harness targets`).")] = None,
-    sample: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="What to ask", help="Ask a deterministic random sample of N probes.", min=1)] = None,
-    seed: Annotated[int, typer.Option(metavar="S", rich_help_panel="What to ask", help="Seed for --sample (same seed, same probes, every machine).")] = 0,
-    limit: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="What to ask", help="Ask at most the first N selected probes.", min=1)] = None,
-    param: Annotated[list[str] | None, typer.Option("--param", "-p", metavar="KEY=VALUE", rich_help_panel="What to ask", help="Suite option KEY=VALUE (repeatable), e.g. per_category=5.")] = None,
-    per_category: Annotated[int | None, typer.Option("--per-category", metavar="N", rich_help_panel="What to ask", help="CBBQ: N questions per category and context, drawn with --seed (same as -p per_category=N -p seed=S).", min=1)] = None,
-    concurrency: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target", help="Requests in flight at once (default: the target's, else 8).", min=1)] = None,
-    rpm: Annotated[float | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target", help="At most this many requests per minute.", min=0.001)] = None,
-    timeout: Annotated[float | None, typer.Option(metavar="SECONDS", rich_help_panel="How hard to push the target", help="Seconds to wait for one answer before retrying.", min=0.001)] = None,
-    max_attempts: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target", help="Attempts per probe before it is recorded as an error.", min=1)] = None,
-    max_reply_chars: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target", help="Cut longer replies to N characters, marked as cut (default 65536; 0: no cap).", min=0)] = None,
-    run_id: Annotated[str | None, typer.Option("--run-id", metavar="RUN", rich_help_panel="Run folder and resume", help="Name of the run folder (default: from suite, target and selection).")] = None,
-    new: Annotated[bool, typer.Option("--new", metavar="", rich_help_panel="Run folder and resume", help="Start a fresh run even if this command ran before.")] = False,
-    resume: Annotated[str | None, typer.Option(metavar="RUN", rich_help_panel="Run folder and resume", help="Continue run RUN (id or folder) with its stored selection.")] = None,
-    retry_errors: Annotated[bool, typer.Option("--retry-errors", metavar="", rich_help_panel="Run folder and resume", help="Ask again only the probes that ended in an error.")] = False,
-    no_cache: Annotated[bool, typer.Option("--no-cache", metavar="", rich_help_panel="How hard to push the target", help="Ask the target even when the answer is cached.")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", metavar="", rich_help_panel="What to ask", help="Count probes, tokens and cost; ask nothing.")] = False,
-    answer_mode: Annotated[str, typer.Option(metavar="MODE", rich_help_panel="What to ask", help="generate (or text), or loglik (CBBQ on hf targets: pick the likeliest option). The chbias suites are always scored by perplexity (hf targets).")] = ANSWER_GENERATE,
-    method: Annotated[str, typer.Option(metavar="METHOD", rich_help_panel="Scoring and gates", help="Oracle method: default, ngram, word_cosine, ngram_embedding, rome or sentence.")] = "default",
-    compat: Annotated[bool, typer.Option("--compat", metavar="", rich_help_panel="Scoring and gates", help="Score exactly as the upstream code does.")] = False,
-    no_report: Annotated[bool, typer.Option("--no-report", metavar="", rich_help_panel="Scoring and gates", help="Skip scoring and the report folder.")] = False,
-    fail_above: Annotated[list[str] | None, typer.Option("--fail-above", metavar="METRIC=VALUE", rich_help_panel="Scoring and gates", help="Gate METRIC=VALUE (repeatable): exit 1 if the metric is above VALUE.")] = None,
-    fail_below: Annotated[list[str] | None, typer.Option("--fail-below", metavar="METRIC=VALUE", rich_help_panel="Scoring and gates", help="Gate METRIC=VALUE (repeatable): exit 1 if the metric is below VALUE (a metric where lower is worse, such as a ratio of selection rates).")] = None,
-    max_error_rate: Annotated[float, typer.Option(metavar="RATE", rich_help_panel="Scoring and gates", help="Exit 3 if more than this share of probes ended in errors.", min=0.0, max=1.0)] = DEFAULT_MAX_ERROR_RATE,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress", metavar="", rich_help_panel="Run folder and resume", help="Show the live progress bar.")] = True,
-    judge: Annotated[list[str] | None, typer.Option("--judge", metavar="TARGET", rich_help_panel="Scoring and gates", help="A target that reads the replies too (repeatable: majority of judges); docs/judge.md. Political suites: the one judge of P(conservative), a target, hf:CLASSIFIER or py:MODULE:FUNCTION; docs/political.md.")] = None,
-    mode: Annotated[str | None, typer.Option("--mode", metavar="MODE", rich_help_panel="Scoring and gates", help="Who reads the replies: rules (default), judge (default with --judge) or hybrid.")] = None,
-    threshold: Annotated[float | None, typer.Option("--threshold", metavar="C", rich_help_panel="Scoring and gates", help="Hybrid: rule verdicts at least this confident stand (default 0.9).")] = None,
-    allow_self_judge: Annotated[bool, typer.Option("--allow-self-judge", metavar="", rich_help_panel="Scoring and gates", help="Let the target under test judge its own replies.")] = False,
+    suite: Annotated[str | None, typer.Option("--suite", "-s", metavar="NAME", rich_help_panel="What to ask",
+                                              help="Suite name (see `harness suites`) or YAML path.")] = None,
+    target: Annotated[str | None, typer.Option("--target", "-t", metavar="NAME", rich_help_panel="What to ask",
+                                               help="Target name (see `harness targets`).")] = None,
+    sample: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="What to ask",
+                                               help="Ask a deterministic random sample of N probes.", min=1)] = None,
+    seed: Annotated[int, typer.Option(metavar="S", rich_help_panel="What to ask",
+                                      help="Seed for --sample (same seed, same probes, every machine).")] = 0,
+    limit: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="What to ask",
+                                              help="Ask at most the first N selected probes.", min=1)] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", metavar="KEY=VALUE", rich_help_panel="What to ask",
+                                                    help="Suite option KEY=VALUE (repeatable), e.g. "
+                                                         "per_category=5.")] = None,
+    per_category: Annotated[int | None, typer.Option("--per-category", metavar="N", rich_help_panel="What to ask",
+                                                     help="CBBQ: N questions per category and context, "
+                                                          "drawn with --seed (same as -p per_category=N -p seed=S).",
+                                                     min=1)] = None,
+    concurrency: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target",
+                                                    help="Requests in flight at once (default: the target's, else 8).",
+                                                    min=1)] = None,
+    rpm: Annotated[float | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target",
+                                              help="At most this many requests per minute.", min=0.001)] = None,
+    timeout: Annotated[float | None, typer.Option(metavar="SECONDS", rich_help_panel="How hard to push the target",
+                                                  help="Seconds to wait for one answer before retrying.",
+                                                  min=0.001)] = None,
+    max_attempts: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target",
+                                                     help="Attempts per probe before it is recorded as an error.",
+                                                     min=1)] = None,
+    max_reply_chars: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target",
+                                                        help="Cut longer replies to N characters, marked as cut "
+                                                             "(default 65536; 0: no cap).", min=0)] = None,
+    run_id: Annotated[str | None, typer.Option("--run-id", metavar="RUN", rich_help_panel="Run folder and resume",
+                                               help="Name of the run folder (default: from suite, "
+                                                    "target and selection).")] = None,
+    new: Annotated[bool, typer.Option("--new", metavar="", rich_help_panel="Run folder and resume",
+                                      help="Start a fresh run even if this command ran before.")] = False,
+    resume: Annotated[str | None, typer.Option(metavar="RUN", rich_help_panel="Run folder and resume",
+                                               help="Continue run RUN (id or folder) "
+                                                    "with its stored selection.")] = None,
+    retry_errors: Annotated[bool, typer.Option("--retry-errors", metavar="", rich_help_panel="Run folder and resume",
+                                               help="Ask again only the probes that ended in an error.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", metavar="", rich_help_panel="How hard to push the target",
+                                           help="Ask the target even when the answer is cached.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", metavar="", rich_help_panel="What to ask",
+                                          help="Count probes, tokens and cost; ask nothing.")] = False,
+    answer_mode: Annotated[str, typer.Option(metavar="MODE", rich_help_panel="What to ask",
+                                             help="generate (or text), or loglik (CBBQ on hf targets: "
+                                                  "pick the likeliest option). The chbias suites are always scored by "
+                                                  "perplexity (hf targets).")] = ANSWER_GENERATE,
+    method: Annotated[str, typer.Option(metavar="METHOD", rich_help_panel="Scoring and gates",
+                                        help="Oracle method: default, ngram, word_cosine, ngram_embedding, "
+                                             "rome or sentence.")] = "default",
+    compat: Annotated[bool, typer.Option("--compat", metavar="", rich_help_panel="Scoring and gates",
+                                         help="Score exactly as the upstream code does.")] = False,
+    no_report: Annotated[bool, typer.Option("--no-report", metavar="", rich_help_panel="Scoring and gates",
+                                            help="Skip scoring and the report folder.")] = False,
+    fail_above: Annotated[list[str] | None, typer.Option("--fail-above", metavar="METRIC=VALUE",
+                                                         rich_help_panel="Scoring and gates",
+                                                         help="Gate METRIC=VALUE (repeatable): exit 1 if the metric is "
+                                                              "above VALUE.")] = None,
+    fail_below: Annotated[list[str] | None, typer.Option("--fail-below", metavar="METRIC=VALUE",
+                                                         rich_help_panel="Scoring and gates",
+                                                         help="Gate METRIC=VALUE (repeatable): exit 1 if the metric is "
+                                                              "below VALUE (a metric where lower is worse, "
+                                                              "such as a ratio of selection rates).")] = None,
+    max_error_rate: Annotated[float, typer.Option(metavar="RATE", rich_help_panel="Scoring and gates",
+                                                  help="Exit 3 if more than this share of probes ended in errors.",
+                                                  min=0.0, max=1.0)] = DEFAULT_MAX_ERROR_RATE,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", metavar="",
+                                           rich_help_panel="Run folder and resume",
+                                           help="Show the live progress bar.")] = True,
+    judge: Annotated[list[str] | None, typer.Option("--judge", metavar="TARGET", rich_help_panel="Scoring and gates",
+                                                    help="A target that reads the replies too (repeatable: "
+                                                         "majority of judges); docs/judge.md. Political suites: "
+                                                         "the one judge of P(conservative), a target, "
+                                                         "hf:CLASSIFIER or py:MODULE:FUNCTION; "
+                                                         "docs/political.md.")] = None,
+    mode: Annotated[str | None, typer.Option("--mode", metavar="MODE", rich_help_panel="Scoring and gates",
+                                             help="Who reads the replies: rules (default), judge "
+                                                  "(default with --judge) or hybrid.")] = None,
+    threshold: Annotated[float | None, typer.Option("--threshold", metavar="C", rich_help_panel="Scoring and gates",
+                                                    help="Hybrid: rule verdicts at least this confident stand "
+                                                         "(default 0.9).")] = None,
+    allow_self_judge: Annotated[bool, typer.Option("--allow-self-judge", metavar="",
+                                                   rich_help_panel="Scoring and gates",
+                                                   help="Let the target under test judge its own replies.")] = False,
 ) -> None:
     """Ask a suite of a target; record, resume, score and gate (the main job).
 
