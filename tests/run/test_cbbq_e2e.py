@@ -15,8 +15,8 @@ from project_env import project_home
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_data("cbbq")]  # every test asks CBBQ questions
 #: The in-process Qwen tests load it in bfloat16: float32 held 2.9 GB and peaked at 3.6 GB while loading, the most
-#: memory of the whole suite (a laptop runs it); bfloat16 holds 1.5 GB, peaks at 2.7. What is tested is the pipeline (the
-#: adapter, the answer modes, the scores and the report), not the model's float32 numbers.
+#: memory of the whole suite (a laptop runs it); bfloat16 holds 1.5 GB, peaks at 2.7. What is tested is the
+#: pipeline (the adapter, the answer modes, the scores and the report), not the model's float32 numbers.
 BFLOAT16 = 'dtype = "bfloat16"\n'
 
 
