@@ -11,7 +11,7 @@ A module named by a string counts as imported for the layers: `importlib.import_
 any other string that is exactly a project module's name or "module:attribute" (an entry-point-like
 reference such as "harness.whitebox.calibration.adapter:CalibratedHFAdapter"), docstrings aside. A lower
 layer reaching a higher one through a string is the same dependency, only hidden; a plugin registers
-itself instead. (A package naming its own modules so, as metrics.FAMILIES does, is a lazy import, not a
+itself instead. (A registry's lazy "module:attr" entry naming its own package's module is a lazy import, not a
 cycle: the cycle check reads import statements only.)
 """
 

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from harness.cli.options import check_method, parse_gates, parse_pairs  # noqa: F401  (check_method re-exported)
+from harness.cli.options import check_method, parse_pairs  # noqa: F401  (check_method re-exported)
 from harness.core.display import assemble, untrusted
 from harness.core.errors import EXIT_INFRA, HarnessError
 from harness.run import manifest as mf
@@ -44,10 +44,6 @@ def estimate_tokens(text: str) -> int:
     """
     cjk = len(_CJK.findall(text))
     return cjk + (len(text) - cjk + 3) // 4 + 4
-
-
-_parse_pairs = parse_pairs  # the name this module uses below
-_parse_gates = parse_gates
 
 
 def _exit_interrupted(outcome: RunOutcome) -> None:
@@ -308,7 +304,7 @@ def run_command(
     answer_mode = ANSWER_GENERATE if answer_mode == "text" else answer_mode  # "text" reads naturally too
     if answer_mode not in (selectable := selectable_modes()):  # the registered modes a user may pick
         raise HarnessError(f"--answer-mode must be {' or '.join(selectable)}, not '{answer_mode}'.")
-    params = _parse_pairs(param, "--param")
+    params = parse_pairs(param, "--param")
     if per_category is not None:  # the CBBQ suites' own sampling, seeded by --seed unless -p seed= says otherwise
         params.setdefault("per_category", per_category)
         params.setdefault("seed", seed)
