@@ -211,15 +211,19 @@ def variant_specs(spec: dict[str, Any], path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _infos(path: Path) -> list[SuiteInfo]:
-    spec = _read_spec(path)
-    return [SuiteInfo(s["name"], str(s.get("lang", "")), s["generator"], str(s.get("description", "")).strip(),
-                      path) for s in [spec, *variant_specs(spec, path)]]
+def builtin_suites() -> list[Suite]:
+    """The built-in suites, sorted by name: each file's own, and the variants its generator makes of it,
+    each read once (a listing that counts every suite loads them here, not by name one at a time)."""
+    suites = []
+    for path in _builtin_files():
+        spec = _read_spec(path)
+        suites += [_suite_from_spec(s, path) for s in [spec, *variant_specs(spec, path)]]
+    return sorted(suites, key=lambda s: s.name)
 
 
 def list_suites() -> list[SuiteInfo]:
-    """The built-in suites, sorted by name: each file's own, and the variants its generator makes of it."""
-    return sorted((info for path in _builtin_files() for info in _infos(path)), key=lambda i: i.name)
+    """The built-in suites, sorted by name, without generating anything (see builtin_suites)."""
+    return [SuiteInfo(s.name, s.lang, s.generator, s.description, s.path) for s in builtin_suites()]
 
 
 def load_suite(name_or_path: str | Path) -> Suite:

@@ -36,7 +36,7 @@ def _fmt_counts(counts: dict[str, int]) -> tuple[str, str]:
 
 def suites_command() -> None:
     """List the built-in suites with their probe counts."""
-    from harness.question_gen.suites import list_suites, load_suite
+    from harness.question_gen.suites import builtin_suites
 
     table = Table(title="Suites", show_lines=True)
     for col in ("Suite", "Lang", "Generator", "Probes"):
@@ -44,15 +44,15 @@ def suites_command() -> None:
     table.add_column("By bias type", no_wrap=True)
     table.add_column("Description", overflow="fold", ratio=1)
     missing: dict[str, str] = {}
-    for info in list_suites():
+    for suite in builtin_suites():
         try:
-            total, parts = _fmt_counts(load_suite(info.name).counts())  # a variant counts its own probes
+            total, parts = _fmt_counts(suite.counts())
         except HarnessError as exc:  # e.g. the data set is not pulled yet: say so, keep listing
             total, parts = "-", Text("needs data", style="yellow")
-            missing.setdefault(info.generator, str(exc))
+            missing.setdefault(suite.generator, str(exc))
         # suite files are data: their names and descriptions are Text, never markup
-        table.add_row(untrusted(info.name), untrusted(info.lang), untrusted(info.generator), total,
-                      parts if isinstance(parts, Text) else untrusted(parts), untrusted(info.description))
+        table.add_row(untrusted(suite.name), untrusted(suite.lang), untrusted(suite.generator), total,
+                      parts if isinstance(parts, Text) else untrusted(parts), untrusted(suite.description))
     console = Console()
     console.print(table)
     for message in missing.values():  # one line per data source, below the table so the columns stay readable
