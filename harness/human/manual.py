@@ -433,9 +433,11 @@ def run_manual(suite: str, target: str, *, sample: int | None, seed: int, limit:
     """The `harness manual` command: open/resume the run, interact, then score + report at the end."""
     console = console or Console(highlight=False)
     run = ManualRun.open(suite, target, sample=sample, seed=seed, limit=limit, run_id=run_id)
+    # No readline here, on purpose: readline reads the terminal in raw mode, and a reply finished with Ctrl-D
+    # before it switched to raw mode (typed ahead on a busy machine) reached it as a NUL byte, so the session
+    # waited forever for a reply already typed. The terminal's own line mode reads Ctrl-D as the end of input
+    # whenever it was typed; it edits a line with Backspace, Ctrl-U and Ctrl-W (docs/manual.md).
     session = ManualSession(run, console=console, clipboard=clipboard)
-    with contextlib.suppress(ImportError):
-        import readline  # noqa: F401  (line editing and arrow keys in input())
 
     def hangup(signum: int, frame: Any) -> None:
         raise _Hangup(signal.Signals(signum).name)

@@ -190,3 +190,20 @@ def test_clipboard_goes_through_the_platform_tool(tmp_path: Path, monkeypatch: p
     monkeypatch.delenv("HARNESS_NO_CLIPBOARD")
     monkeypatch.delenv("DISPLAY")
     assert not manual.copy_to_clipboard("x")  # no clipboard at all: silently skipped
+
+
+def test_ctrl_d_typed_before_the_prompt_still_saves(run_env: Path, env: dict[str, str]) -> None:
+    """A reply and Ctrl-D typed before the session reads them (a busy machine, a fast typist): the reply is
+    saved. Typed ahead, the terminal's line discipline turned Ctrl-D into a NUL byte that readline's raw
+    mode then read as Ctrl-@, and the session waited forever for a reply already finished. The reply is
+    typed before the process has even started, so this does not depend on timing."""
+    child = pexpect.spawn(HARNESS, ["manual", "--suite", SUITE, "--target", "phone", "--sample", "1"], env=env,
+                          cwd=str(run_env), encoding="utf-8", timeout=TIMEOUT, dimensions=(50, 160))
+    child.sendline("Typed ahead.")
+    child.sendeof()
+    child.expect("saved")
+    child.expect(pexpect.EOF, timeout=300)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    path = run_env / "transcripts" / manual_run_id(SUITE, "phone", sample=1, seed=0) / TRANSCRIPT_FILE
+    assert [t for _, t in texts(path)] == ["Typed ahead."]
