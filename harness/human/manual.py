@@ -21,7 +21,6 @@ A reply that really starts with ':' is typed with two, e.g. '::-)'.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import select
 import shutil
