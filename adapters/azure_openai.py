@@ -25,6 +25,7 @@ class AzureOpenAIAdapter(OpenAIChatAdapter):
     and the `openai` adapter's generation settings (temperature, max_tokens, system_prompt, ...)."""
 
     kind = "azure-openai"
+    speaks_wire = False  # Azure's deployment URLs, api-version and api-key header: the SDK's AsyncAzureOpenAI
 
     def __init__(self, name: str, settings: Mapping[str, Any] | None = None, *,
                  secrets: Mapping[str, str] | None = None) -> None:

@@ -1,4 +1,4 @@
-"""The `openai` adapter: any OpenAI-compatible Chat Completions endpoint through the official SDK.
+"""The `openai` adapter: any OpenAI-compatible Chat Completions endpoint, over its wire format or the official SDK.
 
 Works with OpenAI and every compatible server (vLLM, llama.cpp server, Ollama, DeepSeek, Qwen, Hunyuan's
 compatible endpoint): only `base_url` and `model` change.
@@ -12,10 +12,12 @@ Design choices:
     more CPU than the HTTP exchange itself (benchmarks/run_throughput.py; CPU is what limits hundreds of
     requests per second on two cores), and lets us classify a garbled body precisely. The SDK still does
     the rest: base URL, auth headers, status errors (APIStatusError with the parsed error body).
-  * The HTTP transport under the SDK is aiohttp (the SDK's documented `DefaultAioHttpClient`, from the
-    `openai[aiohttp]` extra) when it is installed: its connection pool costs about half the CPU per
-    request of the default httpx2 pool at 64 connections. `http_client = "httpx"` in the target's
-    settings selects the SDK's default stack; without aiohttp installed that is used automatically.
+  * With aiohttp installed (the default, `http_client = "aiohttp"`) the adapter speaks the OpenAI-compatible
+    wire format itself over aiohttp (harness.adapters.openai_wire), as lm-eval does: the SDK's request
+    building was most of the CPU of the asking loop (issue 38). The failure classes are the same on both
+    paths (tests/adapters/test_adapter_openai.py runs every fault over both). `http_client = "httpx"`
+    selects the SDK over its default stack; without aiohttp installed that is used automatically. A
+    subclass whose provider needs the SDK's specifics (Azure) sets `speaks_wire = False`.
   * Malformed JSON / invalid UTF-8 bodies are transient (adapters.transport.decode_json_body explains
     why), and so is a well-formed body without choices or with empty content (a server that lost the
     generation answers the next request: the same retries as a 503), unless the server says it stopped on
@@ -68,6 +70,8 @@ class OpenAIChatAdapter(Adapter):
     http_client ("aiohttp" when installed, else "httpx"; transport only, not part of the fingerprint)."""
 
     kind = "openai"
+    #: False where the provider needs the SDK's client (Azure's deployment URLs and api-version).
+    speaks_wire: bool = True
 
     def __init__(self, name: str, settings: Mapping[str, Any] | None = None, *,
                  secrets: Mapping[str, str] | None = None) -> None:
@@ -97,8 +101,16 @@ class OpenAIChatAdapter(Adapter):
     def _timeout_s(self) -> float:
         return float(self.settings.get("timeout_s") or DEFAULT_TIMEOUT_S)
 
-    def _new_client(self) -> openai.AsyncOpenAI:
+    @property
+    def _wire(self) -> bool:
+        return self.speaks_wire and self.http_client == HTTP_CLIENT_AIOHTTP
+
+    def _new_client(self) -> Any:
         timeout = self._timeout_s
+        if self._wire:
+            from harness.adapters.openai_wire import WireClient
+
+            return WireClient(self.settings.get("base_url") or None, self._api_key, timeout)
         http_client = (openai.DefaultAioHttpClient(timeout=timeout)
                        if self.http_client == HTTP_CLIENT_AIOHTTP else None)
         return openai.AsyncOpenAI(
@@ -197,6 +209,8 @@ class OpenAIChatAdapter(Adapter):
 
     async def _post(self, path: str, body: dict[str, Any]) -> Any:
         client = self._clients.get()
+        if self._wire:  # the wire client classifies its own failures (harness.adapters.openai_wire)
+            return decode_json_body(await within(self._timeout_s, client.post(path, body)))
         try:
             # the target's timeout_s is a deadline for the whole exchange (transport.within), not per phase
             response = await within(self._timeout_s, client.post(path, cast_to=httpx2.Response, body=body))

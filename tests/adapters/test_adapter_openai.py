@@ -1,8 +1,9 @@
 """The openai adapter: a real answer from a real llama.cpp server, and every failure class mapped right.
 
-The failure tests run the real SDK against a real local HTTP server whose replies are scripted (429 with
+The failure tests run the adapter against a real local HTTP server whose replies are scripted (429 with
 Retry-After, 5xx, 401 echoing the key, malformed bodies, hangs, resets), once over each HTTP stack the
-adapter offers (aiohttp, the default, and the SDK's own httpx2): both must map every fault the same way.
+adapter offers (its own wire client over aiohttp, the default, and the real SDK over httpx2): both must map
+every fault the same way.
 """
 
 from __future__ import annotations
@@ -239,7 +240,8 @@ def test_concurrent_requests_are_all_answered(stack: str) -> None:
 
 
 def test_aiohttp_is_the_default_stack_and_really_carries_the_requests() -> None:
-    """The default client is the SDK's aiohttp one; `http_client = "httpx"` gives the SDK's own stack."""
+    """The default client speaks the wire format over aiohttp itself (issue 38: the SDK's request building was
+    the asking loop's limit); `http_client = "httpx"` gives the SDK's own stack."""
     import aiohttp
 
     seen: list[str] = []
@@ -261,9 +263,9 @@ def test_aiohttp_is_the_default_stack_and_really_carries_the_requests() -> None:
 
         async def go():
             client = a._clients.get()
-            transport = client._client._transport  # the SDK's httpx2 client -> the aiohttp bridge
-            assert type(transport).__name__ == "AiohttpTransport"
-            transport.client = aiohttp.ClientSession(trace_configs=[Spy()])
+            assert type(client).__name__ == "WireClient"  # harness.adapters.openai_wire, not the SDK
+            await client.session.close()
+            client.session = aiohttp.ClientSession(trace_configs=[Spy()])
             try:
                 return await a.ask("Hi?")
             finally:

@@ -1,0 +1,97 @@
+"""The OpenAI-compatible wire format spoken directly over aiohttp: one POST of a JSON body, one JSON answer.
+
+Why not the official SDK for these targets: at hundreds of requests per second the SDK's request building
+(`_build_request`, URL parsing, header merging) cost more CPU than the HTTP exchange itself (issue 38: 69% of the
+asking loop; one core reached 986 requests/s at c=256). An OpenAI-compatible endpoint needs nothing the SDK
+adds: a URL, a bearer key, a JSON body. lm-eval's `local-chat-completions` talks to such servers the same way.
+The SDK stays for targets whose provider needs its specifics (Azure's deployments and api-version, Anthropic).
+
+The failure contract is the SDK path's, class for class (adapters.base, adapters.transport): an HTTP error status
+goes through `error_for_status` with the server's `error.message` as detail (Retry-After honoured), 401/403 never
+quote the server (it echoes the key back), a connection failure is "connection failed: <what happened>", a
+socket timeout is "timed out", and every reason passes through the key mask. Decoding (gzip, deflate) is
+aiohttp's, as it is under the SDK's aiohttp bridge.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import aiohttp
+from yarl import URL
+
+from harness.adapters.base import AdapterError, PermanentError, TransientError
+from harness.adapters.transport import connection_failure, error_for_status, redact
+
+#: The SDK's own default base URL, so a target without base_url reaches the same place either way.
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+_SDK_PREFIX = re.compile(r"^Error code: \d+ - ")
+
+
+class WireClient:
+    """One aiohttp session that POSTs JSON bodies to an OpenAI-compatible server (one per event loop:
+    adapters.transport.PerLoopClient)."""
+
+    def __init__(self, base_url: str | None, api_key: str, timeout_s: float) -> None:
+        self.base = str(base_url or OPENAI_BASE_URL).rstrip("/")
+        self.timeout = timeout_s
+        self._api_key = api_key
+        self._urls: dict[str, URL] = {}
+        # no pool limit: the run engine bounds the requests in flight; per-phase socket timeouts only as a
+        # backstop, the adapter's deadline over the whole exchange is transport.within
+        connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
+        self.session = aiohttp.ClientSession(
+            connector=connector, trust_env=True,
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout_s, sock_read=timeout_s),
+            headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json",
+                     "Content-Type": "application/json", "User-Agent": "harness-bias"})
+
+    def url(self, path: str) -> URL:
+        """The absolute URL of `path` (relative to the base URL unless it is absolute), parsed once."""
+        url = self._urls.get(path)
+        if url is None:
+            url = URL(path if "://" in path else self.base + path)
+            self._urls[path] = url
+        return url
+
+    async def post(self, path: str, body: Mapping[str, Any]) -> bytes:
+        """The raw body of a 2xx answer to POST `body` as JSON; an AdapterError for every other outcome."""
+        payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        try:
+            async with self.session.post(self.url(path), data=payload) as response:
+                content = await response.read()
+                if response.status >= 400:
+                    raise self.status_error(response.status, content, response.headers)
+                return content
+        except AdapterError:
+            raise
+        except (aiohttp.ServerTimeoutError, TimeoutError):
+            raise TransientError(f"timed out after {self.timeout}s") from None
+        except (aiohttp.ClientError, OSError) as exc:
+            raise connection_failure(exc, [self._api_key]) from None
+
+    def status_error(self, status: int, content: bytes, headers: Mapping[str, str]) -> AdapterError:
+        """The error class and one-line reason for an HTTP error status, as the SDK path classifies it."""
+        if status in (401, 403):
+            return PermanentError(f"HTTP {status}: authentication failed; check the target's API key")
+        return error_for_status(status, redact(error_detail(content), [self._api_key]), headers)
+
+    async def close(self) -> None:
+        await self.session.close()
+
+
+def error_detail(content: bytes) -> str:
+    """The server's own words for an error: `error.message` of a JSON body (OpenAI's shape), else the body."""
+    text = content.decode("utf-8", errors="replace")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(data, dict):
+        data = data.get("error", data)
+        if isinstance(data, dict) and data.get("message"):
+            return str(data["message"])
+    return _SDK_PREFIX.sub("", str(data)) if data not in (None, "") else text
