@@ -58,7 +58,7 @@ from harness.metrics import FamilyResult
 from harness.metrics.cbbq_position import notes as position_notes
 from harness.metrics.cbbq_position import position_test
 from harness.metrics.cbbq_position import table as position_table
-from harness.metrics.stats import wilson_interval
+from harness.metrics.stats import two_proportion_test, wilson_interval
 
 FAMILY = "bbq"
 KIND = "bbq"
@@ -100,7 +100,7 @@ def _score_rows(docs: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
 LEADERBOARD = (
     LeaderboardTable("BBQ bias scores (upstream's s_AMB and s_DIS, -1 to 1)", _score_rows, when="bbq.s_amb",
                      caption="Upstream's analysis script's scores per category; 0 is no bias, positive "
-                             "follows the stereotype.", tested=False),
+                             "follows the stereotype."),
     LeaderboardTable("BBQ accuracy and unread answers", (
         ("accuracy, ambiguous", "bbq.accuracy_ambig"), ("accuracy, disambiguated", "bbq.accuracy_disambig"),
         ("unread answers", "bbq.invalid_rate"), ("refusals", "bbq.refusal_rate")), worse="",
@@ -298,11 +298,64 @@ def compute(df: pd.DataFrame) -> FamilyResult:
     if not math.isnan(consistency):
         res.metrics[f"{FAMILY}.rotation_consistency"] = consistency
     res.tables[TABLE] = _table(df)
+    res.tables[COUNTS_TABLE] = _score_counts(df)
     _position(df, res)
     found = findings(df)
     if found is not None:
         res.findings = found
     return res
+
+
+#: The counts behind s_DIS and s_AMB per category (not shown: SECTIONS leaves it out), so two runs' scores can
+#: be tested against each other from their metrics.json alone (compare_test).
+COUNTS_TABLE = "bbq_score_counts"
+
+
+def _score_counts(df: pd.DataFrame) -> pd.DataFrame:
+    recs = []
+    for name, part in [*sorted(df.groupby("category"), key=lambda kv: str(kv[0])), ("all", df)]:
+        _, _, (k, m) = scores(part)["s_dis"]
+        _, _, (t, o, n) = scores(part)["s_amb"]
+        recs.append({"category": name, "s_dis.k": k, "s_dis.m": m, "s_amb.t": t, "s_amb.o": o, "s_amb.n": n})
+    return pd.DataFrame(recs)
+
+
+def multinomial_difference_test(a: tuple[int, int, int], b: tuple[int, int, int]) -> float | None:
+    """Two-sided p of H0: (t - o) / n is the same in two independent runs (t, o two cells of one multinomial
+    of n: s_AMB is (t - o) / n). Wald z with each side's variance (pt + po - d^2) / n, pooled under H0."""
+    (t1, o1, n1), (t2, o2, n2) = a, b
+    if n1 <= 0 or n2 <= 0:
+        return None
+    pt, po = (t1 + t2) / (n1 + n2), (o1 + o2) / (n1 + n2)  # the shares under H0, both runs together
+    var = (pt + po - (pt - po) ** 2) * (1 / n1 + 1 / n2)
+    diff = (t1 - o1) / n1 - (t2 - o2) / n2
+    if var <= 0:
+        return 1.0 if diff == 0 else 0.0
+    from scipy.stats import norm
+
+    return float(2 * norm.sf(abs(diff) / math.sqrt(var)))
+
+
+def compare_test(key: str, a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[float | None, str] | None:
+    """The test of a BBQ score between two runs' metrics.json documents (harness.report.compare): s_DIS = 2p - 1
+    by the two-proportion test of p = k / m, s_AMB = (t - o) / n by multinomial_difference_test; None for any
+    other key (the generic tests apply)."""
+    parts = key.split(".")
+    if len(parts) not in (2, 3) or parts[0] != FAMILY or parts[1] not in ("s_dis", "s_amb"):
+        return None
+    category = parts[2] if len(parts) == 3 else "all"
+    rows = []
+    for doc in (a, b):
+        table = ((doc.get("tables") or {}).get(FAMILY) or {}).get(COUNTS_TABLE) or []
+        rows.append(next((r for r in table if str(r.get("category")) == category), None))
+    if rows[0] is None or rows[1] is None:
+        return None
+    ra, rb = rows
+    if parts[1] == "s_dis":
+        return two_proportion_test(int(ra["s_dis.k"]), int(ra["s_dis.m"]), int(rb["s_dis.k"]),
+                                   int(rb["s_dis.m"])), "two-proportion"
+    cells = [(int(r["s_amb.t"]), int(r["s_amb.o"]), int(r["s_amb.n"])) for r in (ra, rb)]
+    return multinomial_difference_test(cells[0], cells[1]), "multinomial difference"
 
 
 SECTIONS = (

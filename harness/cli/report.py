@@ -205,8 +205,10 @@ def compare(
     if oracle_differs(settings_a, settings_b):  # not for compat runs of two methods: compat ignores it
         notes.print("[yellow]scoring:[/] to compare like with like, re-score one run with `harness report RUN` "
                     "and the other's --method / --compat.", highlight=False)
-    df = compare_metrics(doc_a, doc_b, prefix=metric, alpha=alpha,
-                         verdicts=(_verdicts(run_a), _verdicts(run_b)))
+    from harness.report.leaderboard import family_of_tests
+
+    df = compare_metrics(doc_a, doc_b, prefix=metric, alpha=alpha, verdicts=(_verdicts(run_a), _verdicts(run_b)),
+                         family=family_of_tests([doc_a, doc_b]))
     if not (show_all or metric):  # the headline keys, not the finer ones a family lists with --all only
         from harness.metrics import families
 
@@ -222,28 +224,48 @@ def compare(
             rec["scoring_differences"] = scoring  # each line stands alone: a reader of one row sees the caveat
             typer.echo(json.dumps(rec, ensure_ascii=False))
         return
-    from harness.report.reporting import fmt_value
+    _print_comparison(df, f"A = {name_a}   B = {name_b}", alpha)
 
-    # Light borders, fixed number widths and a one-character significance mark: on an 80-column terminal
-    # the boxed table with a "significant" column folded every key ("absolute_bi / as_rate").
-    table = Table(title=untrusted(f"A = {name_a}   B = {name_b}"), title_justify="left",
-                  box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    table.add_column("metric", overflow="fold", min_width=24)
+
+def _key_lines(key: str, width: int) -> str:
+    """A metric key broken at its dots into lines of at most `width` (never inside a word, unless one dotted
+    part alone is longer): rich folds a key with no space at any character ("absolute_bi / as_rate")."""
+    lines = [""]
+    for i, part in enumerate(key.split(".")):
+        piece = ("." if i else "") + part
+        if lines[-1] and len(lines[-1]) + len(piece) > width:
+            lines.append(piece)
+        else:
+            lines[-1] += piece
+    return "\n".join(lines)
+
+
+def _print_comparison(df, title: str, alpha: float) -> None:  # noqa: ANN001 - a DataFrame (pandas is lazy)
+    """The comparison table: values as the reports print them, changes of percentages in points, the `*` of the
+    Holm-adjusted p (the module docstring of harness.report.compare says which tests form the family)."""
+    from harness.report.reporting import fmt_change, fmt_value
+
+    # Light borders and fixed number widths: at 80 columns the numbers take 50, the key the rest, broken at
+    # its dots (_key_lines).
+    width = max(16, min(60, console.width - 52))
+    table = Table(title=untrusted(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  collapse_padding=True)
+    table.add_column("metric", overflow="fold", min_width=min(16, width), max_width=width)
     for col in ("A", "B", "change", "p", "p (Holm)"):
         table.add_column(col, justify="right", no_wrap=True, min_width=7)
     table.add_column("", no_wrap=True, min_width=1)
     for r in df.itertuples():
-        change = "" if r.change is None else f"{r.change:+.3g}"
         p = "" if r.p_value is None else f"{r.p_value:.2g}"
         ph = "" if r.p_holm is None else f"{r.p_holm:.2g}"
-        table.add_row(untrusted(r.metric), fmt_value(r.metric, r.a), fmt_value(r.metric, r.b), change, p, ph,
-                      Text("*", style="bold") if r.significant else "")
+        table.add_row(untrusted(_key_lines(r.metric, width)), fmt_value(r.metric, r.a), fmt_value(r.metric, r.b),
+                      fmt_change(r.metric, r.change), p, ph, Text("*", style="bold") if r.significant else "")
     console.print(table)
     n_sig = sum(bool(x) for x in df["significant"])
     tests = ", ".join(sorted(set(df["test"]) - {"", None}))
-    console.print(f"* significant at the {alpha:g} level: {n_sig} of {int(df['p_value'].notna().sum())} tested "
-                  f"metrics (unadjusted p; trust the Holm column when testing many). Tests: {tests or 'none'}.",
-                  highlight=False)
+    console.print(f"* significant at the {alpha:g} level after Holm's adjustment: {n_sig} of "
+                  f"{int(df['p_value'].notna().sum())} tested metrics (the headline metrics are one family, as in "
+                  f"`harness leaderboard`; finer keys another). Tests: {tests or 'none'}.", highlight=False)
+
 
 #: Run-level numbers every run has; they say nothing about bias, so they do not make two runs comparable.
 _RUN_LEVEL = frozenset({"total", "answered", "errors", "error_rate", "refusal_rate", "unknown_rate"})

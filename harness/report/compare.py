@@ -12,13 +12,20 @@ re-scoring:
   sample and seed) use the exact McNemar test on the per-probe verdicts (verdicts.csv),
   which only counts probes whose verdict changed and so is more sensitive than treating the runs as
   independent samples. Otherwise the runs are treated as independent (conservative).
-p-values are also Holm-adjusted over all tested metrics, because comparing hundreds of metrics finds
-"significant" noise otherwise.
+- a score whose family declares its own test (the module's compare_test(key, doc_a, doc_b): BBQ's s_AMB
+  and s_DIS) gets that test.
+p-values are Holm-adjusted, because comparing hundreds of metrics finds "significant" noise otherwise, and a
+metric is marked significant by its Holm p, never by the unadjusted one. The family of tests adjusted
+together is one definition, shared with `harness leaderboard` (harness.report.leaderboard.family_of_tests):
+the rows of the families' declared leaderboard tables that are tested, and the headline numbers no such
+table shows. The same refusal difference of two runs so gets the same Holm p in `compare` and in
+`leaderboard`. The finer keys `compare --all` / `--metric` show besides are adjusted as a second family
+of their own, so asking to see more never changes the headline keys' p-values.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -70,9 +77,23 @@ def paired_p_value(key: str, verdicts_a: pd.DataFrame, verdicts_b: pd.DataFrame)
     return 1.0 if only_a + only_b == 0 else sign_test(only_a, only_b)
 
 
+def _declared_test(key: str, a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[float | None, str] | None:
+    """The test a family declares for its own key (its module's compare_test), or None."""
+    for fam in families().values():
+        fn = getattr(fam.load(), "compare_test", None)
+        found = fn(key, a, b) if callable(fn) else None
+        if found is not None:
+            return found
+    return None
+
+
 def metric_p_value(key: str, a: Mapping[str, Any], b: Mapping[str, Any], seed: int) -> tuple[float | None, str]:
     """Two-sided p-value of the difference of metric `key` between two metrics.json documents, and the
-    test's name ("bootstrap" or "two-proportion"); (None, "") when neither has what a test needs."""
+    test's name ("bootstrap", "two-proportion" or the family's own); (None, "") when neither has what a
+    test needs."""
+    declared = _declared_test(key, a, b)
+    if declared is not None and declared[0] is not None:
+        return declared
     va, vb = _variance_sets(a, key), _variance_sets(b, key)
     if va and vb:
         return variance_difference_test(va, vb, seed=seed), "bootstrap"
@@ -82,12 +103,29 @@ def metric_p_value(key: str, a: Mapping[str, Any], b: Mapping[str, Any], seed: i
     return None, ""
 
 
+def run_pair_test(key: str, a: Mapping[str, Any], b: Mapping[str, Any],
+                  verdicts: tuple[pd.DataFrame | None, pd.DataFrame | None], seed: int = 0) -> tuple[float | None, str]:
+    """The test of metric `key` between two runs, as compare and leaderboard both run it: a key "..._x100..."
+    on its raw key's inputs; McNemar when both runs' verdicts pair the same probes, else metric_p_value."""
+    key = key.replace("_x100", "", 1)
+    p, test = metric_p_value(key, a, b, seed)
+    if test and verdicts[0] is not None and verdicts[1] is not None:
+        paired = paired_p_value(key, verdicts[0], verdicts[1])
+        if paired is not None:
+            return paired, "mcnemar"
+    return p, test
+
+
 def compare_metrics(a: Mapping[str, Any], b: Mapping[str, Any], *, prefix: str | None = None,
                     alpha: float = ALPHA, seed: int = 0,
-                    verdicts: tuple[pd.DataFrame | None, pd.DataFrame | None] = (None, None)) -> pd.DataFrame:
+                    verdicts: tuple[pd.DataFrame | None, pd.DataFrame | None] = (None, None),
+                    family: Collection[str] | None = None) -> pd.DataFrame:
     """One row per metric present in either run (metrics.json documents as loaded by load_metrics).
 
-    `verdicts` (from load_verdicts) enables the paired test for absolute bias rates.
+    `verdicts` (from load_verdicts) enables the paired test for absolute bias rates. `family`: the keys
+    Holm-adjusted together (harness.report.leaderboard.family_of_tests; the module docstring); the other tested
+    keys are adjusted as a second family. None: every tested key is one family. `significant` follows the
+    Holm p.
     """
     ma, mb = a.get("metrics") or {}, b.get("metrics") or {}
     keys = sorted(set(ma) | set(mb), key=_order)
@@ -96,21 +134,26 @@ def compare_metrics(a: Mapping[str, Any], b: Mapping[str, Any], *, prefix: str |
     rows: list[dict[str, Any]] = []
     for key in keys:
         va, vb = ma.get(key), mb.get(key)
-        if "_x100" in key:  # a key "..._x100..." is its raw key x100: tested on the raw key's inputs
-            p, test = metric_p_value(key.replace("_x100", "", 1), a, b, seed)
-        else:
-            p, test = metric_p_value(key, a, b, seed) if va is not None and vb is not None else (None, "")
-            if test and verdicts[0] is not None and verdicts[1] is not None:
-                paired = paired_p_value(key, verdicts[0], verdicts[1])
-                if paired is not None:
-                    p, test = paired, "mcnemar"
+        p, test = run_pair_test(key, a, b, verdicts, seed) if va is not None and vb is not None else (None, "")
         rows.append({"metric": key, "a": va, "b": vb,
                      "change": (vb - va) if va is not None and vb is not None else None,
                      "p_value": p, "test": test})
     df = pd.DataFrame(rows, columns=["metric", "a", "b", "change", "p_value", "test"])
-    df["p_holm"] = holm_adjust([None if pd.isna(p) else float(p) for p in df["p_value"]]) if len(df) else []
-    df["significant"] = [p is not None and not pd.isna(p) and p < alpha for p in df["p_value"]]
+    df["in_family"] = [True if family is None else k in family for k in df["metric"]]
+    df["p_holm"] = _holm_by_family(df)
+    df["significant"] = [p is not None and not pd.isna(p) and p < alpha for p in df["p_holm"]]
     return df
+
+
+def _holm_by_family(df: pd.DataFrame) -> list[float | None]:
+    """Holm-adjusted p per row, within its family (in_family True, or the rest)."""
+    out: list[float | None] = [None] * len(df)
+    for member in (True, False):
+        rows = [i for i, m in enumerate(df["in_family"]) if bool(m) is member]
+        ps = [None if pd.isna(df["p_value"].iloc[i]) else float(df["p_value"].iloc[i]) for i in rows]
+        for i, p in zip(rows, holm_adjust(ps), strict=True):
+            out[i] = p
+    return out
 
 
 def _order(key: str) -> tuple[int, int, str]:

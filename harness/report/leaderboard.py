@@ -29,7 +29,7 @@ import pandas as pd
 from harness.core.kinds import LeaderboardTable
 from harness.metrics import families
 from harness.metrics.stats import holm_adjust
-from harness.report.compare import metric_p_value, paired_p_value
+from harness.report.compare import run_pair_test
 from harness.score.settings import scoring_differences, settings_of_metrics
 
 ALPHA = 0.05
@@ -150,28 +150,42 @@ def _tables(runs: Sequence[RunDoc]) -> list[MetricTable]:
     return out
 
 
-def _pairwise(runs: Sequence[RunDoc], tables: Sequence[MetricTable], *, seed: int = 0) -> pd.DataFrame:
-    """Every pair of runs on every row with counts behind it; Holm-adjusted over all tests together."""
-    records: list[dict[str, Any]] = []
+def tested_rows(tables: Sequence[MetricTable]) -> list[tuple[MetricTable, Row]]:
+    """The rows tested, each metric key once (the first table that shows it): the test family."""
+    seen: set[str] = set()
+    out = []
     for table in tables:
         if not table.tested:
             continue  # its declaration says so: it restates another table's numbers, or nothing tests them
         for row in table.rows:
-            key = row.key.replace("_x100", "", 1)
-            for a, b in combinations(runs, 2):
-                va, vb = table.values.loc[row.label, a.label], table.values.loc[row.label, b.label]
-                if pd.isna(va) or pd.isna(vb):
-                    continue
-                p, test = metric_p_value(key, a.doc, b.doc, seed)
-                if test and a.verdicts is not None and b.verdicts is not None:
-                    paired = paired_p_value(key, a.verdicts, b.verdicts)
-                    if paired is not None:
-                        p, test = paired, "mcnemar"
-                if p is None:
-                    continue
-                records.append({"metric": row.key, "row": row.label, "table": table.title, "run_a": a.label,
-                                "run_b": b.label, "a": va, "b": vb, "change": vb - va, "p_value": p,
-                                "test": test})
+            if row.key not in seen:
+                seen.add(row.key)
+                out.append((table, row))
+    return out
+
+
+def family_of_tests(docs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The metric keys that are tested together and Holm-adjusted as one family, by `harness leaderboard` and
+    `harness compare` alike (harness.report.compare's module docstring): every row of the families' declared
+    leaderboard tables that are tested, then the headline numbers no declared table shows."""
+    runs = [RunDoc(label=f"R{i}", name=f"R{i}", doc=d) for i, d in enumerate(docs, start=1)]
+    return [row.key for _, row in tested_rows(_tables(runs))]
+
+
+def _pairwise(runs: Sequence[RunDoc], tables: Sequence[MetricTable], *, seed: int = 0) -> pd.DataFrame:
+    """Every pair of runs on every row of the test family (family_of_tests) with counts behind it; Holm-adjusted
+    over all tests together."""
+    records: list[dict[str, Any]] = []
+    for table, row in tested_rows(tables):
+        for a, b in combinations(runs, 2):
+            va, vb = table.values.loc[row.label, a.label], table.values.loc[row.label, b.label]
+            if pd.isna(va) or pd.isna(vb):
+                continue
+            p, test = run_pair_test(row.key, a.doc, b.doc, (a.verdicts, b.verdicts), seed)
+            if p is None:
+                continue
+            records.append({"metric": row.key, "row": row.label, "table": table.title, "run_a": a.label,
+                            "run_b": b.label, "a": va, "b": vb, "change": vb - va, "p_value": p, "test": test})
     df = pd.DataFrame(records, columns=["metric", "row", "table", "run_a", "run_b", "a", "b", "change",
                                         "p_value", "test"])
     df["p_holm"] = holm_adjust(list(df["p_value"])) if len(df) else []

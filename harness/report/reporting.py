@@ -87,6 +87,16 @@ def fmt_interval(key: str, ci: tuple[float, float] | None) -> str:
     return f"[{fmt_value(key, ci[0])}, {fmt_value(key, ci[1])}]"
 
 
+def fmt_change(key: str, change: float | None) -> str:
+    """A change of metric `key` between two runs: percentage points beside percentages ("+20.0 pp", not
+    "+0.2"), else as fmt_value prints the metric, with its sign."""
+    if change is None or change != change:
+        return ""
+    if key.startswith(_percent_keys()):
+        return f"{100 * change:+.1f} pp"
+    return f"{change:+.3g}"
+
+
 def _x100_interval(result: RunResult, key: str) -> tuple[float, float] | None:
     if "_x100" in key:  # a key "..._x100..." is its raw key x100 (a family's convention): that interval, x100
         base = result.intervals.get(key.replace("_x100", "", 1))
