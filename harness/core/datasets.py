@@ -58,6 +58,12 @@ class DataFile:
     git_blob: str = ""
     #: the loaders can do without it (BBQ builds a category from its templates when the released file is absent)
     optional: bool = False
+    #: the pin of a file served only through a host whose checksums could not be read when it was registered
+    #: (discrim-eval's Hugging Face LFS files): the URL names one revision, and the file must be JSON lines,
+    #: exactly `rows` of them, each an object with every name in `fields`. Weaker than a checksum (it catches a
+    #: truncated, empty or wrong file, not an edited row), so used only where neither hash is known.
+    rows: int = 0
+    fields: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +98,7 @@ def registry() -> dict[str, Dataset]:
     raw = json.loads(resources.files("harness.core").joinpath("data_registry.json").read_text("utf-8"))
     out: dict[str, Dataset] = {}
     for name, d in raw["datasets"].items():
-        files = tuple(DataFile(**f) for f in d["files"])
+        files = tuple(DataFile(**{**f, "fields": tuple(f.get("fields", ()))}) for f in d["files"])
         out[name] = Dataset(name=name, title=d["title"], license=d["license"], license_url=d["license_url"],
                             source=d["source"], commit=d["commit"], notice=d["notice"], files=files)
     return out
@@ -130,10 +136,30 @@ def git_blob_file(path: Path) -> str:
 
 
 def matches_pin(path: Path, f: DataFile) -> bool:
-    """The file holds the registered bytes: its sha256 (and size), else its upstream git blob id."""
+    """The file holds the registered bytes: its sha256 (and size), else its upstream git blob id, else (a
+    revision-pinned file whose hashes are unknown) the registered number of JSON rows with their fields."""
     if f.sha256:
         return path.stat().st_size == f.size and sha256_file(path) == f.sha256
-    return bool(f.git_blob) and git_blob_file(path) == f.git_blob
+    if f.git_blob:
+        return git_blob_file(path) == f.git_blob
+    return f.rows > 0 and jsonl_shape_ok(path, f.rows, f.fields)
+
+
+def jsonl_shape_ok(path: Path, rows: int, fields: tuple[str, ...]) -> bool:
+    """`path` holds exactly `rows` non-empty JSON lines, each an object with every name in `fields`."""
+    seen = 0
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                if not line.strip():
+                    continue
+                row = json.loads(line)
+                if not isinstance(row, dict) or any(name not in row for name in fields):
+                    return False
+                seen += 1
+    except (UnicodeDecodeError, json.JSONDecodeError, OSError):
+        return False
+    return seen == rows
 
 
 def file_state(ds: Dataset, f: DataFile, root: Path | None = None) -> FileState:
