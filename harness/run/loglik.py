@@ -21,6 +21,15 @@ Nothing here knows a suite: what is scored comes from the probe. Any probe with 
     answers        the reply text recorded for each (default: the letters "A", "B", ...; the CBBQ parser
                    reads a letter like any reply)
     normalise      divide each sum by its continuation's length in characters (default: the run's setting)
+    prompt         the text the continuations are scored after, when it is not the probe's chat text: a
+                   benchmark whose paper scores a completion-style prompt (discrim-eval's "Human: ...
+                   Assistant: ... my answer would be \u201c") asks the same question in chat as plain text
+    score_context  the plain text each continuation is read after instead of the chat-templated prompt ("": the
+                   model's start token alone), through the target's ``score_continuations`` (the perplexity
+                   mode's reading, harness.adapters.prompt_logprobs); the reply's usage then also holds each
+                   continuation's token count ("tokens") and the context ("context"). Why: a sentence's own
+                   likelihood, as a language-model benchmark scores it, is not an answer to a chat prompt.
+    per_token      choose by the mean log-probability per token (sum / tokens; needs score_context)
 
 Without them, two run-wide choices:
 * ``continuations="letters"`` (default): score "A", "B", "C"... after the prompt, which ends in "答案：";
@@ -82,6 +91,10 @@ class Question:
     continuations: list[str]
     answers: list[str]
     normalise: bool
+    score_context: str | None = None  # plain text read before each continuation (None: the chat prompt)
+    per_token: bool = False  # choose by mean log-probability per token
+    #: what the continuations are scored after; None: the probe's own text
+    prompt: str | None = None
 
 
 def continuations_for(probe: Probe, mode: str) -> list[str]:
@@ -102,12 +115,21 @@ def question_for(probe: Probe, continuations: str, normalise: bool) -> Question:
     if len(answers) != len(conts):
         raise HarnessError(f"Probe {probe.id} of suite {probe.suite!r} names {len(conts)} log-likelihood "
                            f"continuations and {len(answers)} answers; they must pair up.")
-    return Question(conts, answers, bool(own.get("normalise", normalise)))
+    context = own.get("score_context")
+    prompt = own.get("prompt")
+    return Question(conts, answers, bool(own.get("normalise", normalise)),
+                    None if context is None else str(context), bool(own.get("per_token", False)),
+                    prompt=str(prompt) if isinstance(prompt, str) and prompt else None)
 
 
-def choose(scores: list[float], continuations: list[str], *, normalise: bool) -> int:
-    """Index of the most likely continuation (ties: the first, so the choice is deterministic)."""
-    adjusted = [s / max(1, len(c)) if normalise else s for s, c in zip(scores, continuations, strict=True)]
+def choose(scores: list[float], continuations: list[str], *, normalise: bool,
+           tokens: list[int] | None = None) -> int:
+    """Index of the most likely continuation (ties: the first, so the choice is deterministic); with `tokens`,
+    by the mean log-probability per token."""
+    if tokens is not None:
+        adjusted = [s / max(1, t) for s, t in zip(scores, tokens, strict=True)]
+    else:
+        adjusted = [s / max(1, len(c)) if normalise else s for s, c in zip(scores, continuations, strict=True)]
     return max(range(len(adjusted)), key=lambda i: (adjusted[i], -i))
 
 
@@ -156,6 +178,22 @@ class _Scorer:
             raise RuntimeError(failed[0])
         return [r.logprob for r in results if not isinstance(r, str)]
 
+    async def plain_scores(self, context: str, conts: list[str]) -> tuple[list[float], list[int]]:
+        """Each continuation's summed log-probability and token count after the plain text `context`."""
+        pairs = [(context, c) for c in conts]
+        if self.calls is not None and self.engine is not None:
+            results = await served_scores(self.calls, self.engine, pairs)
+        else:
+            fn = getattr(self.adapter, "score_continuations", None)
+            if fn is None:
+                raise HarnessError(f"Target {getattr(self.adapter, 'name', '?')!r} cannot score plain text "
+                                   "(no prompt log-probabilities); use a local or llama.cpp target.")
+            results = list(await fn(pairs))
+        failed = [r for r in results if isinstance(r, str)]
+        if failed:
+            raise RuntimeError(failed[0])
+        return [r.logprob for r in results], [r.tokens for r in results]  # type: ignore[union-attr]
+
     def close(self) -> None:
         if self._own_cache and self.cache is not None:
             self.cache.close()
@@ -165,14 +203,21 @@ async def answer_probe(probe: Probe, scorer: _Scorer, question: Question, target
     """One probe's reply: the most likely continuation's answer, or an error reply saying why not."""
     started = time.perf_counter()
     try:
-        scores = await scorer.scores(probe.text, question.continuations)
+        tokens: list[int] | None = None
+        if question.score_context is None:
+            scores = await scorer.scores(question.prompt or probe.text, question.continuations)
+        else:
+            scores, tokens = await scorer.plain_scores(question.score_context, question.continuations)
         if len(scores) != len(question.continuations):
             raise ValueError(f"expected {len(question.continuations)} log-likelihoods, got {len(scores)}")
-        idx = choose(scores, question.continuations, normalise=question.normalise)
+        idx = choose(scores, question.continuations, normalise=question.normalise,
+                     tokens=tokens if question.per_token else None)
+        plain = {} if tokens is None else {"tokens": tokens, "context": question.score_context,
+                                           "per_token": question.per_token}
         return Reply(probe_id=probe.id, target=target, text=question.answers[idx],
                      latency_s=time.perf_counter() - started,
                      usage={"answer_mode": ANSWER_MODE, "loglik": scores, "continuations": question.continuations,
-                            "normalised": question.normalise, "probabilities": probabilities(scores)})
+                            "normalised": question.normalise, "probabilities": probabilities(scores), **plain})
     except (KeyboardInterrupt, asyncio.CancelledError, EngineRefused):
         raise
     except Exception as exc:  # one probe's failure must not lose the run; recorded, never scored
