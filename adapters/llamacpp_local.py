@@ -161,6 +161,8 @@ class LlamaCppAdapter(Adapter):
                 raise PermanentError(f"llama.cpp rejected the prompt: {exc}") from exc
         text = (out["choices"][0]["message"].get("content") or "").strip()
         usage = dict(out.get("usage") or {})
+        if out["choices"][0].get("finish_reason"):  # "length" when max_tokens cut the reply (Reply.was_cut)
+            usage["finish_reason"] = out["choices"][0]["finish_reason"]
         return Completion(text=text, usage=usage)
 
     async def ask(self, prompt: str, *, history: Sequence[Message] = ()) -> Completion:

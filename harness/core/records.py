@@ -48,6 +48,20 @@ LABEL_UNSCORED = "unscored"  # a judge's answer could not be read: left out of e
 LABEL_REFERENCE = "reference"  # read against a reference answer by its metric family (TOD BLEU), no decision
 
 
+#: Reply.finish_reason of a reply the target stopped at its token limit (OpenAI's word for it).
+FINISH_LENGTH = "length"
+#: Other vocabularies' words for the same stop: Anthropic's stop_reason, Gemini's finishReason.
+_LENGTH_WORDS = frozenset({"length", "max_tokens", "max_output_tokens", "max_new_tokens"})
+
+
+def normalise_finish_reason(reason: Any) -> str | None:
+    """A finish reason in the OpenAI vocabulary: every token-limit word becomes "length", the rest is kept."""
+    if reason is None or reason == "":
+        return None
+    text = str(reason)
+    return FINISH_LENGTH if text.lower() in _LENGTH_WORDS else text
+
+
 def stable_id(*parts: Any) -> str:
     """A 16-hex-digit content hash that is identical on every machine, run and Python version.
 
@@ -130,6 +144,10 @@ class Reply:
     filler must not become 59 MB of verdicts); `text` holds what was kept, which is what is scored.
     `turns` holds the target's reply to each user turn of a multi-turn probe (Probe.turns), in order; `text`
     is the last of them (what is scored). Empty for a one-turn probe, and then absent from the JSON line.
+    `finish_reason` is why the target stopped generating, in the OpenAI vocabulary ("stop", "length", ...;
+    Anthropic's "max_tokens" is "length"): taken from `usage["finish_reason"]`, where every adapter that knows
+    it puts it, when not given. `was_cut` marks a reply cut at max_tokens, possibly mid-sentence (issue 36): the
+    report, the view and verdicts.csv say so, and the run summary counts them.
     """
 
     probe_id: str
@@ -143,10 +161,21 @@ class Reply:
     created_at: str = field(default_factory=utc_now)
     cut_from: int | None = None
     turns: tuple[str, ...] = ()
+    finish_reason: str | None = None
+
+    def __post_init__(self) -> None:
+        reason = self.finish_reason if self.finish_reason is not None else self.usage.get("finish_reason")
+        if reason is not None:
+            object.__setattr__(self, "finish_reason", normalise_finish_reason(reason))
 
     @property
     def ok(self) -> bool:
         return self.status == STATUS_OK
+
+    @property
+    def was_cut(self) -> bool:
+        """True when the target stopped because it reached its token limit (the reply may end mid-sentence)."""
+        return self.finish_reason == FINISH_LENGTH
 
     def to_dict(self) -> dict[str, Any]:
         d = {"probe_id": self.probe_id, "target": self.target, "text": self.text, "status": self.status,
@@ -156,6 +185,8 @@ class Reply:
             d["cut_from"] = self.cut_from
         if self.turns:
             d["turns"] = list(self.turns)
+        if self.finish_reason is not None:
+            d["finish_reason"] = self.finish_reason
         return d
 
     @classmethod
@@ -165,7 +196,7 @@ class Reply:
                    latency_s=float(d.get("latency_s") or 0.0), attempts=int(d.get("attempts") or 1),
                    usage=dict(d.get("usage") or {}), created_at=d.get("created_at") or utc_now(),
                    cut_from=int(d["cut_from"]) if d.get("cut_from") is not None else None,
-                   turns=tuple(str(t) for t in d.get("turns") or ()))
+                   turns=tuple(str(t) for t in d.get("turns") or ()), finish_reason=d.get("finish_reason"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from rich.table import Table
 
 from harness.core.display import assemble, no_surrogates, untrusted
 from harness.core.kinds import Headline
+from harness.core.records import FINISH_LENGTH, normalise_finish_reason
 from harness.metrics import FAMILIES, call_plots, families, family_rows, percent_prefixes
 from harness.metrics import headlines as family_headlines
 from harness.score.scoring import METRICS_FILE, RunResult
@@ -106,10 +107,11 @@ def _x100_interval(result: RunResult, key: str) -> tuple[float, float] | None:
 
 def write_verdicts_csv(result: RunResult, path: Path) -> Path:
     cols = ["probe_id", "suite", "lang", "kind", "bias_type", "attribute", "groups", "property", "categories",
-            "text", "reply", "label", "biased", "favoured", "score", "method", "evidence"]
+            "text", "reply", "cut", "label", "biased", "favoured", "score", "method", "evidence"]
     df = result.frame
     if result.unscored is not None and not result.unscored.empty:  # listed here, counted in no rate
         df = pd.concat([df, result.unscored], ignore_index=True)
+    df = df.assign(cut=_cut_column(df))
     if "confidence" in df.columns:  # the rules' calibrated confidence in their verdict (harness.judge.confidence)
         cols = [*cols, "confidence"]
     tmp = path.with_suffix(".csv.tmp")
@@ -120,6 +122,14 @@ def write_verdicts_csv(result: RunResult, path: Path) -> Path:
             w.writerow([_csv_value(v) for v in row])
     os.replace(tmp, path)
     return path
+
+
+def _cut_column(df: pd.DataFrame) -> list[bool]:
+    """Per row, whether the target stopped at its token limit (Reply.was_cut; the reason is in usage)."""
+    if "usage" not in df.columns:
+        return [False] * len(df)
+    return [isinstance(u, dict) and normalise_finish_reason(u.get("finish_reason")) == FINISH_LENGTH
+            for u in df["usage"]]
 
 
 def _csv_value(value: Any) -> Any:

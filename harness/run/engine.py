@@ -385,6 +385,7 @@ class Engine:
         if reply.ok:
             self.stats.answered += 1
             self.stats.cached += int(cached)
+            self.stats.cut += int(reply.was_cut)
             self.settled_ok.add(probe.id)
             self.settled_error.discard(probe.id)
             self._consecutive_errors = 0

@@ -123,6 +123,7 @@ class SessionStats:
     errors: int = 0
     cached: int = 0
     skipped: int = 0  # already answered (or errored, unless --retry-errors) in an earlier session
+    cut: int = 0  # answered, but the target stopped at its token limit (Reply.was_cut: maybe mid-sentence)
     error_reasons: Counter[str] = field(default_factory=Counter)
     elapsed_s: float = 0.0  # the engine's asking time (what benchmarks/run_throughput.py measures)
     cpu_s: float = 0.0
@@ -134,7 +135,7 @@ class SessionStats:
 
     def as_dict(self) -> dict[str, Any]:
         return {"asked": self.asked, "answered": self.answered, "errors": self.errors,
-                "cached": self.cached, "skipped": self.skipped,
+                "cached": self.cached, "skipped": self.skipped, "cut": self.cut,
                 "error_reasons": dict(self.error_reasons.most_common()),
                 "elapsed_s": round(self.elapsed_s, 3), "session_s": round(self.session_s, 3),
                 "rate_per_s": round(self.rate, 2)}
@@ -157,13 +158,16 @@ def print_summary(console: Console, *, run_id: str, run_dir: str, status: str, s
     table.add_row("asked now", f"{stats.asked:,}")
     table.add_row("answered", f"{stats.answered:,}" + (f" ({stats.cached:,} from cache)" if stats.cached else ""))
     table.add_row("errors", f"{stats.errors:,}")
+    if stats.cut:  # a reply cut mid-sentence is scored as it is: say how many (issue 36)
+        table.add_row("cut at max_tokens", f"{stats.cut:,}")
     if stats.skipped:
         table.add_row("already done", f"{stats.skipped:,}")
-    # The session's wall-clock time, as the person waited it (setup and the wait after Ctrl-C included);
-    # the pace is the engine's own asking rate.
-    pace = (f"{stats.rate:,.1f} probes/s" if stats.rate >= 1 or not stats.asked
-            else f"{stats.elapsed_s / stats.asked:,.1f} s per probe")
-    table.add_row("time", f"{max(stats.session_s, stats.elapsed_s):,.1f} s ({pace})")
+    # The session's wall-clock time, as the person waited it (setup and the wait after Ctrl-C included), and
+    # the pace over that same interval (issue 38: "9.6 s (515 probes/s)" divided two different timings).
+    shown = max(stats.session_s, stats.elapsed_s)
+    per_s = stats.asked / shown if shown > 0 else 0.0
+    pace = (f"{per_s:,.1f} probes/s" if per_s >= 1 or not stats.asked else f"{shown / stats.asked:,.1f} s per probe")
+    table.add_row("time", f"{shown:,.1f} s ({pace})")
     table.add_row("run total",
                   f"{run_counts.get('answered', 0):,} answered, {run_counts.get('errors', 0):,} errors"
                   + (f", {run_counts['pending']:,} not asked yet" if run_counts.get("pending") else ""))

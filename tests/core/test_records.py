@@ -41,3 +41,18 @@ def test_records_round_trip_through_json() -> None:
     assert Reply.from_dict(json.loads(json.dumps(reply.to_dict()))) == reply
     verdict = Verdict(probe_id=probe.id, label="affirm", biased=True, method="rules", score=1.0, evidence="Yes")
     assert Verdict.from_dict(verdict.to_dict()) == verdict
+
+
+def test_finish_reason_round_trips_and_marks_cut_replies() -> None:
+    """Issue 36: a reply cut at max_tokens is marked; the reason comes from usage when not given, Anthropic's
+    "max_tokens" is "length", and a transcript line written before the field existed still loads."""
+    cut = Reply(probe_id="p", target="t", text="They are", usage={"finish_reason": "length"})
+    assert cut.finish_reason == "length" and cut.was_cut
+    assert Reply.from_dict(json.loads(json.dumps(cut.to_dict()))) == cut
+    assert Reply(probe_id="p", target="t", text="x", usage={"finish_reason": "max_tokens"}).was_cut
+    whole = Reply(probe_id="p", target="t", text="No.", finish_reason="stop")
+    assert not whole.was_cut and whole.to_dict()["finish_reason"] == "stop"
+    old = {"probe_id": "p", "target": "t", "text": "No.", "status": "ok", "error": None, "latency_s": 0.1,
+           "attempts": 1, "usage": {}, "created_at": "2026-01-01T00:00:00.000+00:00"}
+    loaded = Reply.from_dict(old)
+    assert loaded.finish_reason is None and not loaded.was_cut and "finish_reason" not in loaded.to_dict()
