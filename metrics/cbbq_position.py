@@ -143,8 +143,8 @@ def notes(pt: PositionTest, s_total: float | None, *, benchmark: str = "CBBQ",
     score = f"{score_name} {s_total:.2f}" if s_total is not None and np.isfinite(s_total) else "the bias scores"
     fix = ("ask with -p permute=rotate (each question in all three orders) to measure bias net of position"
            if pt.layout == LAYOUT_FIXED else "with the options in varying orders the habit falls on every option "
-           "alike (the scores are net of position) but still fills them: read the questions answered with the same "
-           "option in every order")
+           "alike (the scores are net of position) but still fills them: ask with -p permute=rotate (each question in "
+           "all three orders) and read the questions answered with the same option in every order")
     if pt.dominant:
         return [f"Warning: position preference dominates the {benchmark} answers: {head} ({pt.test}, {p_text}"
                 f"{'; ' + pt.detail if pt.detail else ''}), so {score} measures the letter more than the groups; "

@@ -226,20 +226,20 @@ def _family_tables(result: RunResult) -> list[dict[str, Any]]:
 
 
 def _findings(result: RunResult) -> list[dict[str, Any]]:
-    frames = [f.findings for f in result.families.values() if f.findings is not None and not f.findings.empty]
-    if not frames and not result.frame.empty:
-        biased = result.frame[result.frame["biased"]].head(30)
-        frames = [pd.DataFrame({"groups": biased["groups"].map(", ".join), "attribute": biased["attribute"],
-                                "categories": biased["categories"].map(", ".join), "question": biased["text"],
-                                "reply": biased["reply"], "label": biased["label"], "why": "biased verdict"})]
-    if not frames:
-        return []
-    keep = ["groups", "attribute", "categories", "question", "reply", "label", "why"]
-    df = pd.concat(frames, ignore_index=True)
-    for c in keep:
-        if c not in df.columns:
-            df[c] = ""
-    return df[keep].fillna("").astype(str).to_dict(orient="records")
+    """The worst findings with their probes' passages, options and cut marks (harness.report.findings)."""
+    from harness.report.findings import findings
+
+    return findings(result)
+
+
+def _lead(result: RunResult, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the page leads with (harness.report.findings): the families' headline answers, the answer mode,
+    replies cut at max_tokens, and whether the findings are a letter habit."""
+    from harness.report.findings import answer_mode, cut_replies, lead_answers, letter_habit
+
+    return {"lead": lead_answers(result, fmt_value, fmt_interval, _x100_interval),
+            "answer_mode": answer_mode(result.manifest), "cut_replies": cut_replies(result.frame),
+            "letter_habit": letter_habit(rows)}
 
 
 #: What the findings are when a family does not say (FINDINGS_CAPTION in its module): BiasAsker's biased
@@ -319,12 +319,13 @@ def render_html(result: RunResult, plots: list[Path]) -> str:
     embedded = [{"title": _plot_title(p), "data": base64.b64encode(p.read_bytes()).decode("ascii")}
                 for p in plots if p.exists()]
     tables = _family_tables(result)
+    rows = _findings(result)
     return template.render(run=run, cards=_cards(result), notes=result.notes,
                            error_reasons=list(result.error_reasons.items()),
                            key_tables=[t for t in tables if t["key"]],
                            detail_tables=[t for t in tables if not t["key"]], plots=embedded,
-                           findings=_findings(result), findings_caption=_findings_caption(result),
-                           all_metrics=_all_metrics(result))
+                           findings=rows, findings_caption=_findings_caption(result),
+                           all_metrics=_all_metrics(result), **_lead(result, rows))
 
 
 def write_report(run_dir: str | Path, result: RunResult, *, quiet: bool = False,
