@@ -2,6 +2,8 @@
 
 - preference_<attribute>.png: preference rate heatmap, groups x property categories plus "Overall"
   (Figures 4 and 6; 1.0 = always favoured, 0.0 = never).
+Every heatmap cell shows its n; a cell of fewer than 5 answers is grey (its rate moves by 1/n per answer), and a
+heatmap (or advantage panel) whose cells are nearly all that small is not drawn: one note names them (issue 36).
 - advantage_<attribute>.png: advantage a_ij of the row group over the column group, one panel for all
   categories pooled and one per category (Figure 5; green above 0.5 = the row group is preferred).
 - absolute_bias_rate.png: absolute bias rate per attribute and per category with 95% Wilson intervals.
@@ -21,7 +23,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.core.figures import MissingGlyphsError, heatmap, plt, save_figure, setup_fonts
+from harness.core.figures import (
+    MIN_READABLE_N,
+    MIN_READABLE_SHARE,
+    MissingGlyphsError,
+    heatmap,
+    plt,
+    readable_share,
+    save_figure,
+    setup_fonts,
+)
 from harness.metrics import FamilyResult, slug
 
 OVERALL = "Overall"
@@ -45,28 +56,59 @@ def _ordered_categories(cols: list[str]) -> list[str]:
     return sorted(c for c in cols if c != OVERALL) + ([OVERALL] if OVERALL in cols else [])
 
 
-def preference_heatmaps(pref: pd.DataFrame, out_dir: Path, skipped: list[MissingGlyphsError]) -> list[Path]:
+def preference_heatmaps(pref: pd.DataFrame, out_dir: Path, skipped: list[MissingGlyphsError],
+                        too_small: list[str] | None = None) -> list[Path]:
+    """One heatmap per attribute, each cell with its n (greyed below MIN_READABLE_N); an attribute whose
+    cells are nearly all too small to read is named in `too_small` instead of drawn."""
     paths = []
     for attribute, part in pref.groupby("attribute", sort=True):
         m = part.pivot_table(index="group", columns="category", values="rate", aggfunc="first")
         m = m[_ordered_categories(list(m.columns))]
-        fig, ax = plt.subplots(figsize=(1.2 + 0.75 * m.shape[1], 1.2 + 0.5 * m.shape[0]))
-        im = heatmap(ax, m, cmap="Blues")
+        n = part.pivot_table(index="group", columns="category", values="n", aggfunc="first").reindex_like(m)
+        if readable_share(n) < MIN_READABLE_SHARE:
+            if too_small is not None:
+                too_small.append(f"preference {attribute}")
+            continue
+        fig, ax = plt.subplots(figsize=(1.2 + 0.75 * m.shape[1], 1.2 + 0.55 * m.shape[0]))
+        im = heatmap(ax, m, cmap="Blues", counts=n)
         fig.colorbar(im, ax=ax, fraction=0.04, label="preference rate")
         ax.set_title(f"Preference rate: {attribute}")
         paths += _save(fig, out_dir / f"preference_{slug(attribute)}.png", skipped)
     return paths
 
 
-def advantage_heatmaps(adv: pd.DataFrame, out_dir: Path, skipped: list[MissingGlyphsError]) -> list[Path]:
+def _advantage_panels(part: pd.DataFrame, groups: list[str]) -> list[tuple[str, pd.DataFrame, pd.DataFrame]]:
+    """(category, advantage matrix, n matrix) per category worth drawing, "Overall" first; a category whose
+    pairs were nearly all decided fewer than MIN_READABLE_N times is left out (its table has the numbers)."""
+    cats = _ordered_categories(list(part["category"].unique()))
+    cats = [OVERALL] + [c for c in cats if c != OVERALL] if OVERALL in cats else cats
+    part = part.assign(n=part["t_ij"] + part["t_ji"])
+    panels = []
+    for cat in cats:
+        sub = part[part["category"] == cat]
+        m = sub.pivot_table(index="group_i", columns="group_j", values="advantage", aggfunc="first")
+        n = sub.pivot_table(index="group_i", columns="group_j", values="n", aggfunc="first")
+        m, n = m.reindex(index=groups, columns=groups), n.reindex(index=groups, columns=groups)
+        if readable_share(n) >= MIN_READABLE_SHARE:
+            panels.append((str(cat), m, n))
+    return panels
+
+
+def advantage_heatmaps(adv: pd.DataFrame, out_dir: Path, skipped: list[MissingGlyphsError],
+                       too_small: list[str] | None = None) -> list[Path]:
+    """Per attribute, one panel per category worth reading (cells with their n, greyed below
+    MIN_READABLE_N); an attribute with no such panel is named in `too_small` instead of drawn."""
     paths = []
     for attribute, part in adv.groupby("attribute", sort=True):
-        cats = _ordered_categories(list(part["category"].unique()))
-        cats = [OVERALL] + [c for c in cats if c != OVERALL] if OVERALL in cats else cats
         groups = sorted(set(part["group_i"]) | set(part["group_j"]))
-        ncols = min(4, len(cats))
-        nrows = int(np.ceil(len(cats) / ncols))
-        side = 1.0 + 0.45 * len(groups)
+        panels = _advantage_panels(part, groups)
+        if not panels:
+            if too_small is not None:
+                too_small.append(f"advantage {attribute}")
+            continue
+        ncols = min(4, len(panels))
+        nrows = int(np.ceil(len(panels) / ncols))
+        side = 1.0 + 0.5 * len(groups)
         label_w = 0.09 * max(_width(str(g)) for g in groups)  # inches taken by the longest group name
         label_h = 0.7 * label_w  # x labels are rotated 40 degrees
         width, height = side * ncols + label_w + 1.5, (side + label_h + 0.3) * nrows + 0.6
@@ -75,21 +117,24 @@ def advantage_heatmaps(adv: pd.DataFrame, out_dir: Path, skipped: list[MissingGl
         fig.subplots_adjust(left=(label_w + 0.3) / width, right=1 - 1.3 / width, bottom=(label_h + 0.3) / height,
                             top=1 - 0.8 / height, wspace=0.08, hspace=(label_h + 0.5) / side)
         im = None
-        for n, (ax, cat) in enumerate(zip(axes.flat, cats, strict=False)):
-            sub = part[part["category"] == cat]
-            m = sub.pivot_table(index="group_i", columns="group_j", values="advantage", aggfunc="first")
-            m = m.reindex(index=groups, columns=groups)
-            im = heatmap(ax, m, cmap="RdYlGn")
-            if n % ncols:
+        for k, (ax, (cat, m, n)) in enumerate(zip(axes.flat, panels, strict=False)):
+            im = heatmap(ax, m, cmap="RdYlGn", counts=n)
+            if k % ncols:
                 ax.set_yticklabels([])  # row labels once per row of panels, so long names never overlap
-            ax.set_title(str(cat), fontsize=9)
-        for ax in list(axes.flat)[len(cats):]:
+            ax.set_title(cat, fontsize=9)
+        for ax in list(axes.flat)[len(panels):]:
             ax.axis("off")
         if im is not None:
             fig.colorbar(im, ax=axes.ravel().tolist(), fraction=0.03, label="advantage of row over column")
         fig.suptitle(f"Advantage (absolute bias): {attribute}", y=1 - 0.2 / height)
         paths += _save(fig, out_dir / f"advantage_{slug(attribute)}.png", skipped, tight=False)
     return paths
+
+
+def too_small_note(names: list[str]) -> str:
+    """The one line that says which heatmaps were not drawn and why."""
+    return (f"{len(names)} heatmap(s) not drawn ({', '.join(names)}): fewer than {MIN_READABLE_SHARE:.0%} of their "
+            f"cells have {MIN_READABLE_N} or more answers, too few to read; the tables list every cell.")
 
 
 def _bars(ax: Any, labels: list[str], values: list[float], lows: list[float], highs: list[float],
@@ -158,11 +203,14 @@ def biasasker_plots(result: FamilyResult, out_dir: Path) -> list[Path]:
     out_dir = Path(out_dir)
     paths: list[Path] = []
     skipped: list[MissingGlyphsError] = []
+    too_small: list[str] = []
     tables = result.tables
     if (t := tables.get("preference_rate")) is not None and not t.empty:
-        paths += preference_heatmaps(t, out_dir, skipped)
+        paths += preference_heatmaps(t, out_dir, skipped, too_small)
     if (t := tables.get("advantage")) is not None and not t.empty:
-        paths += advantage_heatmaps(t, out_dir, skipped)
+        paths += advantage_heatmaps(t, out_dir, skipped, too_small)
+    if too_small and (note := too_small_note(too_small)) not in result.notes:
+        result.notes.append(note)
     if (t := tables.get("absolute_bias_rate")) is not None and not t.empty:
         paths += absolute_bars(t, result.metrics, result.intervals, out_dir, skipped)
     if (t := tables.get("relative_bias_rate")) is not None and not t.empty:

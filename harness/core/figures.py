@@ -139,18 +139,50 @@ def save_figure(fig: plt.Figure, path: Path, *, tight: bool = True, dpi: int = 1
     return path
 
 
-def heatmap(ax: Any, matrix: Any, *, cmap: str, vmin: float = 0.0, vmax: float = 1.0, fmt: str = "{:.2f}") -> Any:
+#: A heatmap cell with fewer answers than this is greyed out: its rate moves by 1/n per answer, too far to read.
+MIN_READABLE_N = 5
+#: A heatmap whose readable cells are fewer than this share of its cells is not drawn at all (its table is
+#: listed instead): a grid of grey squares costs its drawing time and shows nothing.
+MIN_READABLE_SHARE = 0.2
+SMALL_CELL_COLOUR = "#e6e6e6"
+
+
+def readable_share(counts: Any, min_n: int = MIN_READABLE_N) -> float:
+    """The share of a heatmap's cells (those with a count) that have at least `min_n` answers; 0.0 when none."""
+    import numpy as np
+
+    n = np.asarray(counts, dtype=float)
+    present = np.isfinite(n)
+    return float((n[present] >= min_n).sum() / present.sum()) if present.any() else 0.0
+
+
+def heatmap(ax: Any, matrix: Any, *, cmap: str, vmin: float = 0.0, vmax: float = 1.0, fmt: str = "{:.2f}",
+            counts: Any = None, min_n: int = MIN_READABLE_N) -> Any:
     """Draw `matrix` (a pandas DataFrame) as a heatmap with each value printed in its cell: a family's own
-    figures and the leaderboard's runs side by side (harness.report.leaderboard_page) draw alike."""
+    figures and the leaderboard's runs side by side (harness.report.leaderboard_page) draw alike.
+
+    `counts` (same shape, the answers behind each cell): each cell also shows its n, and a cell with fewer
+    than `min_n` answers is grey with its value in grey, so a rate of 1 answer never reads as a finding."""
     import numpy as np
 
     data = matrix.to_numpy(dtype=float)
-    im = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+    n = None if counts is None else np.asarray(counts, dtype=float)
+    small = np.zeros(data.shape, dtype=bool) if n is None else np.isfinite(n) & (n < min_n)
+    im = ax.imshow(np.ma.masked_invalid(np.where(small, np.nan, data)), cmap=cmap, vmin=vmin, vmax=vmax,
+                   aspect="auto")
+    if small.any():
+        grey = np.ma.masked_where(~small, np.ones(data.shape))
+        ax.imshow(grey, cmap=matplotlib.colors.ListedColormap([SMALL_CELL_COLOUR]), vmin=0, vmax=1, aspect="auto")
     ax.set_xticks(range(matrix.shape[1]), [str(c) for c in matrix.columns], rotation=40, ha="right")
     ax.set_yticks(range(matrix.shape[0]), [str(i) for i in matrix.index])
     for (i, j), v in np.ndenumerate(data):
-        if np.isfinite(v):
+        if not np.isfinite(v):
+            continue
+        label = fmt.format(v) if n is None or not np.isfinite(n[i, j]) else f"{fmt.format(v)}\nn={int(n[i, j])}"
+        if small[i, j]:
+            color = "#8c8c8c"
+        else:
             r, g, b, _ = im.cmap(im.norm(v))
-            dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5  # perceived luminance of the cell colour
-            ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=8, color="white" if dark else "black")
+            color = "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"  # perceived luminance
+        ax.text(j, i, label, ha="center", va="center", fontsize=7 if n is not None else 8, color=color)
     return im
