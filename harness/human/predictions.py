@@ -16,6 +16,14 @@ BiasAsker's data has no item ids of its own). A suite that gives one upstream id
 `-p permute=rotate`, three orders of one question) cannot tell which one a line answers: such a line is a
 problem of its own.
 
+A scores file is the other form: one JSON object whose values are lists of {"id": "<an option's id>", "score":
+<a number>} (StereoSet's upstream predictions.json: {"intrasentence": [...], "intersentence": [...]}, one entry
+per candidate sentence, higher = likelier). It answers every probe whose meta lists its options' ids
+(SCORED_IDS_KEY) when the file scores all of them: the reply is the best-scored option's letter and its usage
+holds the options' scores (`option_scores`, display order), which the kind's reader reads as the model's
+scores. Ids the suite does not hold (the other task's) are skipped and counted; a probe with some but not all
+of its ids scored, a score that is not a number, or a file matching no probe, is a problem.
+
 Strict, as sheets are: the whole file is checked before anything is written, and any problem (a line that is
 not a JSON object, an unknown id, an id seen before, a line without a reply) is named with its line number and
 nothing is imported. A file may answer only part of a suite (some categories): the run holds the probes it
@@ -36,6 +44,8 @@ from harness.core.records import Probe
 
 #: the Probe.meta key a generator sets to the item's upstream id
 UPSTREAM_ID_KEY = "upstream_id"
+#: the Probe.meta key listing the ids of a probe's options, in display order, by which a scores file answers it
+SCORED_IDS_KEY = "scored_ids"
 MAX_PROBLEMS_SHOWN = 15
 
 
@@ -44,6 +54,7 @@ class Prediction:
     line: int  # 1-based line of the file
     id: str
     reply: str
+    usage: dict[str, Any] = field(default_factory=dict)  # recorded with the reply (a scores file's scores)
 
 
 @dataclass
@@ -53,6 +64,7 @@ class PredictionsPlan:
     accepted: list[tuple[Prediction, Probe]] = field(default_factory=list)
     already: int = 0
     problems: list[str] = field(default_factory=list)
+    skipped_ids: int = 0  # a scores file's ids that no probe of the suite lists
 
 
 def upstream_id(probe: Probe) -> str:
@@ -92,6 +104,52 @@ def read_predictions(path: Path) -> tuple[list[Prediction], list[str]]:
             continue
         out.append(Prediction(number, str(raw_id).strip(), reply.replace("\r\n", "\n").strip()))
     return out, problems
+
+
+def read_scores(text: str) -> dict[str, Any] | None:
+    """A scores file's id -> score (module docstring), or None when the text is not one JSON object of lists."""
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(obj, dict) or not obj or not all(isinstance(v, list) for v in obj.values()):
+        return None
+    return {str(e.get("id")): e.get("score") for v in obj.values() for e in v if isinstance(e, dict)}
+
+
+def plan_scores(scores: dict[str, Any], probes: Iterable[Probe], existing: dict[str, str], *,
+                replace: bool = False) -> PredictionsPlan:
+    """Every probe whose options' ids the file scores, answered by its best-scored option (module docstring)."""
+    plan, used = PredictionsPlan(), set()
+    for probe in probes:
+        ids = probe.meta.get(SCORED_IDS_KEY)
+        if not isinstance(ids, list) or not ids:
+            continue
+        found = [i for i in ids if str(i) in scores]
+        if not found:
+            continue
+        values = [scores.get(str(i)) for i in ids]
+        used.update(found)
+        if len(found) < len(ids) or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+            plan.problems.append(f"line 1: probe {probe.id} ({upstream_id(probe)}) has {len(found)} of its "
+                                 f"{len(ids)} option ids scored, or a score that is not a number")
+            continue
+        best = max(range(len(values)), key=lambda i: (values[i], -i))
+        reply = "ABCDEFGHIJ"[best] if best < 10 else str(best)
+        old = existing.get(probe.id)
+        if old is not None and old.strip() == reply:
+            plan.already += 1
+            continue
+        if old is not None and not replace:
+            plan.problems.append(f"line 1: probe {probe.id} already has a different reply in this run; use "
+                                 "--replace to record the new one")
+            continue
+        plan.accepted.append((Prediction(1, upstream_id(probe), reply, {"option_scores": [float(v) for v in values]}),
+                              probe))
+    plan.skipped_ids = len(set(scores) - used)
+    if not plan.accepted and not plan.already and not plan.problems:
+        plan.problems.append("line 1: no id of the file is an option id of the suite's probes")
+    return plan
 
 
 def plan_predictions(predictions: Sequence[Prediction], probes: Iterable[Probe], existing: dict[str, str], *,
@@ -149,7 +207,10 @@ def import_predictions(path: Path, suite: str, target: str, *, run_id: str | Non
 
     path = Path(path)
     predictions, problems = read_predictions(path)
-    if not predictions and not problems:
+    scores = read_scores(path.read_text(encoding="utf-8-sig")) if problems else None
+    if scores is not None:
+        predictions, problems = [], []
+    elif not predictions and not problems:
         raise HarnessError(f"Nothing imported from {path.name}: it holds no predictions.")
     suite_obj = load_suite(suite)
     probes = list(select_probes(suite_obj))
@@ -160,7 +221,8 @@ def import_predictions(path: Path, suite: str, target: str, *, run_id: str | Non
                            "ones; choose another --target label or --run-id.")
     entries = latest_by_probe(mf.run_dir_for(rid) / "transcript.jsonl")
     existing = {pid: e.reply.text for pid, e in entries.items() if e.reply.ok}
-    plan = plan_predictions(predictions, probes, existing, suite=suite_obj.name, replace=replace)
+    plan = (plan_scores(scores, probes, existing, replace=replace) if scores is not None
+            else plan_predictions(predictions, probes, existing, suite=suite_obj.name, replace=replace))
     problems = sorted(problems + plan.problems, key=lambda p: int(p.split()[1].rstrip(":")))
     if problems:
         raise _refuse(path, problems)
@@ -177,7 +239,7 @@ def import_predictions(path: Path, suite: str, target: str, *, run_id: str | Non
             for pred, probe in plan.accepted:
                 writer.append(probe, manual_reply(probe, target, pred.reply, source="predictions",
                                                   predictions=path.name, line=pred.line,
-                                                  revised=probe.id in existing))
+                                                  revised=probe.id in existing, **pred.usage))
         status = mf.STATUS_COMPLETE
     finally:
         run.close(status, {"imported": len(plan.accepted), "already": plan.already, "predictions": path.name})
@@ -190,4 +252,6 @@ def describe(plan: PredictionsPlan) -> list[str]:
     lines = [f"imported {n} new repl{'y' if n == 1 else 'ies'} matched by upstream id"]
     if plan.already:
         lines.append(f"{plan.already} already in the run with the same text: skipped")
+    if plan.skipped_ids:
+        lines.append(f"{plan.skipped_ids} scored id(s) of the file name no option of this suite: skipped")
     return lines
