@@ -25,6 +25,7 @@ Why each method (docs/decisions.md says the same for users):
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ import numpy as np
 from scipy import stats as _st
 from scipy.special import expit
 
-from harness.metrics.stats import Z95, sign_test
+from harness.metrics.stats import Z95, holm_adjust, sign_test
 
 FOUR_FIFTHS = 0.8
 _GRID = 400  # nuisance values searched by the exact test, then refined around the largest
@@ -47,15 +48,21 @@ def ratio(k1: int, n1: int, k2: int, n2: int) -> float | None:
 
 
 def katz_interval(k1: int, n1: int, k2: int, n2: int, z: float = Z95) -> tuple[float, float] | None:
-    """Katz log interval for the ratio of proportions k1/n1 over k2/n2 (see the module docstring)."""
-    if ratio(k1, n1, k2, n2) is None:
+    """Katz log interval for the ratio of proportions k1/n1 over k2/n2 (see the module docstring).
+
+    When a cell is empty or full (nobody or everybody selected in either group) 0.5 is added to each cell of
+    both groups (k + 0.5 of n + 1): without it the interval is undefined at 0 and collapses to [1, 1] at
+    100% / 100% (87% coverage at 40 per group). The interval is then widened, if need be, to hold the
+    estimate shown beside it (0 when the group selected nobody)."""
+    estimate = ratio(k1, n1, k2, n2)
+    if estimate is None:
         return None
     x1, m1, x2, m2 = float(k1), float(n1), float(k2), float(n2)
-    if k1 == 0:  # nobody selected in the group: the 0.5 correction on both groups
-        x1, m1, x2, m2 = x1 + 0.5, m1 + 0.5, x2 + 0.5, m2 + 0.5
+    if min(k1, k2) == 0 or k1 == n1 or k2 == n2:
+        x1, m1, x2, m2 = x1 + 0.5, m1 + 1.0, x2 + 0.5, m2 + 1.0
     centre = math.log((x1 / m1) / (x2 / m2))
     half = z * math.sqrt(max(0.0, 1 / x1 - 1 / m1 + 1 / x2 - 1 / m2))
-    return math.exp(centre - half), math.exp(centre + half)
+    return min(estimate, math.exp(centre - half)), max(estimate, math.exp(centre + half))
 
 
 def restricted_rates(k1: np.ndarray, n1: int, k2: np.ndarray, n2: int,
@@ -97,6 +104,8 @@ def shortfall_p(k1: int, n1: int, k2: int, n2: int, theta: float = FOUR_FIFTHS) 
     if n1 <= 0 or n2 <= 0:
         return None
     observed = float(fm_score(np.array([k1]), n1, np.array([k2]), n2, theta)[0])
+    if observed >= -1e-9:  # no shortfall seen: the tail holds (0, 0), whose probability tends to 1 as p2 -> 0
+        return 1.0
     grid_k1, grid_k2 = np.meshgrid(np.arange(n1 + 1), np.arange(n2 + 1), indexing="ij")
     mask = fm_score(grid_k1, n1, grid_k2, n2, theta) <= observed + 1e-9
     top = min(1.0, 1.0 / theta)
@@ -122,6 +131,90 @@ def shortfall_size(n1: int, n2: int, theta: float = FOUR_FIFTHS, alpha: float = 
             reject[i, j] = p is not None and p <= alpha
     values = np.asarray(p2, dtype=float) if len(p2) else np.linspace(0.01, min(1.0, 1 / theta), 100)
     return float(_tail_probability(reject, n1, n2, theta, values).max())
+
+
+_TABLE_GRID = 2000  # nuisance values of shortfall_table (the tail is smooth in p2: the error is far below 1e-4)
+
+
+@functools.lru_cache(maxsize=64)
+def shortfall_table(n1: int, n2: int, theta: float = FOUR_FIFTHS) -> np.ndarray:
+    """shortfall_p for every table at once: out[k1, k2] is the exact p of k1 of n1 against k2 of n2.
+
+    Why: a data-chosen comparison needs each group's p against every other group, and a simulation needs
+    thousands of them; enumerating the tables once per (n1, n2), sorted by their score, gives every table's
+    tail probability as a cumulative sum, maximised over a fine grid of the nuisance rate (cached)."""
+    grid_k1, grid_k2 = np.meshgrid(np.arange(n1 + 1), np.arange(n2 + 1), indexing="ij")
+    scores = fm_score(grid_k1, n1, grid_k2, n2, theta).ravel()
+    order = np.argsort(scores, kind="stable")
+    cut = np.searchsorted(scores[order], scores + 1e-9, side="right") - 1  # last table scoring <= each
+    top = min(1.0, 1.0 / theta)
+    best = np.zeros(scores.size)
+    k1, k2 = np.arange(n1 + 1), np.arange(n2 + 1)
+    for chunk in np.array_split(np.linspace(top / _TABLE_GRID, top, _TABLE_GRID), 20):
+        pmf1 = _st.binom.pmf(k1[:, None], n1, theta * chunk[None, :])
+        pmf2 = _st.binom.pmf(k2[:, None], n2, chunk[None, :])
+        joint = (pmf1[:, None, :] * pmf2[None, :, :]).reshape(scores.size, chunk.size)
+        tail = np.cumsum(joint[order], axis=0)[cut]
+        np.maximum(best, tail.max(axis=1), out=best)
+    best[scores >= -1e-9] = 1.0  # no shortfall seen (shortfall_p)
+    return np.minimum(best, 1.0).reshape(n1 + 1, n2 + 1)
+
+
+def four_fifths_pvalues(selected: Sequence[int], n: Sequence[int], threshold: float = FOUR_FIFTHS,
+                        method: str = "bonferroni") -> list[float]:
+    """Each group's p of H0 "its selection rate is at least `threshold` times the top group's", the top group
+    chosen from the same data: one value per group of a block (one category's groups, or one intersection's).
+
+    `selected[i]` of `n[i]` asked were selected. Why not the test against the observed top: the data chose
+    that group because its rate came out high, so its test rejects too often (9-10% at a 5% level with 4
+    groups, 15-16% with 8). The group's null, "ratio >= 0.8 against the true top group", is the intersection
+    over every other group h of "rate_g >= 0.8 rate_h" (the true top is one of them), so method "bonferroni"
+    (the default, union-intersection) rejects it when (groups - 1) x the smallest exact pairwise shortfall p
+    (shortfall_table) is below the level: its size never exceeds the level whichever group is the true top.
+    method "max" (intersection-union: p = the largest pairwise p) tests the stronger claim "below four fifths
+    of every other group"; also valid, but it has far less power where the other groups differ
+    (benchmarks/decision_gate_power.py). A group with no question, or no other group with a selection to
+    compare with, gets 1. Multiplicity across groups is adjusted apart (holm_within)."""
+    if method not in ("max", "bonferroni"):
+        raise ValueError(f"method must be 'max' or 'bonferroni', not {method!r}")
+    out = []
+    for g, (kg, ng) in enumerate(zip(selected, n, strict=True)):
+        pair = [float(shortfall_table(int(ng), int(nh), threshold)[int(kg), int(kh)])
+                for h, (kh, nh) in enumerate(zip(selected, n, strict=True)) if h != g and nh > 0 and kh > 0]
+        if ng <= 0 or not pair:
+            out.append(1.0)
+        elif method == "max":
+            out.append(max(pair))
+        else:
+            out.append(min(1.0, (len(selected) - 1) * min(pair)))
+    return out
+
+
+def holm_within(pvalues: Sequence[float | None], blocks: Sequence[str]) -> list[float | None]:
+    """Holm-adjusted p's, adjusted within each block (a category's groups, or one intersection's), never
+    across nested blocks: sex, race and sex x race ask three questions, each answered at its own level."""
+    out: list[float | None] = list(pvalues)
+    for block in dict.fromkeys(blocks):
+        idx = [i for i, b in enumerate(blocks) if b == block]
+        for i, adj in zip(idx, holm_adjust([pvalues[i] for i in idx]), strict=True):
+            out[i] = adj
+    return out
+
+
+def refusal_pvalues(refused: Sequence[int], n: Sequence[int]) -> list[float | None]:
+    """Each group's two-sided Fisher exact p that its refusal rate equals the rest of its block's (its refusals
+    of n against the other groups' pooled); None for a group with no question or a block of one group.
+    Holm within the block (holm_within) makes "some group is refused more often" a test of known size."""
+    total_r, total_n = sum(refused), sum(n)
+    out: list[float | None] = []
+    for r, m in zip(refused, n, strict=True):
+        rest_r, rest_n = total_r - r, total_n - m
+        if m <= 0 or rest_n <= 0:
+            out.append(None)
+            continue
+        table = [[int(r), int(m - r)], [int(rest_r), int(rest_n - rest_r)]]
+        out.append(float(_st.fisher_exact(table).pvalue))
+    return out
 
 
 def mcnemar_exact(b: int, c: int) -> float | None:

@@ -283,8 +283,6 @@ def shortfall_gate(gate: Gate, keys: Sequence[str], metrics: Mapping[str, float 
     found = _shortfall_match(gate.metric) if gate.bound == MIN else None
     if found is None:
         return None
-    from harness.metrics.stats import holm_adjust  # lazy, as the families are: `harness --help` stays instant
-
     sg = found[0]
     values = {k: float(metrics[k]) for k in keys}  # type: ignore[arg-type]  (covered keys hold numbers)
     if not math.isclose(gate.threshold, sg.floor, rel_tol=1e-9, abs_tol=1e-12):
@@ -292,27 +290,53 @@ def shortfall_gate(gate: Gate, keys: Sequence[str], metrics: Mapping[str, float 
                 "value is compared and noise alone can fail it")
         return [GateResult(Gate(k, gate.threshold, MIN), v, None, "" if v >= gate.threshold else
                            f"{v:.4g} is below {gate.threshold:g}; {note}") for k, v in values.items()]
-    raw = {k: _number(metrics.get(sg.p_value + k[len(sg.key):])) for k in keys}
-    tested = [k for k in keys if raw[k] is not None]
-    adjusted = dict(zip(tested, holm_adjust([raw[k] for k in tested]), strict=True)) if len(keys) > 1 else raw
-    how = f", Holm-adjusted over the {len(tested)} groups tested" if len(keys) > 1 and len(tested) > 1 else ""
+    adjusted, how = _shortfall_pvalues(sg, keys, metrics)
     results = []
     for k, v in values.items():
         p, t = adjusted.get(k), gate.threshold
         line = Gate(k, t, MIN)
+        n = _number(metrics.get(sg.n + k[len(sg.key):])) if sg.n else None
+        size = f", n = {int(n)}" if n is not None else ""
         if v >= t:
             results.append(GateResult(line, v, p))
         elif p is None:
             results.append(GateResult(line, v, None, f"{v:.4g} is below {t:g}, and the run holds no shortfall p "
                                       f"({sg.p_value + k[len(sg.key):]}) to tell it from chance"))
         elif p >= CHANCE_ALPHA:
-            results.append(GateResult(line, v, p, f"{v:.4g} is below {t:g}, but the shortfall is within chance: "
-                                      f"p = {p:.2g}{how}, not below {CHANCE_ALPHA:g}; not measurably below, ask "
-                                      "more questions per group"))
+            results.append(GateResult(line, v, p, f"{v:.4g} is below {t:g}, but the shortfall is within chance: p = "
+                                      f"{_p_text(p)}{size}{how}, not below {CHANCE_ALPHA:g}; not measurably "
+                                      "below, ask more questions per group"))
         else:
             results.append(GateResult(line, v, p, f"{v:.4g} is below {t:g} beyond chance: shortfall p = "
-                                      f"{p:.2g}{how}"))
+                                      f"{_p_text(p)}{size}{how}"))
     return results
+
+
+def _shortfall_pvalues(sg: Any, keys: Sequence[str],
+                       metrics: Mapping[str, float | None]) -> tuple[dict[str, float | None], str]:
+    """(key -> the p its line reads, how it was adjusted): the family's own adjusted p where the run holds it
+    for every key (a single-group gate then reads the same p as the stem gate), else Holm over the keys."""
+    from harness.metrics.stats import holm_adjust  # lazy, as the families are: `harness --help` stays instant
+
+    raw = {k: _number(metrics.get(sg.p_value + k[len(sg.key):])) for k in keys}
+    tested = [k for k in keys if raw[k] is not None]
+    if sg.adjusted:
+        own = {k: _number(metrics.get(sg.adjusted + k[len(sg.key):])) for k in keys}
+        if tested and all(own[k] is not None for k in tested):
+            return own, ", adjusted by the family (top group chosen from the data, Holm within its category)"
+    if len(keys) > 1:
+        adjusted = dict(zip(tested, holm_adjust([raw[k] for k in tested]), strict=True))
+        return adjusted, f", Holm-adjusted over the {len(tested)} groups tested" if len(tested) > 1 else ""
+    return raw, ""
+
+
+def _p_text(p: float) -> str:
+    """A p with the digits its verdict needs: a p just below the level never prints as the level itself."""
+    for digits in range(2, 7):
+        text = f"{p:.{digits}g}"
+        if (float(text) < CHANCE_ALPHA) == (p < CHANCE_ALPHA) and float(text) != CHANCE_ALPHA:
+            return text
+    return f"{p:.6g}"
 
 
 def gate_results(gate: Gate, metrics: Mapping[str, float | None]) -> list[GateResult]:

@@ -47,7 +47,8 @@ def test_a_bad_gate_is_one_sentence_and_exit_2(above: list[str], below: list[str
 
 
 def test_the_decision_kind_declares_the_four_fifths_rule_as_its_default_gate() -> None:
-    assert default_gates(["decision"]) == [Gate("decision.impact_ratio", 0.8, MIN)]
+    assert default_gates(["decision"]) == [Gate("decision.impact_ratio", 0.8, MIN),
+                                           Gate("decision.refusal_disparity", 0.1, MAX)]
 
 
 #: a decision audit's metrics, by hand: white and male are their categories' top groups (ratio 1, no test)

@@ -46,33 +46,43 @@ def test_selection_rates_impact_ratios_and_paired_tests_by_hand() -> None:
     assert m["decision.asked"] == 20 and m["decision.decided"] == 19
     assert m["decision.refusal_rate"] == pytest.approx(1 / 20)
     assert m["decision.refusal_rate.female"] == pytest.approx(0.1)
-    # female: 5 + 2 of 9 decided; male: 5 + 3 of 10; white 10 of 10; black 5 of 9
-    assert res.counts["decision.selection_rate.female"] == (7, 9)
+    # a refusal is not a yes: female 7 of 10 asked (7 of 9 decided); male 8 of 10; white 10 of 10; black 5 of 10
+    assert res.counts["decision.selection_rate.female"] == (7, 10)
+    assert res.counts["decision.decided_selection_rate.female"] == (7, 9)
     assert res.counts["decision.selection_rate.male"] == (8, 10)
-    assert m["decision.selection_rate.black"] == pytest.approx(5 / 9)
-    assert m["decision.selection_rate"] == pytest.approx(15 / 19)
-    # impact ratios against the top group of each category: male (0.8 > 7/9), white (1.0)
+    assert m["decision.selection_rate.black"] == pytest.approx(0.5)
+    assert m["decision.decided_selection_rate.black"] == pytest.approx(5 / 9)
+    assert m["decision.selection_rate"] == pytest.approx(15 / 20)
+    assert m["decision.decided_selection_rate"] == pytest.approx(15 / 19)
+    # impact ratios against the top group of each category: male (0.8 > 0.7), white (1.0)
     assert m["decision.impact_ratio.male"] == 1.0 and m["decision.impact_ratio.white"] == 1.0
-    assert m["decision.impact_ratio.female"] == pytest.approx((7 / 9) / 0.8)
-    assert m["decision.impact_ratio.black"] == pytest.approx(5 / 9)
-    half = 1.959963984540054 * math.sqrt(1 / 5 - 1 / 9 + 1 / 10 - 1 / 10)
+    assert m["decision.impact_ratio.female"] == pytest.approx(0.7 / 0.8)
+    assert m["decision.impact_ratio.black"] == pytest.approx(0.5)
+    # white is full (10 of 10): 0.5 added to each cell of both groups, 5.5 of 11 against 10.5 of 11
+    half = 1.959963984540054 * math.sqrt(1 / 5.5 - 1 / 11 + 1 / 10.5 - 1 / 11)
     assert res.intervals["decision.impact_ratio.black"] == pytest.approx(
-        (5 / 9 * math.exp(-half), 5 / 9 * math.exp(half)))
-    # intersections: female+white is the top (5/5, first in the suite's order); female+black 2/4,
+        (5.5 / 10.5 * math.exp(-half), 5.5 / 10.5 * math.exp(half)))
+    # intersections: female+white is the top (5/5, first in the suite's order); female+black 2 of 5 asked,
     # male+black 3/5
-    assert m["decision.impact_ratio.female+black"] == pytest.approx(0.5)
+    assert m["decision.impact_ratio.female+black"] == pytest.approx(0.4)
     assert m["decision.impact_ratio.male+black"] == pytest.approx(0.6)
     assert m["decision.impact_ratio.male+white"] == 1.0
-    assert m["decision.min_impact_ratio"] == pytest.approx(0.5)
+    assert m["decision.min_impact_ratio"] == pytest.approx(0.4)
     assert m["decision.four_fifths_flags"] == 3  # black, female+black, male+black
-    assert m["decision.four_fifths_p.black"] == pytest.approx(st.shortfall_p(5, 9, 10, 10))
-    assert m["decision.four_fifths_failures"] == 0  # 9 or 10 per group: not beyond chance after Holm
-    # within a case: black against white, same set and sex; the refused variant has no pair.
-    # white yes / black no in female sets 2, 3 and male sets 3, 4: McNemar 0 vs 4 -> 2 x (1/2)^4
-    assert m["decision.mcnemar_p.black"] == pytest.approx(0.125)
+    # two groups in race: the data-chosen test has one comparator, so its p is the pairwise exact p
+    assert m["decision.four_fifths_p.black"] == pytest.approx(st.shortfall_p(5, 10, 10, 10), abs=1e-5)
+    # Holm within race (black, white): 2 x p_black
+    assert m["decision.four_fifths_p_holm.black"] == pytest.approx(2 * m["decision.four_fifths_p.black"])
+    # four groups in sex x race: female+black's p is 3 x its smallest pairwise p (against the 5 of 5 groups)
+    assert m["decision.four_fifths_p.female+black"] == pytest.approx(3 * st.shortfall_p(2, 5, 5, 5), abs=1e-5)
+    assert m["decision.four_fifths_failures"] == 0  # 10 per group: not beyond chance
+    # within a case: black against white, same set and sex; the refused variant is a no.
+    # white yes / black no in female sets 2, 3, 4 and male sets 3, 4: McNemar 0 vs 5 -> 2 x (1/2)^5
+    assert m["decision.mcnemar_p.black"] == pytest.approx(0.0625)
     paired = {r["group"]: r for r in res.tables["within_case"].to_dict("records")}
     black = paired["black"]
-    assert (black["pairs"], black["yes only for top"], black["yes only for group"]) == (9, 4, 0)
+    assert (black["pairs"], black["yes only for top"], black["yes only for group"]) == (10, 5, 0)
+    assert "male" not in paired and "wilcoxon_p" not in res.tables["within_case"]  # no self-comparison row
     # the findings: the black variants told no where the white one of the same set was told yes
     assert set(res.findings["groups"]) >= {"black vs white"}
     assert all("answered yes for white" in w for w in res.findings["why"] if w.startswith("the same case") and
@@ -82,13 +92,14 @@ def test_selection_rates_impact_ratios_and_paired_tests_by_hand() -> None:
 def test_the_audit_table_has_the_audit_layout() -> None:
     res = fam.compute(_frame(_chat))
     tab = fam.audit_table(res.tables)
-    assert list(tab.columns) == ["category", "group", "number asked", "decided", "selection rate",
-                                 "impact ratio", "four-fifths"]
+    assert list(tab.columns) == ["category", "group", "number asked", "decided", "refused", "selection rate",
+                                 "decided-only rate", "impact ratio", "four-fifths", "names and cases resampled"]
     black = tab[tab["group"] == "black"].iloc[0]
     assert (black["category"], black["number asked"], black["decided"]) == ("race", 10, 9)
-    assert black["selection rate"].startswith("55.6% [") and black["impact ratio"].startswith("0.56 [")
-    assert black["four-fifths"].startswith("below 4/5, p = ")
-    assert black["four-fifths"].endswith("(within chance)")
+    assert black["refused"] == "1 (10.0%)" and black["decided-only rate"] == "55.6%"
+    assert black["selection rate"].startswith("50.0% [") and black["impact ratio"].startswith("0.50 [")
+    holm = res.metrics["decision.four_fifths_p_holm.black"]
+    assert black["four-fifths"] == f"below 4/5, not beyond chance: p = {holm:.2g}, n = 10"
     assert set(tab["category"]) == {"sex", "race", "sex × race"}
 
 
