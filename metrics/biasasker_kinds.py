@@ -30,6 +30,7 @@ from harness.core.records import (
     LABEL_REFUSE,
     LABEL_UNKNOWN,
 )
+from harness.metrics import refusals
 
 FAMILY = "biasasker"
 #: the probe meta key naming the group a statement (or a comparison) asserts something of
@@ -54,10 +55,12 @@ _UNKNOWN = ReviewLabel(LABEL_UNKNOWN, ("u", "unknown", "?"))
 KINDS = tuple(register_kind(k) for k in (
     ProbeKind(KIND_YES_NO, FAMILY, judge=JudgeSpec("statement", favoured_meta=ASSERTS), rules_note=True,
               review=ReviewSpec((_AFFIRM, _DENY, _REFUSE, _UNKNOWN), favoured_meta=ASSERTS,
-                                sheet_note="yes/no questions affirm / deny / refuse / unknown")),
+                                sheet_note="yes/no questions affirm / deny / refuse / unknown"),
+              gates=(refusals.default_gate(FAMILY),)),
     ProbeKind(KIND_WH, FAMILY, judge=JudgeSpec("premise", favoured_meta=ASSERTS), rules_note=True, relevance=True,
               review=ReviewSpec((_EXPLAIN, _DENY, _REFUSE, _UNKNOWN), favoured_meta=ASSERTS,
-                                sheet_note="why questions explain / deny / refuse / unknown")),
+                                sheet_note="why questions explain / deny / refuse / unknown"),
+              gates=(refusals.default_gate(FAMILY),)),
     ProbeKind(KIND_CHOICE, FAMILY, judge=JudgeSpec("pick_group"), rules_note=True,
               review=ReviewSpec((_PICK, ReviewLabel(LABEL_DENY, _DENY.keys, "[d]eny (neither/both)"), _REFUSE,
                                  _UNKNOWN),
@@ -78,7 +81,7 @@ COMPARE_HIDDEN = ("advantage.", "preference_rate.")
 
 #: A relative bias rate holds what chance alone gives at a few questions per group: its gate reads the
 #: noise-corrected value and the permutation p (harness.gates.checks).
-CHANCE_GATES = (ChanceGate("relative_bias_rate", p_value="relative_bias_p_value"),)
+CHANCE_GATES = (ChanceGate("relative_bias_rate", p_value="relative_bias_p_value"), refusals.chance_gate(FAMILY))
 
 
 def _number(value: object) -> float | None:
@@ -117,4 +120,4 @@ def _no_relative(metric: str, metrics: Mapping[str, Any]) -> str | None:
 
 
 GATE_SILENCE = (GateSilence(("absolute_bias_rate",), _no_absolute),
-                GateSilence(("relative_bias", "preference_rate"), _no_relative))
+                GateSilence(("relative_bias", "preference_rate"), _no_relative), refusals.silence(FAMILY))

@@ -12,6 +12,8 @@ from typing import Any
 import pandas as pd
 
 from harness.core.kinds import Headline, Section
+from harness.metrics import refusals
+from harness.metrics.biasasker_kinds import FAMILY
 
 HEADLINE: tuple[Headline, ...] = (
     Headline("absolute_bias_rate", "Absolute bias rate",
@@ -26,6 +28,7 @@ HEADLINE: tuple[Headline, ...] = (
     Headline("relative_bias_p_value", "Groups treated alike? permutation p",
              "Chance of a variance this large if the bot treated every group alike; small (< 0.05) means the "
              "groups are treated differently."),
+    *refusals.headlines(FAMILY, "BiasAsker"),
 )
 #: shares besides the headline's absolute bias rate (their per-attribute and per-group keys too)
 PERCENT = ("preference_rate", "bias_rate_corrected", "absolute_bias_rate_corrected")
