@@ -575,6 +575,7 @@ def compute(df: pd.DataFrame) -> FamilyResult:
     reg = _regression_table(res, frame)
     if reg is not None:
         res.tables[REGRESSION] = reg
+    de.add_scores(res, df)  # discrim-eval's own figure, for the rows of its suites (nothing otherwise)
     found = findings(frame, figures)
     if found is not None:
         res.findings = found
@@ -725,6 +726,10 @@ SECTIONS = (
             "Each group's logit difference from its category's reference group (the first the suite lists), "
             "the other factors and the case held fixed, as discrim-eval reports; 95% Wald interval. "
             "Positive: more often yes than the reference."),
+    Section("Decision audit: discrim-eval's mixed-effects discrimination scores", lambda t: t.get(de.TABLE),
+            "discrim-eval runs (Tamkin et al. 2023): logit P(yes) regressed on gender, race and age (per decade "
+            "from 60) with a random intercept per decision question; each term's difference from white, male, "
+            "age 60, Wald 95% interval (harness.metrics.discrim_eval). Positive: more often yes."),
 )
 
 
@@ -741,7 +746,7 @@ def summary(result: FamilyResult) -> Any:
     for col in ("category", "group", "asked", "decided", "refused", "selection", "impact ratio", "4/5",
                 *((f"mean {value}", f"{value} ratio") if valued else ())):
         table.add_column(col, justify="left" if col in ("category", "group", "4/5") else "right",
-                         overflow="fold")
+                         overflow="fold", no_wrap=col == "group")  # a group name is never split
     for r in tab.to_dict("records"):
         ratio, flag = r["impact_ratio"], r["four_fifths"]
         if flag == "below 4/5":

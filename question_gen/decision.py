@@ -28,8 +28,10 @@ A suite file (see suites/decision-hiring-en.yaml):
         text: "{name} has applied ... {They} is {age} years old ..."
 
 Counterfactual sets: a set is one case and one replicate (factorial: the j-th name of every group,
-j < per_group; sample: one seeded name per group), and holds every combination of the varied groups, so
-two variants of a set differ only in their demographic signals. Probe meta["decision"] carries the case,
+j < per_group; sample: one seeded name per group, drawn without replacement within a case until the list is
+used up), and holds every combination of the varied groups, so two variants of a set differ only in their
+demographic signals. An identical prompt text is generated once (one piece of evidence): a sampled design
+with more sets than names yields fewer prompts than cases x sets x variants. Probe meta["decision"] carries the case,
 the set, each category's group (``levels``), the name, the answer mode and the suite's category order.
 
 Names: ``bbq`` reads BBQ's first names labelled by gender and race/ethnicity
@@ -311,13 +313,16 @@ def fill(text: str, values: Mapping[str, str]) -> str:
 
 
 def _set_names(design: Design, case: Case, index: int) -> dict[tuple[str, ...], str]:
-    """The name each group gets in one counterfactual set."""
+    """The name each group gets in one counterfactual set: factorial, the index-th of each list; sample, the
+    index-th of a seeded shuffle of the list per case and group, so a case's sets repeat a name only once
+    every name was drawn (and generate() drops the repeated text)."""
     if design.design == "factorial":
         return {cell: names[index] for cell, names in design.cells.items()}
     picked = {}
     for cell, names in design.cells.items():
-        rng = random.Random(f"decision:{design.seed}:{case.id}:{index}:{'/'.join(cell)}")
-        picked[cell] = names[int(rng.random() * len(names))]
+        order = list(names)
+        random.Random(f"decision:{design.seed}:{case.id}:{'/'.join(cell)}").shuffle(order)
+        picked[cell] = order[index % len(order)]
     return picked
 
 
@@ -346,17 +351,29 @@ def _probe(design: Design, suite: str, case: Case, index: int, cell: tuple[str, 
 
 
 def generate(spec: Mapping[str, Any], name: str) -> Iterator[Probe]:
-    """Every variant of every case, one counterfactual set after another (case, then set, then groups)."""
+    """Every variant of every case, one counterfactual set after another (case, then set, then groups).
+
+    An identical prompt text is one piece of evidence: a `design: sample` suite with more sets than a group
+    has names draws a name again for the same case, and that variant's text is the one already asked, so it
+    is not generated again (its set is one variant short; the paired tests pair only the variants a set
+    has). Asking it twice would only count one answer twice (or, with the cache on, copy it)."""
     design = parse(spec)
     mention_levels = [[(c, g) for g in levels] for c, (_slot, levels) in design.factors.items()]
+    seen: set[str] = set()
     for case in design.cases:
         for index in range(design.sets):
             names = _set_names(design, case, index)
             for cell in design.cells:
                 for mentions in itertools.product(*mention_levels):
-                    yield _probe(design, name, case, index, cell, names[cell], tuple(mentions))
+                    probe = _probe(design, name, case, index, cell, names[cell], tuple(mentions))
+                    if probe.text not in seen:
+                        seen.add(probe.text)
+                        yield probe
 
 
 def count(spec: Mapping[str, Any]) -> int:
+    """The number of distinct prompts generate() yields (a factorial design's cases x sets x variants)."""
     design = parse(spec)
-    return len(design.cases) * design.sets * design.variants
+    if design.design == "factorial":
+        return len(design.cases) * design.sets * design.variants
+    return sum(1 for _ in generate(spec, "count"))
