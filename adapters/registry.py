@@ -32,9 +32,9 @@ from harness.adapters.base import Adapter
 from harness.adapters.transport import header_env_vars
 from harness.core.errors import ConfigError, HarnessError
 from harness.core.paths import config_dirs
-from harness.core.registry import GROUP_ADAPTERS, OWN_DISTRIBUTION, Registry
+from harness.core.registry import OWN_DISTRIBUTION, Registry
 
-ENTRY_POINT_GROUP = GROUP_ADAPTERS
+ENTRY_POINT_GROUP = "harness.adapters"  # the entry-point group of adapter kinds (install metadata, not a module)
 DISTRIBUTION = OWN_DISTRIBUTION  # this project's distribution: its own entry points are built-in kinds
 TARGETS_FILE = "targets.toml"
 PRESETS_PATH = Path(__file__).with_name("presets.toml")
@@ -43,7 +43,7 @@ PRESETS_PATH = Path(__file__).with_name("presets.toml")
 #: The built-ins are entry points of the harness's own pyproject.toml (openai = "harness.adapters.
 #: openai_chat:OpenAIChatAdapter", and the white-box layer's hf-calibrated, which this layer never names),
 #: exactly as another package registers its own; a plugin cannot shadow a built-in name.
-ADAPTERS: Registry[type[Adapter]] = Registry("adapter kind", GROUP_ADAPTERS, built_in=True)
+ADAPTERS: Registry[type[Adapter]] = Registry("adapter kind", ENTRY_POINT_GROUP, built_in=True)
 
 #: Keys of a [targets.NAME] table that configure the harness rather than the adapter.
 _RESERVED = {"adapter", "description", "model_label", "api_key_env", "secret_env", "price", "concurrency", "rpm",

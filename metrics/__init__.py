@@ -8,32 +8,16 @@ touches scoring or reporting code.
 
 How a family plugs in
 ---------------------
-A module (or an object with the same attributes) registered as `Family(name, module)` in FAMILIES, a
-harness.core.registry Registry: the project's own by their entry points in pyproject.toml
-(`[project.entry-points."harness.families"]`, name = "harness.metrics.<module>"), another package's by
-its own entry points the same way; a test or a plugin's code calls `register_family`. A family module
-with a META_KEY attribute scores the rows whose probe meta holds that key (Family.meta_key). The module
-declares the probe kinds it scores by registering them
-(`harness.core.kinds.register_kind(ProbeKind(name, family=...))`, usually at import) and provides
+A family is the `family` of a method's declaration (harness.core.method.Method, a FamilySpec: `compute`
+and what the family shows, docs/architecture.md "A method"), registered in FAMILIES under the method's name
+when the method is (its entry point of the harness.methods group); a test calls `register_family(Family(name,
+FamilySpec(...)))`. `Family` reads only the declaration's fields, never a module's attributes:
 
     compute(df: pandas.DataFrame) -> FamilyResult | Mapping[str, Any]
 
-and may provide
-
-    HEADLINE: tuple[harness.core.kinds.Headline, ...]   (its headline numbers: summary, report cards)
-    SECTIONS: tuple[harness.core.kinds.Section, ...]    (its report tables; without it, every table it returns)
-    PERCENT: tuple[str, ...]        (key prefixes shown as percentages besides the percent headlines)
-    LEADERBOARD: tuple[harness.core.kinds.LeaderboardTable, ...]   (its tables on `harness leaderboard`)
-    LEADERBOARD_FIGURES: tuple[harness.core.kinds.LeaderboardFigure, ...]   (its heatmaps across runs)
-    VIEW_METRICS: tuple[harness.core.kinds.ViewMetric, ...]   (what `harness view` shows; default: HEADLINE)
-    PAIR_KEY: str                   (the probe meta key linking partners; default: the family's meta_key)
-    tables(df) -> Mapping[str, pandas.DataFrame]        (extra report tables, merged into the result)
-    plots(df, out_dir: pathlib.Path[, result=FamilyResult]) -> list[pathlib.Path]   (PNG files it wrote)
-    summary(result: FamilyResult) -> rich.table.Table | None   (a table for the terminal summary)
-    example_rows(key: str, rows: DataFrame) -> DataFrame | None   (the rows behind a metric key it owns,
-                                     for harness.gates.fairness; None: not its key)
-    paired_outcomes(key: str, verdicts: DataFrame) -> Series | None   (per probe, whether it counts towards a
-                                     rate key it owns: the paired test of two runs; None: not its key)
+and optionally headline, sections, percent, leaderboard, leaderboard_figures, view_metrics, meta_key, pair_key,
+the gate declarations, findings_caption, and the functions tables(df), plots(df, out_dir[, result=]),
+summary(result), example_rows(key, rows), paired_outcomes(key, verdicts).
 
 `df` has one row per scored probe (only replies with status "ok"; errors are never findings), columns
 FRAME_COLUMNS: probe fields (probe_id, suite, lang, kind, bias_type, text, groups, attribute, property,
@@ -52,13 +36,11 @@ Metric keys are flat, dot-separated and lower-case (see `slug()`), so a CI gate 
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pandas as pd
@@ -70,14 +52,14 @@ from harness.core.kinds import (
     Headline,
     LeaderboardFigure,
     LeaderboardTable,
-    RegistrationError,
     Section,
     ShortfallGate,
     ViewMetric,
     kind_spec,
     registered_kinds,
 )
-from harness.core.registry import GROUP_FAMILIES, Registry
+from harness.core.method import FamilySpec, parts
+from harness.core.registry import Registry
 
 FRAME_COLUMNS: tuple[str, ...] = (
     "probe_id", "suite", "lang", "kind", "bias_type", "text", "groups", "attribute", "property",
@@ -120,137 +102,127 @@ class FamilyResult:
 
 @dataclass(frozen=True)
 class Family:
-    """A metric family: a module (or any object with compute() and the optional attributes above), and the
-    probe kinds it scores, which declare it as their family (harness.core.kinds.ProbeKind.family); or
-    (meta_key) the rows whose probe meta holds that key, whatever their kind: the counterfactual pairs of
-    `-p perturb=AXIS` are BiasAsker or CBBQ probes, read by their own family as originals and by the
-    counterfactual family as pairs (see family_rows).
-
-    `module` is a dotted name of this package (imported when first needed) or the module object itself
-    (a plugin's or a test's). `extra_kinds` are kinds declared elsewhere that it scores too (normally none)."""
+    """A metric family: its declaration (harness.core.method.FamilySpec, the `family` of a Method), and the
+    probe kinds it scores, which declare it as their family (ProbeKind.family); or (spec.meta_key) the rows
+    whose probe meta holds that key, whatever their kind: the counterfactual pairs of `-p perturb=AXIS` are
+    BiasAsker or CBBQ probes, read by their own family as originals and by the counterfactual family as
+    pairs (see family_rows). Every property below reads a field of the declaration, never a module."""
 
     name: str
-    module: str | ModuleType
+    spec: FamilySpec
     extra_kinds: frozenset[str] = frozenset()
-    meta_key: str = ""
 
-    def load(self) -> ModuleType:
-        """The family's module (imported once; an import error is a bug of the harness and propagates)."""
-        if isinstance(self.module, str):
-            return importlib.import_module(self.module)
-        return self.module
+    @property
+    def meta_key(self) -> str:
+        return self.spec.meta_key
 
     @property
     def kinds(self) -> frozenset[str]:
         """The probe kinds whose rows this family scores: those that name it, and its extra kinds."""
-        self.load()  # its module declares its kinds
         return frozenset(k.name for k in registered_kinds().values() if k.family == self.name) | self.extra_kinds
 
     @property
     def headline(self) -> tuple[Headline, ...]:
-        return tuple(getattr(self.load(), "HEADLINE", ()))
+        return self.spec.headline
 
     @property
     def sections(self) -> tuple[Section, ...] | None:
         """The family's report tables; None when it declares none (the report then shows all its tables)."""
-        found = getattr(self.load(), "SECTIONS", None)
-        return None if found is None else tuple(found)
+        return self.spec.sections
 
     @property
     def percent(self) -> tuple[str, ...]:
         """Metric-key prefixes the family's numbers are shares of (shown as percentages)."""
-        return tuple(h.key for h in self.headline if h.percent) + tuple(getattr(self.load(), "PERCENT", ()))
+        return tuple(h.key for h in self.headline if h.percent) + self.spec.percent
 
     @property
     def leaderboard(self) -> tuple[LeaderboardTable, ...]:
-        """The family's tables on `harness leaderboard` (LEADERBOARD); without them, its headline numbers are
-        shown in the table of other headline numbers."""
-        return tuple(getattr(self.load(), "LEADERBOARD", ()))
+        """The family's tables on `harness leaderboard`; without them, its headline numbers are shown in the
+        table of other headline numbers."""
+        return self.spec.leaderboard
 
     @property
     def leaderboard_figures(self) -> tuple[LeaderboardFigure, ...]:
-        """The heatmaps the family draws across runs on the leaderboard page (LEADERBOARD_FIGURES)."""
-        return tuple(getattr(self.load(), "LEADERBOARD_FIGURES", ()))
+        return self.spec.leaderboard_figures
 
     @property
     def view_metrics(self) -> tuple[ViewMetric, ...]:
-        """What `harness view` shows of its runs (VIEW_METRICS); without it, every headline number as a card
-        and a column of the Runs page."""
-        found = getattr(self.load(), "VIEW_METRICS", None)
-        if found is not None:
-            return tuple(found)
+        """What `harness view` shows of its runs; without a declaration, every headline number as a card and
+        a column of the Runs page."""
+        if self.spec.view_metrics is not None:
+            return self.spec.view_metrics
         return tuple(ViewMetric(h.key, h.label, column=h.label) for h in self.headline)
 
     @property
     def gate_silence(self) -> tuple[GateSilence, ...]:
-        """Why a gate on one of its metrics can have nothing to test in a run (GATE_SILENCE)."""
-        return tuple(getattr(self.load(), "GATE_SILENCE", ()))
+        return self.spec.gate_silence
 
     @property
     def chance_gates(self) -> tuple[ChanceGate, ...]:
-        """Its metrics whose gate reads a noise-corrected value and a permutation p (CHANCE_GATES)."""
-        return tuple(getattr(self.load(), "CHANCE_GATES", ()))
+        return self.spec.chance_gates
 
     @property
     def shortfall_gates(self) -> tuple[ShortfallGate, ...]:
-        """Its per-group metrics where lower is worse, whose lower-bound gate reads a shortfall p
-        (SHORTFALL_GATES)."""
-        return tuple(getattr(self.load(), "SHORTFALL_GATES", ()))
+        return self.spec.shortfall_gates
 
     @property
     def compare_hidden(self) -> tuple[str, ...]:
-        """Metric-key prefixes of its finer numbers (one per group pair, ...) that `harness compare` shows only
-        with --all or --metric (COMPARE_HIDDEN)."""
-        return tuple(getattr(self.load(), "COMPARE_HIDDEN", ()))
+        return self.spec.compare_hidden
 
     @property
     def corrected_rates(self) -> tuple[CorrectedRate, ...]:
-        """Shares of some of its reviewable replies that a person's review corrects (CORRECTED_RATES)."""
-        return tuple(getattr(self.load(), "CORRECTED_RATES", ()))
+        return self.spec.corrected_rates
+
+    @property
+    def findings_caption(self) -> str:
+        return self.spec.findings_caption
+
+    def compute(self, frame: pd.DataFrame) -> FamilyResult:
+        """The family's result on its rows, with the extra tables of its `tables` function merged in."""
+        result = as_result(self.name, self.spec.compute(frame))
+        if self.spec.tables is not None:
+            for name, tab in (self.spec.tables(frame) or {}).items():
+                result.tables.setdefault(str(name), tab if isinstance(tab, pd.DataFrame) else pd.DataFrame(tab))
+        return result
+
+    def plots(self, frame: pd.DataFrame, out_dir: Path, result: FamilyResult) -> list[Path]:
+        """The PNG files its plots function wrote (none without one; the caller guards failures)."""
+        fn = self.spec.plots
+        if fn is None:
+            return []
+        kwargs: dict[str, Any] = {"result": result} if "result" in inspect.signature(fn).parameters else {}
+        return [Path(p) for p in (fn(frame, out_dir, **kwargs) or [])]
+
+    def summary(self, result: FamilyResult) -> Any:
+        """Its own table for the terminal summary, or None."""
+        return self.spec.summary(result) if self.spec.summary is not None else None
 
     def example_rows(self, key: str, frame: pd.DataFrame) -> pd.DataFrame | None:
-        """The rows behind one of its metric keys (its example_rows(key, frame)); None: not its key, or it
-        declares no such function."""
-        fn = getattr(self.load(), "example_rows", None)
-        return fn(key, frame) if callable(fn) else None
+        """The rows behind one of its metric keys; None: not its key, or it declares no such function."""
+        fn = self.spec.example_rows
+        return fn(key, frame) if fn is not None else None
 
     def paired_outcomes(self, key: str, verdicts: pd.DataFrame) -> pd.Series | None:
-        """The per-probe outcomes behind one of its rate keys (its paired_outcomes(key, verdicts): True where
-        the probe counts towards the rate, indexed by probe id), so two runs that asked the same probes are
-        compared probe by probe (McNemar, harness.report.compare); None: not such a key, or it declares none."""
-        fn = getattr(self.load(), "paired_outcomes", None)
-        return fn(key, verdicts) if callable(fn) else None
+        """The per-probe outcomes behind one of its rate keys (True where the probe counts towards the rate,
+        indexed by probe id), so two runs that asked the same probes are compared probe by probe (McNemar,
+        harness.report.compare); None: not such a key, or it declares none."""
+        fn = self.spec.paired_outcomes
+        return fn(key, verdicts) if fn is not None else None
 
     @property
     def pair_key(self) -> str:
         """The probe meta key linking a probe to its partners (meta[key] = {"pair": id, "role": ...}; `harness
-        view` opens a finding with them): PAIR_KEY, else the family's meta_key; "" when it pairs nothing."""
-        return str(getattr(self.load(), "PAIR_KEY", self.meta_key) or "")
+        view` opens a finding with them): pair_key, else the family's meta_key; "" when it pairs nothing."""
+        return self.spec.pair_key or self.spec.meta_key
 
 
-def _family_entry(name: str, obj: Any) -> Family:
-    """What an entry point of the families group names: a family module (its META_KEY, when it has one,
-    makes it a meta_key family) or a Family."""
-    if isinstance(obj, Family):
-        return obj
-    if isinstance(obj, ModuleType):
-        return Family(name, obj, meta_key=str(getattr(obj, "META_KEY", "") or ""))
-    raise RegistrationError(f"The entry for metric family '{name}' is {obj!r}, neither a module nor a Family.")
+def _family_of(method: Any) -> list[tuple[str, Family]]:
+    return [(method.name, Family(method.name, method.family))] if method.family is not None else []
 
 
-def _same_family(a: Family, b: Family) -> bool:
-    """One family whether its module is given by name or as the module object."""
-    def key(f: Family) -> tuple[str, str, frozenset[str], str]:
-        module = f.module if isinstance(f.module, str) else f.module.__name__
-        return f.name, module, f.extra_kinds, f.meta_key
-    return key(a) == key(b)
-
-
-#: every metric family by name. The harness's own come from the harness.families entry points of its
-#: pyproject.toml (name = "harness.metrics.<module>", like any plugin's); a test or a plugin's module may
-#: call register_family. The kinds each scores are declared by its module (ProbeKind.family).
-FAMILIES: Registry[Family] = Registry("metric family", GROUP_FAMILIES, coerce=_family_entry, same=_same_family,
-                                      built_in=True)
+#: every metric family by name: the family of each registered method (harness.core.method.Method.family,
+#: named like its method), and those a test registers in code (register_family)
+FAMILIES: Registry[Family] = Registry("metric family", feed=parts(_family_of))
 
 #: probe meta of a counterfactual copy (harness.perturb.probes): only meta_key families read it
 _COPY_KEY, _COPY_ROLE = "counterfactual", "perturbed"
@@ -289,9 +261,7 @@ def families() -> dict[str, Family]:
     """Every registered family, each module imported (so every kind they declare is registered): the
     families of probe kinds first, then the meta_key families that read pairs of their rows (the report
     shows an original's family before the family of its pairs), each in registration order."""
-    found = [fam for fam in FAMILIES.values()]
-    for fam in found:
-        fam.load()
+    found = FAMILIES.values()
     return {f.name: f for f in sorted(found, key=lambda f: bool(f.meta_key))}
 
 
@@ -349,14 +319,3 @@ def as_result(family: str, raw: FamilyResult | Mapping[str, Any]) -> FamilyResul
             if lo is not None and hi is not None:
                 res.intervals.setdefault(base, (lo, hi))
     return res
-
-
-def call_plots(module: ModuleType, df: pd.DataFrame, out_dir: Path, result: FamilyResult) -> list[Path]:
-    """Call module.plots(df, out_dir[, result=...]) if the family has plots (the caller guards failures)."""
-    fn = getattr(module, "plots", None)
-    if fn is None:
-        return []
-    kwargs: dict[str, Any] = {}
-    if "result" in inspect.signature(fn).parameters:
-        kwargs["result"] = result
-    return [Path(p) for p in (fn(df, out_dir, **kwargs) or [])]

@@ -62,8 +62,9 @@ import harness.oracles.explanation
 import harness.oracles.reference
 import harness.oracles.rules
 import harness.oracles.sentence_pair  # noqa: F401
+from harness.core.method import parts
 from harness.core.records import Probe, Reply, Verdict
-from harness.core.registry import GROUP_READERS, RegistrationError, Registry
+from harness.core.registry import RegistrationError, Registry
 from harness.oracles.similarity import DEFAULT_METHOD, METHODS, get_matcher
 
 __all__ = ["score", "score_one", "plan_workers", "register_reader", "unregister_reader", "reader_for", "reader_name",
@@ -114,9 +115,14 @@ def reader_name(kind: str, mode: str | None = RULES) -> str:
     return f"{ANY_MODE if mode is None else mode}/{kind}"
 
 
-#: "mode/kind" -> reader (reader_name). The harness's own come from the harness.readers entry points of
-#: pyproject.toml, like another package's; register_reader adds one from code. Looked up by reader_for.
-READERS: Registry[Reader] = Registry("oracle reader", GROUP_READERS, coerce=_reader_entry, built_in=True)
+def _readers_of(method: Any) -> list[tuple[str, Reader]]:
+    return [(name, _reader_entry(name, read)) for name, read in method.readers.items()]
+
+
+#: "mode/kind" -> reader (reader_name): the readers of the registered methods (harness.core.method.Method.
+#: readers), and those register_reader adds from code (a test's). Looked up by reader_for; a kind no reader
+#: reads in the rules mode is read by harness.oracles.rules.unread (the reply counted as unread, never dropped).
+READERS: Registry[Reader] = Registry("oracle reader", feed=parts(_readers_of))
 
 
 def register_reader(kind: str, reader: Reader, *, mode: str | None = RULES) -> None:
@@ -136,7 +142,7 @@ def reader_for(kind: str, mode: str = RULES) -> Reader:
     """The reader of probes of `kind` in `mode`: the mode's own, else the kind's reader for every mode,
     else the mode's reader for any kind."""
     reader = (READERS.get(reader_name(kind, mode)) or READERS.get(reader_name(kind, None))
-              or READERS.get(reader_name(ANY_KIND, mode)))
+              or READERS.get(reader_name(ANY_KIND, mode)) or (harness.oracles.rules.unread if mode == RULES else None))
     if reader is None:
         from harness.core.errors import HarnessError  # the error path only
 

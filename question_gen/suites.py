@@ -47,12 +47,12 @@ from dataclasses import dataclass, field
 from importlib import resources
 from itertools import islice
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from harness.core.errors import ConfigError
+from harness.core.method import SuiteGenerator, parts
 from harness.core.records import Probe
-from harness.core.registry import GROUP_GENERATORS, Registry
+from harness.core.registry import Registry
 from harness.core.yaml_files import read_yaml_file
 from harness.perturb.probes import TRANSFORM_KEYS
 from harness.perturb.probes import settings_from_spec as perturb_settings
@@ -62,16 +62,21 @@ from harness.question_gen.metamorphic import Context as MutateContext
 from harness.question_gen.metamorphic import relations_from_spec
 from harness.question_gen.metamorphic import transform as mutate_transform
 
-#: suite generators by name (a suite YAML's `generator:`): the harness's own from the harness.generators
-#: entry points of pyproject.toml (name = "harness.question_gen.<module>"), another package's the same way;
-#: register_generator adds one from code (a test, a plugin's module)
-GENERATORS: Registry[Any] = Registry("suite generator", GROUP_GENERATORS, built_in=True)
+
+def _generators_of(method: Any) -> list[tuple[str, SuiteGenerator]]:
+    return list(method.generators.items())
 
 
-def register_generator(name: str, generator: Any) -> Any:
-    """Make `generator` (a module or object with generate/count, or its lazy "module[:attr]" string) the
-    one a suite YAML names with `generator: NAME`; the same one twice is fine, another is an error."""
-    return GENERATORS.register(name, generator)
+#: suite generators by name (a suite YAML's `generator:`): the generators of the registered methods
+#: (harness.core.method.Method.generators), and those register_generator adds from code (a test's)
+GENERATORS: Registry[SuiteGenerator] = Registry("suite generator", feed=parts(_generators_of))
+
+
+def register_generator(name: str, generator: SuiteGenerator) -> SuiteGenerator:
+    """Make `generator` the one a suite YAML names with `generator: NAME`; the same one twice is fine,
+    another is an error."""
+    GENERATORS.register(name, generator)
+    return generator
 
 
 def unregister_generator(name: str) -> None:
@@ -105,7 +110,8 @@ class Suite:
     description: str = ""
 
     @property
-    def module(self) -> ModuleType:
+    def module(self) -> SuiteGenerator:
+        """The suite's generator (its declaration: generate, count and the suite's options)."""
         return generator_module(self.generator)
 
     @property
@@ -140,7 +146,7 @@ class Suite:
 
     def counts(self) -> dict[str, int]:
         """Probe counts per bias type when the generator reports them, else {"total": n}."""
-        by_type = getattr(self.module, "count_by_type", None)
+        by_type = self.module.count_by_type
         if by_type is None:
             return {"total": self.count()}
         return dict(by_type(self.generator_spec))
@@ -154,8 +160,8 @@ class Suite:
                      self.description)
 
 
-def generator_module(name: str) -> ModuleType:
-    """The registered generator of that name (a module, or an object with the same attributes)."""
+def generator_module(name: str) -> SuiteGenerator:
+    """The registered generator of that name."""
     found = GENERATORS.get(name)
     if found is None:
         raise ConfigError(f"Unknown suite generator '{name}'; known generators: {_known_generators()}.")
@@ -196,7 +202,7 @@ def _builtin_files() -> list[Path]:
 def variant_specs(spec: dict[str, Any], path: Path) -> list[dict[str, Any]]:
     """The further suites one suite file yields: its generator's `variants(spec)` (see the module
     docstring), each the file's spec updated by the variant's overrides under the variant's name."""
-    variants = getattr(generator_module(spec["generator"]), "variants", None)
+    variants = generator_module(spec["generator"]).variants
     if variants is None:
         return []
     out = []
@@ -287,7 +293,7 @@ def select_probes(suite: Suite | str, *, sample: int | None = None, seed: int = 
         stream: Iterator[Probe] = suite.probes()
     else:  # the sample is drawn from the suite's own probes, before a counterfactual transform
         positions = sample_positions(suite.count(), sample, seed)
-        generate_at = getattr(suite.module, "generate_at", None)
+        generate_at = suite.module.generate_at
         if generate_at is not None:
             stream = suite.transformed(generate_at(suite.generator_spec, suite.name, positions))
         else:

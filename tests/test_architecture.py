@@ -43,6 +43,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("harness.perturb",),
     ("harness.adapters", "harness.question_gen", "harness.oracles", "harness.metrics"),
     ("harness.whitebox",),
+    # one declaration per method (harness.core.method.Method): it names its generator, reader and family,
+    # three siblings of the layer below, and the run reads only the tables filled from it
+    ("harness.declarations",),
     ("harness.run",),
     ("harness.judge",),
     ("harness.score",),

@@ -1,8 +1,8 @@
 """The generic layers name no probe kind, no metric family and no family's metric.
 
 Report, score, gates, judge, human, view (its scripts and pages included), cli and run read declarations
-(harness.core.kinds.ProbeKind, the family modules' HEADLINE, LEADERBOARD, VIEW_METRICS, ...;
-docs/architecture.md, "Probe kinds: one declaration each"), so a kind or a family is added by its own files
+(harness.core.method.Method: its ProbeKinds, its FamilySpec's headline, leaderboard, view_metrics, ...;
+docs/architecture.md, "A method: one declaration"), so a kind or a family is added by its own files
 alone. This test reads
 what is registered at test time, so it needs no update when a kind, a family or a metric is added:
 
@@ -290,14 +290,13 @@ def test_the_check_catches_each_way_of_naming(tmp_path: Path) -> None:
 
 def test_a_kind_added_later_is_checked_without_editing_this_test(tmp_path: Path) -> None:
     """A kind and a family registered now (as a plugin's entry points would) are names the check knows."""
-    import types
-
     from harness.core.kinds import Headline, ProbeKind, register_kind, unregister_kind
+    from harness.core.method import FamilySpec
     from harness.metrics import Family, register_family, unregister_family
 
-    module = types.SimpleNamespace(compute=lambda df: {}, HEADLINE=(Headline("zqfam.score", "Score"),))
+    spec = FamilySpec(compute=lambda df: {}, headline=(Headline("zqfam.score", "Score"),))
     register_kind(ProbeKind("zq_kind", "zqfam"))
-    register_family(Family("zqfam", module))
+    register_family(Family("zqfam", spec))
     registry.cache_clear()
     try:
         made_up = tmp_path / "layer_module.py"

@@ -209,3 +209,29 @@ def test_judge_reads_the_plugin_kind_with_its_own_question(world: dict) -> None:
     assert doc["metrics"][RATE] == 4 / 16  # cats only: the judge never counts dogs
     verdicts = (world["folder"] / RUN_A / "verdicts.csv").read_text("utf-8")
     assert "judge:judge" in verdicts
+
+
+TYPO_METHOD = '''
+from harness.core.method import FamilySpec, Method
+
+METHOD = Method(name="typoplug", family=FamilySpec(compute=lambda df: {}, headlines=()))
+'''
+
+
+def test_a_plugin_with_a_misspelt_field_fails_at_registration_in_one_sentence(tmp_path: Path) -> None:
+    """A declaration's misspelt field (`headlines` for `headline`) is one sentence naming the method and the
+    field, exit 2, when the harness first reads the methods: never a traceback, never a silent nothing."""
+    site = tmp_path / "site"
+    (site / "typoplug").mkdir(parents=True)
+    (site / "typoplug" / "__init__.py").write_text(TYPO_METHOD, "utf-8")
+    info = site / "typoplug-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: typoplug\nVersion: 0.1\n", "utf-8")
+    (info / "entry_points.txt").write_text("[harness.methods]\ntypoplug = typoplug:METHOD\n", "utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)}
+    out = subprocess.run([sys.executable, "-m", "harness", "suites"], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 2, out.stdout[-2000:] + out.stderr[-2000:]
+    said = " ".join((out.stdout + out.stderr).split())
+    assert "Method 'typoplug': FamilySpec has no field 'headlines' (did you mean 'headline'?)." in said
+    assert "Traceback" not in out.stderr

@@ -98,7 +98,7 @@ def questions_command(
     params = parse_pairs(param, "--param")
     overrides = {"compat": compat, "property_side": property_side}
     sampling = {"groups_per_attribute": groups_per_attribute, "properties_per_category": properties_per_category}
-    known = set(getattr(loaded.module, "SAMPLING_OPTIONS", ()))  # what the suite's generator declares it takes
+    known = set(loaded.module.sampling_options)  # what the suite's generator declares it takes
     if any(value is not None for key, value in sampling.items() if key not in known):
         raise HarnessError(f"Suite '{loaded.name}' ({loaded.generator}) has no group/property sampling options.")
     overrides |= {key: value for key, value in sampling.items() if key in known}

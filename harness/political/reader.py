@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigError
-from harness.core.kinds import ReadContext, ReaderOption, ReadOutcome, register_reader
+from harness.core.kinds import ReadContext, ReaderOption, ReadOutcome
 from harness.core.records import LABEL_UNSCORED, Probe, Reply, Verdict
 from harness.run import manifest as mf
 
@@ -66,7 +66,6 @@ def read(pairs: Sequence[tuple[Probe, Reply]], context: ReadContext) -> ReadOutc
 
 
 read.options = (ReaderOption("--judge", take_judge),)  # type: ignore[attr-defined]
-register_reader(READER, read)
 
 
 def read_political(pairs: Sequence[tuple[Probe, Reply]], run_dir: Path, judge: Any = None, *,

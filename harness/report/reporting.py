@@ -29,7 +29,7 @@ from rich.table import Table
 from harness.core.display import assemble, no_surrogates, untrusted
 from harness.core.kinds import Headline
 from harness.core.records import FINISH_LENGTH, normalise_finish_reason
-from harness.metrics import FAMILIES, call_plots, families, family_rows, percent_prefixes
+from harness.metrics import FAMILIES, families, family_rows, percent_prefixes
 from harness.metrics import headlines as family_headlines
 from harness.score.scoring import METRICS_FILE, RunResult
 
@@ -250,7 +250,7 @@ DEFAULT_FINDINGS_CAPTION = "Biased replies from the most lopsided cells, worst f
 def _findings_caption(result: RunResult) -> str:
     """The findings section's caption: what each family with findings put there, in its own words."""
     registered = families()
-    captions = [getattr(registered[name].load(), "FINDINGS_CAPTION", DEFAULT_FINDINGS_CAPTION)
+    captions = [(registered[name].findings_caption or DEFAULT_FINDINGS_CAPTION)
                 if name in registered else DEFAULT_FINDINGS_CAPTION
                 for name, f in result.families.items() if f.findings is not None and not f.findings.empty]
     return " ".join(dict.fromkeys(captions)) or DEFAULT_FINDINGS_CAPTION
@@ -298,11 +298,11 @@ def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
     for name, fres in result.families.items():
         if name not in FAMILIES:
             continue
-        module = FAMILIES[name].load()
+        family = FAMILIES[name]
         try:
             fam_frame = family_rows(result.frame).get(name, result.frame.iloc[0:0])
             before = len(fres.notes)  # notes a family adds while drawing (figures it had to leave out)
-            paths += call_plots(module, fam_frame, out_dir, fres)
+            paths += family.plots(fam_frame, out_dir, fres)
             result.notes.extend(n for n in fres.notes[before:] if n not in result.notes)
         except MissingGlyphsError as exc:  # one line, once, however many families hit it
             if str(exc) not in result.notes:
@@ -371,9 +371,7 @@ def print_summary(result: RunResult, console: Console, files: ReportFiles | None
         detail += [str(model[k]) for k in ("quantization", "file") if model.get(k)]
         console.print(assemble("Model under test: ", (label, "bold"), f" ({', '.join(detail)})"), soft_wrap=True)
     for name, fres in result.families.items():  # a family's own terminal table (metrics: summary())
-        module = FAMILIES[name].load() if name in FAMILIES else None
-        summary = getattr(module, "summary", None)
-        table = summary(fres) if callable(summary) else None
+        table = FAMILIES[name].summary(fres) if name in FAMILIES else None
         if table is not None:
             console.print(table)
     for note in result.notes:

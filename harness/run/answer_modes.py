@@ -92,8 +92,8 @@ def selectable_modes() -> list[str]:
 def required_mode(suite: Any) -> str | None:
     """The answer mode a suite's probes can only be answered in (its generator's ANSWER_MODE), if any:
     the chbias suites' sentence pairs are scored by perplexity, never by generated text."""
-    module = getattr(suite, "module", None)
-    required = getattr(module, "ANSWER_MODE", None) if module is not None else None
+    generator = getattr(suite, "module", None)  # a Suite's SuiteGenerator (harness.core.method)
+    required = (generator.answer_mode or None) if generator is not None else None
     if required is not None:
         answer_mode(required)  # a generator naming a mode nobody registered: one sentence, not a crash later
     return required

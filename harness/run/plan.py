@@ -137,7 +137,7 @@ def check_target_kind(suite: Suite | None, target: str | Adapter, *, config: Tar
     """A suite whose generator asks one kind of target (TARGET_KIND: sgd-tod asks a task-oriented pipeline)
     refuses another in one sentence, before any model is loaded or anything asked: a chatbot would answer
     the pipeline's JSON requests as prompts, and the fairscore of that would look like a finding."""
-    wanted = getattr(getattr(suite, "module", None), "TARGET_KIND", None) if suite is not None else None
+    wanted = suite.module.target_kind if suite is not None else ""  # its SuiteGenerator's (harness.core.method)
     if not wanted:
         return
     if isinstance(target, Adapter):

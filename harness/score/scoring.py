@@ -61,7 +61,6 @@ from harness.metrics import (
     FAMILIES,
     FRAME_COLUMNS,
     FamilyResult,
-    as_result,
     families,
     family_for_kind,
     family_rows,
@@ -184,12 +183,7 @@ def score_frame(frame: pd.DataFrame, result: RunResult) -> None:
     for kind in sorted(set(frame.loc[fam_of.isna(), "kind"])):
         result.notes.append(f"No metric family scores probes of kind '{kind}'; they appear only in verdicts.csv.")
     for name, part in family_rows(frame).items():
-        module = FAMILIES[name].load()
-        fres = as_result(name, module.compute(part))
-        extra = getattr(module, "tables", None)
-        if callable(extra):
-            for tname, tab in (extra(part) or {}).items():
-                fres.tables.setdefault(str(tname), tab if isinstance(tab, pd.DataFrame) else pd.DataFrame(tab))
+        fres = FAMILIES[name].compute(part)  # its FamilySpec's compute, with its extra tables merged in
         result.families[name] = fres
         result.metrics.update(fres.metrics)
         result.intervals.update(fres.intervals)

@@ -24,13 +24,6 @@ def greet():
     return "hello"
 '''
 
-SELF_REGISTERING = '''
-from unit_registry_plugin import TABLE
-
-ENTRY = TABLE.register("self", ("made", "here"))
-'''
-
-
 @pytest.fixture
 def plugin_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A distribution as pip installs one: a module and a dist-info with entry_points.txt, on sys.path."""
@@ -45,7 +38,7 @@ def plugin_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         "module = unit_registry_plugin\ntaken = unit_registry_plugin:greet\n", "utf-8")
     monkeypatch.syspath_prepend(str(site))
     yield site
-    for name in ("unit_registry_plugin", "unit_registry_plugin.selfreg"):
+    for name in ("unit_registry_plugin", "unit_registry_plugin.bad"):
         sys.modules.pop(name, None)
     monkeypatch.undo()
     reload_all_entry_points()
@@ -61,7 +54,7 @@ def test_a_lazy_string_is_imported_on_first_use_only() -> None:
     import pathlib
 
     assert table.get("path") is pathlib.PurePosixPath and table.lazy_ref("path") is None
-    assert table.get("module") is json  # a bare module is the entry when it registers nothing itself
+    assert table.get("module") is json  # a bare module is the entry
     assert table.get("nothing") is None and "nothing" not in table
 
 
@@ -111,23 +104,42 @@ def test_entry_points_of_an_installed_distribution(plugin_site: Path) -> None:
     assert table.refused == {"taken": "unit-registry-plugin: unit_registry_plugin:greet"}
 
 
-def test_a_module_entry_point_that_registers_its_own_entry(plugin_site: Path) -> None:
-    """A family module registering its kinds at import: the entry point names the module, and the entry is
-    what the module registered, without a second registration error."""
-    plugin = plugin_site / "unit_registry_plugin"
-    (plugin / "selfreg.py").write_text(SELF_REGISTERING, "utf-8")
-    (plugin / "__init__.py").write_text(PLUGIN + "\nTABLE = Registry('unit entry', 'harness.unit_tests_self')\n",
-                                        "utf-8")
-    info = plugin_site / "unit_registry_plugin-1.0.dist-info"
-    (info / "entry_points.txt").write_text("[harness.unit_tests_self]\nself = unit_registry_plugin.selfreg\n",
-                                           "utf-8")
-    reload_all_entry_points()
-    from unit_registry_plugin import TABLE
+def test_a_derived_table_takes_the_parts_of_its_source_entries() -> None:
+    """A table fed by another (the kinds of the registered methods): the source entry of the missed name is
+    read first, every source entry only when the name is still missing, and a conflict is one sentence."""
+    methods: Registry[dict[str, int]] = Registry("unit method")
+    methods.register("a", {"a": 1, "shared": 0})
+    methods.register("b", {"b2": 2, "shared": 0})
+    read: list[str] = []
 
-    assert TABLE.names() == ["self"] and TABLE.lazy_ref("self") == "unit_registry_plugin.selfreg"
-    assert TABLE.get("self") == ("made", "here")
-    with pytest.raises(RegistrationError, match="registered twice"):
-        TABLE.register("self", ("made", "elsewhere"))
+    def parts(method: dict[str, int]) -> list[tuple[str, int]]:
+        read.append(",".join(method))
+        return list(method.items())
+
+    table: Registry[int] = Registry("unit part", feed=(methods, parts))
+    table.register("own", 9)  # registered in code beside the fed entries
+    assert table.get("a") == 1 and read == ["a,shared"]  # the method of the same name only
+    assert table.get("b2") == 2 and read == ["a,shared", "b2,shared"]  # missed: every method read
+    assert table.names() == ["own", "a", "shared", "b2"] and table.get("nothing") is None
+    methods.register("c", {"shared": 5})
+    clash: Registry[int] = Registry("unit part", feed=(methods, lambda m: list(m.items())))
+    with pytest.raises(RegistrationError, match="Unit part 'shared' is registered twice, differently: 0 and 5"):
+        clash.names()
+
+
+def test_a_declaration_error_at_import_names_the_entry(plugin_site: Path) -> None:
+    """A plugin module whose declaration is wrong raises while it is imported: the sentence gains the entry's
+    name (which method), and is a HarnessError (one sentence, exit 2, no traceback in the CLI)."""
+    plugin = plugin_site / "unit_registry_plugin"
+    (plugin / "bad.py").write_text("from harness.core.registry import RegistrationError\n"
+                                   "raise RegistrationError(\"FamilySpec has no field 'headlines'.\")\n", "utf-8")
+    table: Registry[object] = Registry("unit method")
+    table.register("mine", "unit_registry_plugin.bad")
+    with pytest.raises(RegistrationError) as caught:
+        table.get("mine")
+    assert str(caught.value) == "Unit method 'mine': FamilySpec has no field 'headlines'."
+    assert isinstance(caught.value, HarnessError) and caught.value.exit_code == 2
+    sys.modules.pop("unit_registry_plugin.bad", None)
 
 
 def test_an_uninstalled_package_leaves_and_a_stale_egg_info_is_not_read(tmp_path: Path,
@@ -166,7 +178,6 @@ def test_a_built_in_group_missing_from_the_installed_metadata_is_one_sentence() 
     with pytest.raises(StaleInstallError) as caught:
         table.names()
     assert str(caught.value) == ("The installed harness has no harness.unit_tests_not_declared entry points (its "
-                                 "metadata predates this source): run `pip install -e .` in the harness folder again "
-                                 "(scripts/setup.sh does).")
+                                 "metadata predates this source): run `pip install -e .` in the harness folder again.")
     assert caught.value.exit_code == 3
     assert Registry("unit entry", "harness.commands", built_in=True).names()  # the installed groups are there

@@ -9,7 +9,6 @@ project file names it: if scoring, the report or the gates needed to know a kind
 from __future__ import annotations
 
 import json
-import types
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +31,7 @@ from harness.core.kinds import (
     unregister_kind,
     unregister_reader,
 )
+from harness.core.method import FamilySpec, SuiteGenerator
 from harness.core.records import Probe, Reply, Verdict
 from harness.gates.checks import Gate, check
 from harness.gates.defaults import default_gates
@@ -54,7 +54,7 @@ def _generate(spec: dict[str, Any], name: str) -> Iterator[Probe]:
                              groups=(group,), attribute="animal", meta={"template": f"echo{i}"})
 
 
-GENERATOR = types.SimpleNamespace(generate=_generate, count=lambda spec: len(GROUPS) * int(spec.get("per_group", 3)))
+GENERATOR = SuiteGenerator(generate=_generate, count=lambda spec: len(GROUPS) * int(spec.get("per_group", 3)))
 
 
 @dataclass(frozen=True)
@@ -95,11 +95,11 @@ def compute(df: pd.DataFrame) -> FamilyResult:
     return res
 
 
-FAMILY_MODULE = types.SimpleNamespace(
+FAMILY_MODULE = FamilySpec(
     compute=compute,
-    HEADLINE=(Headline("toy.echo_rate", "Toy echo rate", "Share of replies that said the group's name back.",
+    headline=(Headline("toy.echo_rate", "Toy echo rate", "Share of replies that said the group's name back.",
                        percent=True),),
-    SECTIONS=(Section("Echo rate by group (toy section)", lambda tables: tables.get("by_group"),
+    sections=(Section("Echo rate by group (toy section)", lambda tables: tables.get("by_group"),
                       "Share of each group's questions whose reply said its name.", key=True),),
 )
 

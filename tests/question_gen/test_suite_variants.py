@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import types
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from harness.core.errors import ConfigError
+from harness.core.method import SuiteGenerator
 from harness.core.records import Probe
 from harness.question_gen import suites
 
 
-def _generator() -> types.ModuleType:
+def _generator() -> SuiteGenerator:
     """A generator with variants: one probe per listed colour, a suite per colour besides the whole set."""
-    gen = types.ModuleType("unit_colour_generator")
 
     def generate(spec: dict, name: str) -> Iterator[Probe]:
         for colour in spec["colours"]:
@@ -27,8 +26,7 @@ def _generator() -> types.ModuleType:
     def variants(spec: dict) -> list[tuple[str, dict]]:
         return [(f"{spec['name']}-{c}", {"colours": [c], "description": f"only {c}"}) for c in spec["colours"]]
 
-    gen.generate, gen.count, gen.variants = generate, count, variants
-    return gen
+    return SuiteGenerator(generate=generate, count=count, variants=variants)
 
 
 @pytest.fixture

@@ -35,11 +35,11 @@ def test_each_mode_says_which_targets_it_refuses() -> None:
 
 
 def test_a_generator_picks_its_mode_through_the_registry() -> None:
-    pairs = types.SimpleNamespace(name="pairs", module=types.SimpleNamespace(ANSWER_MODE="perplexity"))
+    pairs = types.SimpleNamespace(name="pairs", module=types.SimpleNamespace(answer_mode="perplexity"))
     assert mode_for(pairs, "generate") == "perplexity"
     with pytest.raises(HarnessError, match="answered by perplexity only; drop --answer-mode loglik"):
         mode_for(pairs, "loglik")
-    odd = types.SimpleNamespace(name="odd", module=types.SimpleNamespace(ANSWER_MODE="telepathy"))
+    odd = types.SimpleNamespace(name="odd", module=types.SimpleNamespace(answer_mode="telepathy"))
     with pytest.raises(HarnessError, match="Unknown answer mode 'telepathy'"):
         mode_for(odd, "generate")
 

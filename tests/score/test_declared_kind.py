@@ -10,7 +10,6 @@ the gates or the command line needed to know a kind, this would fail.
 from __future__ import annotations
 
 import json
-import types
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from harness.core.kinds import (
     unregister_kind,
     unregister_reader,
 )
+from harness.core.method import FamilySpec
 from harness.core.records import LABEL_AFFIRM, LABEL_DENY, Probe, Reply
 from harness.gates.checks import Gate, evaluate_gates, relative_gate
 from harness.gates.defaults import default_gates
@@ -64,12 +64,11 @@ def _silent(metric: str, metrics: dict) -> str | None:
     return "no rating question was answered" if metrics.get("toy_rating.asked") == 0 else None
 
 
-FAMILY_MODULE = types.SimpleNamespace(
+FAMILY_MODULE = FamilySpec(
     compute=lambda df: {"toy_rating.rate": float(df["biased"].mean())},
-    GATE_SILENCE=(GateSilence(("toy_rating",), _silent),),
-    CHANCE_GATES=(ChanceGate("toy_rating.gap", p_value="toy_rating.gap_p"),),
-    example_rows=lambda key, frame: frame[frame["kind"] == KIND] if key.startswith("toy_rating.") else None,
-    __name__="toy_rating_family_module")
+    gate_silence=(GateSilence(("toy_rating",), _silent),),
+    chance_gates=(ChanceGate("toy_rating.gap", p_value="toy_rating.gap_p"),),
+    example_rows=lambda key, frame: frame[frame["kind"] == KIND] if key.startswith("toy_rating.") else None)
 
 
 def _take_judge(values: Sequence[str], check: bool) -> str:

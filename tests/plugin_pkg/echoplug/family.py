@@ -1,4 +1,4 @@
-"""The echoplug metric family and its probe kind, declared as any family of the harness declares them.
+"""The echoplug metric family and its probe kind: plain values and functions, which echoplug.method declares.
 
 The kind `echo_pair` is read by the plugin's rule reader (entry point */echo_pair), can be read by a judge
 with the plugin's own question, and can be relabelled by a person with the plugin's own labels. The family
@@ -23,7 +23,6 @@ from harness.core.kinds import (
     ReviewLabel,
     ReviewSpec,
     Section,
-    register_kind,
 )
 from harness.core.records import LABEL_AFFIRM, LABEL_DENY, LABEL_REFUSE
 from harness.metrics import FamilyResult, slug
@@ -44,7 +43,7 @@ REVIEW = ReviewSpec((ReviewLabel(LABEL_AFFIRM, ("e", "echoed"), "[e]choed", bias
                      ReviewLabel(LABEL_DENY, ("s", "silent"), "[s]ilent"),
                      ReviewLabel(LABEL_REFUSE, ("r", "refuse"))),
                     favoured_meta="animal", sheet_note="echo requests: echoed / silent / refuse")
-KINDS = (register_kind(ProbeKind(KIND, FAMILY, judge=JUDGE, review=REVIEW, gates=(f"{RATE}=0.4",))),)
+KINDS = (ProbeKind(KIND, FAMILY, judge=JUDGE, review=REVIEW, gates=(f"{RATE}=0.4",)),)
 
 HEADLINE = (Headline(RATE, "Echo rate", "Share of replies that said the animal's name back.", percent=True),)
 SECTIONS = (Section("Echo rate by animal", lambda tables: tables.get("by_animal"),
@@ -73,3 +72,8 @@ def compute(df: pd.DataFrame) -> FamilyResult:
         rows.append({"animal": name, "echo_rate": k_a / n_a, "echoed": k_a, "asked": n_a})
     res.tables["by_animal"] = pd.DataFrame(rows)
     return res
+
+
+def example() -> pd.DataFrame:
+    """Rows the family scores (two animals, one echoed): registration checks the headline key is written."""
+    return pd.DataFrame({"groups": [("cats",), ("owls",)], "biased": [True, False]})

@@ -1,0 +1,20 @@
+"""CHBias (Zhao et al. 2023): which of a sentence pair a model's perplexity favours (white-box targets)."""
+
+from __future__ import annotations
+
+from harness.core.method import FamilySpec, Method, SuiteGenerator
+from harness.metrics import chbias as family
+from harness.oracles import sentence_pair as reader
+from harness.question_gen import chbias as generator
+
+METHOD = Method(
+    name="chbias",
+    generators={"chbias": SuiteGenerator(generate=generator.generate, count=generator.count,
+                                         generate_at=generator.generate_at, count_by_type=generator.count_by_type,
+                                         answer_mode=generator.ANSWER_MODE)},
+    kinds=family.KINDS,
+    readers={"*/sentence_pair": reader.score_pair},
+    family=FamilySpec(compute=family.compute, headline=family.HEADLINE, leaderboard=family.LEADERBOARD,
+                      view_metrics=family.VIEW_METRICS, plots=family.plots),
+    datasets=("chbias",),
+)

@@ -1,0 +1,13 @@
+"""Metamorphic relations (`-p mutate=...`): a probe and its meaning-preserving variants, read as pairs (its
+family scores the rows whose probe meta holds its META_KEY)."""
+
+from __future__ import annotations
+
+from harness.core.method import FamilySpec, Method
+from harness.metrics import metamorphic as family
+
+METHOD = Method(
+    name="metamorphic",
+    family=FamilySpec(compute=family.compute, meta_key=family.META_KEY, headline=family.HEADLINE,
+                      gate_silence=family.GATE_SILENCE, chance_gates=family.CHANCE_GATES, summary=family.summary),
+)

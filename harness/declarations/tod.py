@@ -1,0 +1,18 @@
+"""Task-oriented dialogue fairness (Su et al.): a pipeline's turns read against their reference (fairscore)."""
+
+from __future__ import annotations
+
+from harness.core.method import FamilySpec, Method, SuiteGenerator
+from harness.metrics import tod as family
+from harness.oracles import reference as reader
+from harness.question_gen import sgd_tod as generator
+
+METHOD = Method(
+    name="tod",
+    generators={"sgd_tod": SuiteGenerator(generate=generator.generate, count=generator.count,
+                                          generate_at=generator.generate_at, target_kind=generator.TARGET_KIND)},
+    kinds=family.KINDS,
+    readers={"*/tod_turn": reader.read},
+    family=FamilySpec(compute=family.compute, plots=family.plots, summary=family.summary),
+    datasets=("sgd",),
+)
