@@ -110,11 +110,29 @@ def pos_cache_file() -> Path:
     return cache_dir() / "pos" / f"{POS_MODEL}-{tag}-v2.json"  # v2: with dependency labels
 
 
+#: The built-in sets' POS facts, shipped with the package (made by scripts/ship_pos_facts.py): a fresh cache
+#: directory then needs no spaCy for the builtin suites (issue 38: a cold start loaded it, 2-3 s and 290 MB).
+SHIPPED_FACTS = Path(__file__).with_name("builtin") / "pos_facts.json"
+
+
+def _load_shipped() -> None:
+    """Put the shipped facts in _TAG_CACHE when they were made by the installed model and spaCy version."""
+    try:
+        shipped = json.loads(SHIPPED_FACTS.read_text(encoding="utf-8"))
+        if shipped.get("cache_file") != pos_cache_file().name:
+            return  # another spaCy or model version: its own tags, made on first use
+        for text, rows in shipped["facts"].items():
+            _TAG_CACHE.setdefault(text, tuple(WordInfo(*row) for row in rows))
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return
+
+
 def _load_disk_cache() -> None:
     global _DISK_CACHE_LOADED
     if _DISK_CACHE_LOADED:
         return
     _DISK_CACHE_LOADED = True
+    _load_shipped()
     try:
         data = json.loads(pos_cache_file().read_text(encoding="utf-8"))
         for text, rows in data.items():
