@@ -75,6 +75,19 @@ def test_hand_computed_chat_with_refusals_and_unread_counted() -> None:
     assert fam.predictions(fam.frame(rows)) is None  # a single choice ranks nothing: no predictions file
 
 
+@pytest.mark.parametrize("usage", [
+    {"answer_mode": "loglik", "loglik": [-6.0, -8.0, -10.0], "tokens": [2, 4, 4]}, {"option_scores": [0.1, 0.3, 0.2]},
+    {"answer_mode": "loglik", "loglik": [-6.0, -8.0, -10.0]},
+    {"answer_mode": "loglik", "loglik": [-1.0], "tokens": [1]},
+    {"answer_mode": "loglik", "loglik": [-6.0, -8.0, -10.0], "tokens": [2, 0, 4]}, {"option_scores": [1, "x", 2]},
+    {}, {"option_scores": [0.1, float("inf"), 0.2]},
+])
+def test_the_family_reads_scores_as_the_reader_does(usage: dict) -> None:
+    from harness.oracles.stereoset import option_scores
+
+    assert fam.option_scores(usage) == option_scores(usage)
+
+
 def test_bootstrap_interval_brackets_the_figure_and_needs_two_terms() -> None:
     rng = random.Random(3)
     rows = [(f"T{t}", "race", (rng.random(), rng.random(), rng.random() / 2)) for t in range(12) for _ in range(6)]
