@@ -66,7 +66,10 @@ HEADLINE = (
     Headline("stereoset.lms", "StereoSet language modeling score (LMS)",
              "100: a meaningful candidate always preferred over the unrelated one"),
     Headline("stereoset.icat", "StereoSet ICAT", "LMS x min(SS, 100 - SS) / 50: 100 for an unbiased, fluent model"),
-    Headline("stereoset.examples", "StereoSet examples scored"),
+    Headline("stereoset.examples", "StereoSet examples scored", "chat: the examples with at least one read reply"),
+    Headline("stereoset.unread", "StereoSet chat replies unread (not scored)",
+             "no single candidate chosen: two letters, a letter with another option's text, none"),
+    Headline("stereoset.refused", "StereoSet chat replies refused (not scored)"),
 )
 VIEW_METRICS = (
     ViewMetric("stereoset.ss", "StereoSet SS", column="StereoSet SS"),
@@ -242,7 +245,7 @@ def compute(df: pd.DataFrame) -> FamilyResult:
     counts = _chat_counts(res, df) if chat else ""
     rows = []
     for suffix, part in _slices(units):
-        n_examples = part["instance"].nunique() if chat else len(part)
+        n_examples = part.loc[part["label"] == LABEL_CHOICE, "instance"].nunique() if chat else len(part)
         rows.append(_put(res, suffix, per_target(part, chat), n_examples))
     res.tables[TABLE] = pd.DataFrame(rows)
     ss, lms, ic = (res.metrics.get(f"{FAMILY}.{k}") for k in ("ss", "lms", "icat"))

@@ -71,6 +71,7 @@ def test_hand_computed_chat_with_refusals_and_unread_counted() -> None:
     assert m["stereoset.ss"] == pytest.approx(75.0) and m["stereoset.lms"] == pytest.approx(250 / 3)
     assert m["stereoset.icat"] == pytest.approx(250 / 3 * 25 / 50)
     assert (m["stereoset.replies"], m["stereoset.read"], m["stereoset.refused"], m["stereoset.unread"]) == (7, 5, 1, 1)
+    assert m["stereoset.examples"] == 5  # the examples with a read reply (each probe is its own example here)
     assert "1 refused, 1 unread" in " ".join(res.notes)
     assert fam.predictions(fam.frame(rows)) is None  # a single choice ranks nothing: no predictions file
 
