@@ -19,12 +19,14 @@ from harness.adapters.base import Adapter
 from harness.core.errors import HarnessError, InfrastructureError
 from harness.core.records import Probe
 from harness.run import manifest as mf
+from harness.run import suite_content
 from harness.run.answer_modes import answer_mode as registered_mode
 from harness.run.engine import Engine, EngineSettings, RunAborted
 from harness.run.plan import ANSWER_GENERATE, RunPlan, plan_run, select_any
 from harness.run.progress import RunProgress, SessionStats
 from harness.run.response_cache import ResponseCache
 from harness.run.session import StopState, closing, run_lock, run_loop, with_heartbeat, with_signals
+from harness.run.suite_content import SuiteContent
 from harness.run.transcript import (
     TRANSCRIPT_FILE,
     UNFINISHED,
@@ -189,7 +191,29 @@ class _Opened:
     partial: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-def _begin(plan: RunPlan, argv: list[str] | None) -> _Opened:
+def _content(plan: RunPlan, probes: Iterable[Probe] | None) -> SuiteContent | None:
+    """The fingerprint of what this run asks (harness.run.suite_content), from the suite's selection or a list
+    the caller gave; None when the probes are a one-pass stream or the errored probes of the transcript."""
+    if plan.probes_from_transcript:
+        return None
+    if probes is not None:
+        return suite_content.fingerprint(probes) if isinstance(probes, list | tuple) else None
+    return suite_content.fingerprint(_probe_stream(plan, None))
+
+
+def _check_content(plan: RunPlan, manifest: dict[str, Any], content: SuiteContent | None, settled: set[str]) -> None:
+    """Refuse a run folder that holds another content of this suite (one sentence naming --new); a folder from
+    before fingerprints were recorded is compared by its recorded probe ids, then adopted."""
+    if content is None or not manifest:
+        return
+    before = suite_content.stored(manifest)
+    gone = len(settled - content.ids)
+    if (before is not None and before != content.sha256) or (before is None and gone):
+        raise HarnessError(suite_content.changed_message(suite=plan.suite_name, run_id=plan.run_id,
+                                                         resumed=plan.resumed, gone=gone, answered=len(settled)))
+
+
+def _begin(plan: RunPlan, argv: list[str] | None, content: SuiteContent | None = None) -> _Opened:
     """Check the run folder belongs to this plan, read what is settled, and open a manifest session."""
     adapter, run_dir = plan.adapter, plan.run_dir
     manifest = plan.previous or mf.read_manifest(run_dir)
@@ -207,6 +231,7 @@ def _begin(plan: RunPlan, argv: list[str] | None) -> _Opened:
     repair(run_dir / TRANSCRIPT_FILE, damaged)
     ok, err = scan_transcript(run_dir / TRANSCRIPT_FILE, damaged)
     keep_rejected(run_dir / TRANSCRIPT_FILE, damaged)
+    _check_content(plan, manifest, content, ok | err)
     killed = mf.close_dead_sessions(manifest) if manifest else 0
     mode = MODE_RETRY_ERRORS if plan.retry_errors else (MODE_RESUME if ok or err else MODE_FRESH)
     command = mf.command_line(argv, plan.target.secrets)
@@ -218,6 +243,10 @@ def _begin(plan: RunPlan, argv: list[str] | None) -> _Opened:
             sample=plan.sample, seed=plan.seed, limit=plan.limit, overrides=plan.overrides,
             answer_mode=plan.answer_mode, selected=plan.estimate, command=command)
     manifest["engine"] = asdict(plan.settings)
+    if content is not None:
+        manifest[suite_content.MANIFEST_KEY] = content.as_manifest()
+    if getattr(plan.suite, "path", None):  # so --resume finds a suite given as a file by its path
+        manifest["suite_file"] = str(Path(plan.suite.path).resolve())
     # as the model file names itself (a label can be wrong), beside the name the target gives it (shown first)
     info = adapter.model_info()
     manifest["model"] = ({**info, "label": adapter.label} if adapter.label and adapter.label != info.get("name")
@@ -243,8 +272,9 @@ def execute(plan: RunPlan, *, probes: Iterable[Probe] | None = None, use_cache: 
     """Carry out a plan (see run_suite); the manifest session is closed with the run's counts whatever happens."""
     started = time.monotonic() if started is None else started
     run_dir, adapter = plan.run_dir, plan.adapter
+    content = _content(plan, probes)  # before the lock: generating the selection can take a moment
     with run_lock(run_dir):
-        opened = _begin(plan, argv)
+        opened = _begin(plan, argv, content)
         ok, err, manifest = opened.ok, opened.err, opened.manifest
         counter = {"seen": 0, "skipped": 0, "exhausted": 0}
         todo = _filtered(_probe_stream(plan, probes), ok=ok, err=err, retry_errors=plan.retry_errors,

@@ -63,6 +63,18 @@ def load_suite_any(suite: Suite | str | Path) -> Suite:
     return load_suite(str(suite))
 
 
+def _load_suite(suite: Suite | str | Path, previous: dict[str, Any]) -> Suite:
+    """The suite to ask; a resumed run of a suite given as a file is loaded from the file its manifest names
+    (`suite_file`) when its name is no known suite (--resume of such a run said "Unknown suite")."""
+    try:
+        return load_suite_any(suite)
+    except HarnessError:
+        path = previous.get("suite_file")
+        if not (previous and suite == previous.get("suite") and isinstance(path, str) and Path(path).is_file()):
+            raise
+        return load_suite_any(path)
+
+
 def select_any(suite: Suite | str, *, sample: int | None, seed: int, limit: int | None,
                overrides: dict[str, Any]) -> Iterator[Probe]:
     from harness.question_gen.suites import select_probes
@@ -251,7 +263,7 @@ def plan_run(suite: Suite | str | Path | None = None, target: str | Adapter | No
     # --retry-errors takes the errored probes from the transcript (they travel with their replies), so a
     # resumed run need not load or regenerate its suite at all.
     from_transcript = retry_errors and not has_probes
-    suite_obj = None if (has_probes or (from_transcript and resume)) else load_suite_any(suite)
+    suite_obj = None if (has_probes or (from_transcript and resume)) else _load_suite(suite, previous)
     suite_name = getattr(suite_obj, "name", None) or (str(suite) if suite is not None else "custom")
     if suite_obj is not None:
         answer_mode = answer_mode_for(suite_obj, answer_mode)
