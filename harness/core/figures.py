@@ -145,6 +145,8 @@ MIN_READABLE_N = 5
 #: listed instead): a grid of grey squares costs its drawing time and shows nothing.
 MIN_READABLE_SHARE = 0.2
 SMALL_CELL_COLOUR = "#e6e6e6"
+#: The font of the numbers printed in heatmap cells (matplotlib's own, always installed).
+NUMBER_FONT = "DejaVu Sans"
 
 
 def readable_share(counts: Any, min_n: int = MIN_READABLE_N) -> float:
@@ -184,5 +186,7 @@ def heatmap(ax: Any, matrix: Any, *, cmap: str, vmin: float = 0.0, vmax: float =
         else:
             r, g, b, _ = im.cmap(im.norm(v))
             color = "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"  # perceived luminance
-        ax.text(j, i, label, ha="center", va="center", fontsize=7 if n is not None else 8, color=color)
+        # digits only: one font, not the CJK fallback list (laying a text out over both fonts cost most of a figure)
+        ax.text(j, i, label, ha="center", va="center", fontsize=7 if n is not None else 8, color=color,
+                fontfamily=NUMBER_FONT)
     return im
