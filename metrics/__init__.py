@@ -209,6 +209,12 @@ class Family:
         fn = self.spec.paired_outcomes
         return fn(key, verdicts) if fn is not None else None
 
+    def compare_test(self, key: str, a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[float | None, str] | None:
+        """Its own test of metric `key` between two runs' metrics.json documents, (p, test name); None: not
+        its key, or it declares none (harness.report.compare then uses the generic tests)."""
+        fn = self.spec.compare_test
+        return fn(key, a, b) if fn is not None else None
+
     @property
     def pair_key(self) -> str:
         """The probe meta key linking a probe to its partners (meta[key] = {"pair": id, "role": ...}; `harness

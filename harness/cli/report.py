@@ -228,11 +228,12 @@ def compare(
 
 
 def _key_lines(key: str, width: int) -> str:
-    """A metric key broken at its dots into lines of at most `width` (never inside a word, unless one dotted
-    part alone is longer): rich folds a key with no space at any character ("absolute_bi / as_rate")."""
+    """A metric key broken into lines of at most `width` at its dots and underscores, never inside a word
+    (unless one word alone is longer): rich folds a key with no space at any character ("absolute_bi / as_rate")."""
+    import re
+
     lines = [""]
-    for i, part in enumerate(key.split(".")):
-        piece = ("." if i else "") + part
+    for piece in (p for p in re.findall(r"\.?[^._]*_?", key) if p):  # "relative_", "bias_", ..., ".age"
         if lines[-1] and len(lines[-1]) + len(piece) > width:
             lines.append(piece)
         else:
@@ -245,20 +246,22 @@ def _print_comparison(df, title: str, alpha: float) -> None:  # noqa: ANN001 - a
     Holm-adjusted p (the module docstring of harness.report.compare says which tests form the family)."""
     from harness.report.reporting import fmt_change, fmt_value
 
-    # Light borders and fixed number widths: at 80 columns the numbers take 50, the key the rest, broken at
-    # its dots (_key_lines).
-    width = max(16, min(60, console.width - 52))
+    cells = [[fmt_value(r.metric, r.a), fmt_value(r.metric, r.b), fmt_change(r.metric, r.change),
+              "" if r.p_value is None else f"{r.p_value:.2g}", "" if r.p_holm is None else f"{r.p_holm:.2g}"]
+             for r in df.itertuples()]
+    # Light borders; the numbers keep their widths and the key takes the rest of the line, broken at its dots
+    # and underscores (_key_lines). 15: the table's edges and the gaps between its seven columns.
+    numbers = sum(max([7, len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(("A", "B", "change", "p",
+                                                                                    "p (Holm)")))
+    width = max(12, min(60, console.width - numbers - 1 - 15))
     table = Table(title=untrusted(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
                   collapse_padding=True)
-    table.add_column("metric", overflow="fold", min_width=min(16, width), max_width=width)
+    table.add_column("metric", overflow="fold", min_width=width, max_width=width)
     for col in ("A", "B", "change", "p", "p (Holm)"):
         table.add_column(col, justify="right", no_wrap=True, min_width=7)
     table.add_column("", no_wrap=True, min_width=1)
-    for r in df.itertuples():
-        p = "" if r.p_value is None else f"{r.p_value:.2g}"
-        ph = "" if r.p_holm is None else f"{r.p_holm:.2g}"
-        table.add_row(untrusted(_key_lines(r.metric, width)), fmt_value(r.metric, r.a), fmt_value(r.metric, r.b),
-                      fmt_change(r.metric, r.change), p, ph, Text("*", style="bold") if r.significant else "")
+    for r, row in zip(df.itertuples(), cells, strict=True):
+        table.add_row(untrusted(_key_lines(r.metric, width)), *row, Text("*", style="bold") if r.significant else "")
     console.print(table)
     n_sig = sum(bool(x) for x in df["significant"])
     tests = ", ".join(sorted(set(df["test"]) - {"", None}))

@@ -16,6 +16,7 @@ METHOD = Method(
     readers={"*/bbq": reader.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, sections=family.SECTIONS,
                       leaderboard=family.LEADERBOARD, view_metrics=family.VIEW_METRICS,
-                      gate_silence=family.GATE_SILENCE, chance_gates=family.CHANCE_GATES, plots=family.plots),
+                      gate_silence=family.GATE_SILENCE, chance_gates=family.CHANCE_GATES, plots=family.plots,
+                      compare_test=family.compare_test),
     datasets=("bbq",),
 )

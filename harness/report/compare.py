@@ -78,10 +78,9 @@ def paired_p_value(key: str, verdicts_a: pd.DataFrame, verdicts_b: pd.DataFrame)
 
 
 def _declared_test(key: str, a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[float | None, str] | None:
-    """The test a family declares for its own key (its module's compare_test), or None."""
+    """The test a family declares for its own key (FamilySpec.compare_test), or None."""
     for fam in families().values():
-        fn = getattr(fam.load(), "compare_test", None)
-        found = fn(key, a, b) if callable(fn) else None
+        found = fam.compare_test(key, a, b)
         if found is not None:
             return found
     return None

@@ -1,6 +1,6 @@
 """The Starlette application of `harness view` and the uvicorn server that runs it.
 
-Pages are static HTML shells from harness/view/static (one per page, each loading its own script file);
+Pages are one static HTML shell, harness/view/static/page.html, filled with each page's title and script;
 they read everything through the JSON API (harness.view.api), so no page carries data from the server in
 its HTML and no reply is ever parsed as markup. Routes:
 
@@ -22,7 +22,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -33,6 +33,20 @@ from harness.view.security import Guard
 STATIC = Path(__file__).resolve().parent / "static"
 
 
+#: The pages: (title, script) per page, all drawn from the one shell page.html (its shared head, nav and
+#: status box written once; issue 37: no logic written twice).
+PAGES: dict[str, tuple[str, str]] = {"runs": ("Runs", "runs.js"), "run": ("Run", "run.js"),
+                                     "review": ("Review", "review.js"), "compare": ("Compare runs", "compare.js")}
+
+
+def page_html(name: str) -> str:
+    """The HTML of page `name`: page.html with its title, page name and script filled in (fixed strings of
+    PAGES, never request data)."""
+    title, script = PAGES[name]
+    shell = (STATIC / "page.html").read_text(encoding="utf-8")
+    return shell.replace("{{title}}", title).replace("{{page}}", name).replace("{{script}}", script)
+
+
 def _page(name: str, *, needs_run: bool = False) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> Response:
         if needs_run:
@@ -40,8 +54,7 @@ def _page(name: str, *, needs_run: bool = False) -> Callable[[Request], Any]:
                 request.app.state.view.folder.run_dir(request.path_params["run"])
             except NotFound:
                 return PlainTextResponse("No such run in this folder.", status_code=404)
-        return FileResponse(STATIC / name, media_type="text/html; charset=utf-8",
-                            headers={"cache-control": "no-store"})
+        return HTMLResponse(page_html(name), headers={"cache-control": "no-store"})
     return endpoint
 
 
@@ -60,11 +73,11 @@ def create_app(folder: Path, *, token: str | None = None, status_of: StatusOf = 
     `cache`: where the indexes and comparison figures go (default: the harness cache directory)."""
     view = ViewState(RunFolder(folder, status_of=status_of), cache=cache)
     app = Starlette(routes=[
-        Route("/", _page("runs.html")),
-        Route("/runs/{run}", _page("run.html", needs_run=True)),
-        Route("/runs/{run}/review", _page("review.html", needs_run=True)),
+        Route("/", _page("runs")),
+        Route("/runs/{run}", _page("run", needs_run=True)),
+        Route("/runs/{run}/review", _page("review", needs_run=True)),
         Route("/runs/{run}/report.html", _report),
-        Route("/compare", _page("compare.html")),
+        Route("/compare", _page("compare")),
         *ROUTES,
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])

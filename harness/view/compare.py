@@ -26,6 +26,14 @@ _PNG = re.compile(r"^[A-Za-z0-9_.\-\u00a0-\uffff]{1,200}\.png$")
 MAX_RUNS = 12
 
 
+def _answer_mode(run_dir: Path) -> str:
+    """How the run's answers were made (its manifest's answer_mode; "generate" when it does not say)."""
+    try:
+        return str(mf.read_manifest(run_dir, complete=False).get("answer_mode") or "generate")
+    except HarnessError:
+        return "generate"
+
+
 class Comparisons:
     """The leaderboards of this server's folder, each computed once per version of its runs' metrics."""
 
@@ -65,6 +73,8 @@ class Comparisons:
             write_page(board, out_dir)  # the same figures as `harness leaderboard`; notes go to the board
             data = to_json(board)
             data["key"] = key
+            for entry, d in zip(data["runs"], dirs, strict=True):  # chat or loglik: the page says when they differ
+                entry["answer_mode"] = _answer_mode(d)
             for table, rows in zip(board.tables, data["tables"], strict=True):  # as the terminal prints them
                 for row, out in zip(table.rows, rows["rows"], strict=True):
                     out["texts"] = {c: list(table.text(row, c)) for c in table.values.columns}

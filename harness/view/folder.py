@@ -144,7 +144,8 @@ class RunFolder:
             "id": run_dir.name,
             "suite": str(manifest.get("suite") or run.get("suite") or ""),
             "target": str(manifest.get("target") or run.get("target") or ""),
-            "model": str((model or {}).get("name") or ""),
+            "model": model_name(model),
+            "answer_mode": str(manifest.get("answer_mode") or "generate"),
             "lang": str(manifest.get("lang") or ""),
             "started_at": str(manifest.get("started_at") or ""),
             "updated_at": str(manifest.get("updated_at") or manifest.get("ended_at") or ""),
@@ -168,6 +169,15 @@ class RunFolder:
         except (OSError, ValueError):
             return None
         return doc if isinstance(doc, dict) and isinstance(doc.get("metrics"), dict) else None
+
+
+def model_name(model: Any) -> str:
+    """The model as the Runs page names it: the target's label for it, else the file's own name (a GGUF's
+    "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf" says its quantization; the header's general.name, "Qwen2.5 Coder
+    0.5B Instruct AWQ", may be a training-run label), else the name the model reports."""
+    if not isinstance(model, dict):
+        return ""
+    return str(model.get("label") or model.get("file") or model.get("name") or "")
 
 
 def summary_metrics() -> tuple[tuple[str, str], ...]:

@@ -13,7 +13,8 @@ What it holds, one table per source file, each rebuilt only when that file's ver
             complete line at a time); a file that shrank or whose bytes before that offset changed is
             read again from the start.
   verdicts  verdicts.csv (written by scoring): label, biased, favoured, method (the reader), evidence,
-            confidence. Replaced whole when the file changes (scoring rewrites it whole).
+            confidence, cut (the reply stopped at max_tokens). Replaced whole when the file changes
+            (scoring rewrites it whole).
   reviews   reviews.jsonl: the latest line per probe, as harness.score.review.read_reviews reads it.
   readings  readings.csv: the judge's reading beside the rules' where a judge read the run.
 The version of each file is its (mtime_ns, size); `refresh()` compares them with what the index holds,
@@ -42,7 +43,7 @@ from harness.core.records import STATUS_OK
 from harness.run.transcript import TRANSCRIPT_FILE
 from harness.score.review import REVIEWS_FILE, read_reviews, reply_sha
 
-SCHEMA = 4
+SCHEMA = 5
 VERDICTS_FILE = "verdicts.csv"
 READINGS_FILE = "readings.csv"
 MAX_PAGE = 200
@@ -59,7 +60,7 @@ CREATE INDEX IF NOT EXISTS probes_attribute ON probes(attribute);
 CREATE INDEX IF NOT EXISTS probes_pair ON probes(pair);
 CREATE TABLE IF NOT EXISTS verdicts (
   probe_id TEXT PRIMARY KEY, label TEXT, biased INTEGER, favoured TEXT, score REAL, method TEXT,
-  evidence TEXT, confidence REAL);
+  evidence TEXT, confidence REAL, cut INTEGER);
 CREATE INDEX IF NOT EXISTS verdicts_label ON verdicts(label);
 CREATE TABLE IF NOT EXISTS reviews (
   probe_id TEXT PRIMARY KEY, label TEXT, favoured TEXT, biased INTEGER, oracle_label TEXT,
@@ -81,7 +82,7 @@ WHERE NOT (probes.status = 'ok' AND excluded.status != 'ok')
 _SELECT = """
 SELECT p.probe_id, p.seq, p.lang, p.kind, p.bias_type, p.attribute, p.groups, p.property, p.categories,
   p.question, p.status, p.error, substr(p.reply, 1, {chars}) AS reply, length(p.reply) AS reply_chars, p.role,
-  v.label, v.biased, v.favoured, v.method, v.confidence, v.evidence,
+  v.label, v.biased, v.favoured, v.method, v.confidence, v.evidence, v.cut,
   r.label AS review_label, r.biased AS review_biased, r.oracle_label, r.oracle_biased,
   (r.probe_id IS NOT NULL AND r.reply_sha = p.reply_sha) AS reviewed,
   (r.probe_id IS NOT NULL AND r.reply_sha = p.reply_sha AND
@@ -302,9 +303,10 @@ class RunIndex:
     @staticmethod
     def _load_verdicts(db: sqlite3.Connection, path: Path) -> None:
         db.execute("DELETE FROM verdicts")
-        cols = ("probe_id", "label", "biased", "favoured", "score", "method", "evidence", "confidence")
-        db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
-            (r[0], r[1], _flag(r[2]), _text(r[3]), _number(r[4]), r[5], _text(r[6]), _number(r[7]))
+        # cut: the target stopped the reply at its token limit (verdicts.csv's cut, Reply.finish_reason "length")
+        cols = ("probe_id", "label", "biased", "favoured", "score", "method", "evidence", "confidence", "cut")
+        db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (
+            (r[0], r[1], _flag(r[2]), _text(r[3]), _number(r[4]), r[5], _text(r[6]), _number(r[7]), _flag(r[8]))
             for r in _csv_rows(path, cols)))
 
     @staticmethod
@@ -468,6 +470,7 @@ def _row(raw: bytes, seq: int, pair_keys: tuple[str, ...]) -> dict[str, Any] | N
 def _finding(row: sqlite3.Row) -> dict[str, Any]:
     d = dict(row)
     d["groups"] = [g for g in (d.get("groups") or "").split("|") if g]
+    d["cut"] = bool(d.get("cut"))
     for key in ("biased", "review_biased", "oracle_biased"):
         if d.get(key) is not None:
             d[key] = bool(d[key])

@@ -50,12 +50,16 @@
       data = await api("/api/compare?" + picked.map((r) => "runs=" + encodeURIComponent(r)).join("&"));
     } catch (e) { clear(board).append(el("p", { text: e.message })); return; }
     const runs = data.runs;
+    const modes = new Set(runs.map((r) => r.answer_mode || "generate"));
     const sig = data.pairwise.filter((p) => p.significant);
     clear(board).append(
       el("h2", { text: "Runs" }),
       el("table", { id: "legend" }, el("tbody", {}, runs.map((r) => el("tr", {}, el("td", { text: r.label }),
         el("td", {}, el("a", { href: runUrl(r.run_id), text: r.run_id })), el("td", { text: r.suite }),
-        el("td", { text: r.target }))))),
+        el("td", { text: r.target }), el("td", { class: "answer-mode", text: "answers " + (r.answer_mode || "generate") }))))),
+      modes.size > 1 ? el("p", { class: "note", id: "mode-note", text: "The runs answered in different ways (" +
+        runs.map((r) => `${r.label}: ${r.answer_mode || "generate"}`).join(", ") + "): a chat reply and a " +
+        "log-likelihood choice are different measurements, so a difference may come from the answer mode." }) : null,
       el("ul", { class: "notes" }, [...data.scoring_differences.map((s) => el("li", { text: "scoring: " + s })),
                                      ...data.notes.map((n) => el("li", { text: n }))]),
       el("div", { id: "tables" }, data.tables.map((t) => tableOf(t, runs))),
@@ -67,9 +71,9 @@
           el("td", { class: "num", text: Number(p.p_value).toPrecision(2) }),
           el("td", { class: "num", text: Number(p.p_holm).toPrecision(2) })))))
         : el("p", { class: "muted", text: "No pair of runs differs significantly on any row." }),
-      el("h2", { text: "Heatmaps" }),
-      el("div", { class: "figures" }, data.plots.map((p) => el("figure", {},
-        el("img", { src: p.url, alt: p.title }), el("figcaption", { text: p.title })))));
+      data.plots.length ? el("h2", { text: "Heatmaps" }) : null,
+      data.plots.length ? el("div", { class: "figures" }, data.plots.map((p) => el("figure", {},
+        el("img", { src: p.url, alt: p.title }), el("figcaption", { text: p.title })))) : null);
     buildProbeSearch(runs);
   }
 

@@ -88,7 +88,10 @@
     clear(head).append(
       el("h1", { text: r.id }),
       el("p", {}, badge(r.status), " ", `suite ${r.suite || "?"} · target ${r.target || "?"}`,
-        r.model ? ` · model ${r.model}` : "", ` · answered ${fmtCount(c.answered || 0)}`,
+        r.model ? ` · model ${r.model}` : "",
+        r.answer_mode ? el("span", { id: "answer-mode", text: ` · answers ${r.answer_mode}` +
+          (r.answer_mode !== "generate" ? ` (--answer-mode ${r.answer_mode})` : "") }) : null,
+        ` · answered ${fmtCount(c.answered || 0)}`,
         c.errors ? ` · errors ${fmtCount(c.errors)}` : "", c.pending ? ` · to do ${fmtCount(c.pending)}` : "",
         r.scored ? ` · scored ${(r.scored_at || "").slice(0, 16).replace("T", " ")} (${r.method || "default"})`
                  : " · not scored yet (harness report scores it)"),
@@ -139,7 +142,8 @@
       const tr = el("tr", { class: "clickable", dataset: { probe: f.probe_id }, tabindex: 0 },
         el("td", { class: "num", text: String(f.seq + 1) }), el("td", { text: f.attribute }),
         el("td", { text: f.groups.join(", ") }), el("td", { text: f.question }),
-        el("td", { text: f.status === "ok" ? f.reply + (f.reply_chars > f.reply.length ? "…" : "") : (f.error || "") }),
+        el("td", {}, f.status === "ok" ? f.reply + (f.reply_chars > f.reply.length ? "…" : "") : (f.error || ""),
+          f.cut ? el("span", { class: "badge cut", text: "cut" }) : null),
         el("td", {}, verdictBadge(f), f.changed_by_review ? el("span", { class: "badge review", text: "changed by review" })
                                       : f.reviewed ? el("span", { class: "badge review", text: "reviewed" }) : null),
         el("td", { text: f.method || f.decided_by || "" }),
@@ -175,6 +179,8 @@
       f.options && f.options.length ? el("ol", {}, f.options.map((o) => el("li", { text: o }))) : null,
       el("h3", { text: f.status === "ok" ? "Reply" : "Error (no answer, never scored)" }),
       el("div", { class: "text reply", id: "detail-reply", text: f.status === "ok" ? f.reply : (f.error || f.status) }),
+      f.cut ? el("p", { id: "detail-cut" }, el("span", { class: "badge cut", text: "cut at max_tokens" }),
+        " the target stopped this reply at its token limit, possibly mid-sentence; it was scored on what it said.") : null,
       el("h3", { text: "Verdict" }),
       f.scored || f.label ? kv([["verdict", verdictBadge(f)], ["favoured", f.favoured], ["reader", f.method],
                                 ["confidence", f.confidence === null ? "" : f.confidence],
@@ -203,6 +209,10 @@
                                        id: "review-this", class: "button", text: "Review this reply →" })));
     }
     clear(detail).append(...parts.filter((x) => x));
+    // the panel sticks to the top of the window (style.css); a finding opened low in a long list is read
+    // where the reader is, not at the top of the page
+    const box = detail.getBoundingClientRect();
+    if (box.top < 0 || box.top > window.innerHeight - 80) detail.scrollIntoView({ block: "start" });
   }
 
   async function loadRun() {
