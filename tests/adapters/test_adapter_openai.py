@@ -280,3 +280,17 @@ def test_http_client_setting_is_checked_and_not_part_of_the_fingerprint() -> Non
         adapter("http://127.0.0.1:1/v1", http_client="curl")
     assert (adapter("http://x/v1", http_client="httpx").fingerprint()
             == adapter("http://x/v1", http_client="aiohttp").fingerprint() == adapter("http://x/v1").fingerprint())
+
+
+def test_wire_client_reads_the_environments_proxy_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wire client keeps aiohttp's trust_env off (two thread hops per request) but still honours
+    HTTPS_PROXY / NO_PROXY, as the SDK's httpx stack does: read once, when the client is made."""
+    from harness.adapters.openai_wire import _env_proxy
+
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    assert _env_proxy("https://api.example.com/v1") == {}
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
+    assert str(_env_proxy("https://api.example.com/v1")["proxy"]) == "http://proxy.internal:3128"
+    monkeypatch.setenv("NO_PROXY", "api.example.com")
+    assert _env_proxy("https://api.example.com/v1") == {}
