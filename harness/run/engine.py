@@ -148,6 +148,10 @@ class Engine:
         self._consecutive_errors = 0
         self.stopping = False
         self._stop_event = asyncio.Event()
+        #: the failed transcript write (a full disk) that stopped the session, and the replies received after
+        #: it, kept in memory rather than lost (execute writes them once more, then counts what is left)
+        self.write_error: OSError | None = None
+        self.unwritten: list[tuple[Probe, Reply]] = []
 
     def request_stop(self) -> None:
         """First Ctrl-C: ask nothing new, let the requests in flight finish and be recorded.
@@ -379,7 +383,13 @@ class Engine:
         cap = self.settings.max_reply_chars
         if cap and len(reply.text) > cap:
             reply = dataclasses.replace(reply, text=reply.text[:cap], cut_from=len(reply.text))
-        self.writer.append(probe, reply)
+        if self.write_error is not None or not self._append(probe, reply):
+            self.unwritten.append((probe, reply))  # received, not on disk: kept for write_unwritten()
+            return
+        self._count(probe, reply)
+
+    def _count(self, probe: Probe, reply: Reply) -> None:
+        """The bookkeeping of one recorded outcome: stats, settled ids, the circuit breaker, the progress bar."""
         cached = bool(reply.usage.get("cached"))
         self.stats.asked += 1
         if reply.ok:
@@ -402,6 +412,30 @@ class Engine:
         if self.progress is not None:
             self.progress.record(ok=reply.ok, cached=cached, latency_s=reply.latency_s,
                                  timeout_s=self.settings.timeout_s)
+
+    def _append(self, probe: Probe, reply: Reply) -> bool:
+        """Write one outcome; False after a failed write (a full disk): the session stops asking, the replies
+        still in flight are kept in memory, and run() raises the error once they are in."""
+        try:
+            self.writer.append(probe, reply)
+        except OSError as exc:
+            self.write_error = exc
+            self.request_stop()
+            return False
+        return True
+
+    def write_unwritten(self) -> int:
+        """Try once more to write the replies a failed write left in memory (cutting the torn line back may
+        have freed the space); returns how many are still unwritten (asked again on resume)."""
+        pending, self.unwritten = self.unwritten, []
+        for probe, reply in pending:
+            try:
+                self.writer.append(probe, reply)
+            except OSError:
+                self.unwritten.append((probe, reply))
+                continue
+            self._count(probe, reply)
+        return len(self.unwritten)
 
     # -- the loop --------------------------------------------------------------------------------
     async def run(self, probes: Iterable[Probe]) -> SessionStats:
@@ -468,6 +502,8 @@ class Engine:
             self.stats.cpu_s = time.process_time() - cpu_started
             if self.cache is not None:
                 self.cache.flush()
+        if self.write_error is not None:
+            raise self.write_error
         if self.abort_reason:
             raise RunAborted(self.abort_reason)
         return self.stats

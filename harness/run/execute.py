@@ -9,6 +9,7 @@ the run's counts whatever happened: complete, interrupted, failed or killed mid-
 
 from __future__ import annotations
 
+import errno
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -252,6 +253,7 @@ def _begin(plan: RunPlan, argv: list[str] | None, content: SuiteContent | None =
     manifest["model"] = ({**info, "label": adapter.label} if adapter.label and adapter.label != info.get("name")
                          else info)
     manifest["damaged_lines"] = [{"line": d.line, "reason": d.reason} for d in damaged]
+    manifest.pop("stopped", None)  # how the last session stopped (e.g. "stopped: disk full"): this one runs now
     session = mf.begin_session(manifest, command=command, mode=mode)
     mf.write_manifest(run_dir, manifest)
     return _Opened(manifest, session, ok, err, mode, damaged, killed,
@@ -289,6 +291,7 @@ def execute(plan: RunPlan, *, probes: Iterable[Probe] | None = None, use_cache: 
         engine_obj = Engine(adapter, writer, settings=plan.settings, cache=cache, progress=progress,
                             secrets=plan.target.secrets, partial=opened.partial)
         status, abort_reason, stop = mf.STATUS_COMPLETE, None, StopState()
+        write_error: OSError | None = None
 
         def checkpoint() -> None:
             """Keep the manifest's counts current, so `harness runs` shows a live or killed run truly."""
@@ -313,22 +316,53 @@ def execute(plan: RunPlan, *, probes: Iterable[Probe] | None = None, use_cache: 
             status = mf.STATUS_FAILED
             raise
         except OSError as exc:  # the transcript could not be written (disk full, folder removed...)
-            status = mf.STATUS_INTERRUPTED
-            raise InfrastructureError(f"Cannot write to {run_dir} ({exc.strerror or exc}); "
-                                      "everything recorded so far is kept: fix that, then rerun with "
-                                      f"`harness run --resume {plan.run_id}`.") from None
+            status, write_error = mf.STATUS_INTERRUPTED, exc
+            raise InfrastructureError(cannot_write(run_dir, exc, plan.run_id, engine_obj.write_unwritten())) from None
         except BaseException:
             status = mf.STATUS_INTERRUPTED
             raise
         finally:
-            writer.close()
-            if cache is not None:
-                cache.close()
-            stats, run_counts, status = _close_session(plan, opened, engine_obj, counter, status=status,
-                                                       abort_reason=abort_reason, started=started)
+            stats, run_counts, status, late = _end(plan, opened, engine_obj, counter, writer, cache, status=status,
+                                                   abort_reason=abort_reason, started=started, failed=write_error)
+        if late is not None:  # the session's end could not be written (the disk filled as it ended)
+            raise InfrastructureError(cannot_write(run_dir, late, plan.run_id, 0)) from None
         return RunOutcome(run_id=plan.run_id, run_dir=run_dir, status=status, mode=opened.mode, stats=stats,
                           run_counts=run_counts, abort_reason=abort_reason, stopped_at_once=stop.hard,
                           damaged=[d.describe() for d in opened.damaged], killed_sessions=opened.killed_sessions)
+
+
+def cannot_write(run_dir: Path, exc: OSError, run_id: str, unwritten: int) -> str:
+    """The one sentence for a run folder that cannot be written: the cause, what is kept, and `--resume`."""
+    cause = "the disk is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else (exc.strerror or str(exc))
+    lost = (f"; {unwritten:,} repl{'y' if unwritten == 1 else 'ies'} received after that could not be recorded "
+            "and will be asked again") if unwritten else ""
+    return (f"Cannot write to {run_dir}: {cause}{lost}. Every line recorded before is kept whole; free some space "
+            f"(or fix the folder), then rerun with `harness run --resume {run_id}`.")
+
+
+def _end(plan: RunPlan, opened: _Opened, engine_obj: Engine, counter: dict[str, int], writer: TranscriptWriter,
+         cache: ResponseCache | None, *, status: str, abort_reason: str | None, started: float,
+         failed: OSError | None) -> tuple[SessionStats, dict[str, Any], str, OSError | None]:
+    """Close the transcript and the cache and end the manifest session, whatever happened; a write that fails
+    here is returned, not raised, so it never hides the error that ended the session (a full disk's first
+    failed line said "No space left on device." from the manifest write instead of naming `--resume`)."""
+    late: OSError | None = None
+    for close in (writer.close, cache.close if cache is not None else None):
+        try:
+            if close is not None:
+                close()
+        except OSError as exc:
+            late = late or exc
+    if failed is not None:  # said in the manifest, so `harness runs` and a resume tell what happened
+        reason = "disk full" if failed.errno in (errno.ENOSPC, errno.EDQUOT) else (failed.strerror or str(failed))
+        opened.session["stopped"] = opened.manifest["stopped"] = f"stopped: {reason}"
+    try:
+        stats, run_counts, status = _close_session(plan, opened, engine_obj, counter, status=status,
+                                                   abort_reason=abort_reason, started=started)
+    except OSError as exc:
+        late = late or exc
+        stats, run_counts = engine_obj.stats, dict(opened.manifest.get("counts") or {})
+    return stats, run_counts, status, None if failed is not None else late
 
 
 def _close_session(plan: RunPlan, opened: _Opened, engine_obj: Engine, counter: dict[str, int], *, status: str,

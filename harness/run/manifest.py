@@ -10,6 +10,7 @@ a write leaves the previous manifest intact, never a half-written one.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import platform
@@ -178,9 +179,30 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> Path:
         data = json.dumps(manifest, ensure_ascii=False, indent=2, default=str).encode("utf-8")
     except UnicodeEncodeError:  # an error reason quoting a lone surrogate: kept exactly, as a JSON escape
         data = json.dumps(manifest, ensure_ascii=True, indent=2, default=str).encode("ascii")
-    tmp.write_bytes(data + b"\n")
-    os.replace(tmp, path)
+    try:
+        tmp.write_bytes(data + b"\n")
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)  # a full disk left a 0-byte .manifest.json.<pid>.tmp behind
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT) or not _rewrite_in_place(path, data + b"\n"):
+            raise
     return path
+
+
+def _rewrite_in_place(path: Path, data: bytes) -> bool:
+    """On a full disk, where no copy fits: rewrite manifest.json in the blocks it already holds, so the run
+    still says how it ended ("stopped: disk full"); False when the new text would need more blocks (a write
+    that failed half-way would leave no manifest at all, worse than a stale one)."""
+    try:
+        held = path.stat().st_blocks * 512
+        if len(data) > held:
+            return False
+        with path.open("r+b") as fh:
+            fh.write(data)
+            fh.truncate()
+        return True
+    except OSError:
+        return False
 
 
 def new_manifest(*, run_id: str, suite: str, target: str, adapter: str, settings: dict[str, Any],

@@ -25,6 +25,7 @@ into transcript.rejected.jsonl (the line stays in the transcript too). A torn la
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -280,6 +281,7 @@ class TranscriptWriter:
         self.repaired: list[DamagedLine] = []  # the torn last line cut on opening, if any (bytes kept)
         repair(self.path, self.repaired)
         self._fh: IO[bytes] = self.path.open("ab", buffering=0)
+        self._end = self.path.stat().st_size  # the end of the last whole line: where a failed write is cut back to
         self._fsync_every = fsync_every
         self._since_sync = 0
 
@@ -291,15 +293,29 @@ class TranscriptWriter:
             # A lone surrogate (a server's JSON may spell "\\ud800") cannot be UTF-8: written as a JSON
             # escape instead, so the line reads back to exactly the same text (errors="replace" lost it).
             data = json.dumps(record, ensure_ascii=True).encode("ascii")
-        self._fh.write(data + b"\n")
+        self._write_whole(data + b"\n")
         self._since_sync += 1
         if self._fsync_every and self._since_sync >= self._fsync_every:
             os.fsync(self._fh.fileno())
             self._since_sync = 0
 
+    def _write_whole(self, line: bytes) -> None:
+        """Write one line whole, or leave the file as it was: a full disk writes part of a line (a short write)
+        and then fails, and that part used to stay as a torn line that resume called "torn by a kill"."""
+        fd = self._fh.fileno()
+        view = memoryview(line)
+        try:
+            while view:
+                view = view[os.write(fd, view):]
+        except OSError:
+            with contextlib.suppress(OSError):  # cut back to the last whole line (repair() would, on opening)
+                os.ftruncate(fd, self._end)
+            raise
+        self._end += len(line)
+
     def size(self) -> int:
         """Bytes written so far (every write is unbuffered, so this is the file's size on disk)."""
-        return self._fh.tell()
+        return self._end
 
     def close(self) -> None:
         if not self._fh.closed:
