@@ -78,6 +78,7 @@ def test_registry_pins_every_shared_file_with_its_checksum() -> None:
         p.relative_to(SHARED).as_posix()
         for p in SHARED.rglob("*")
         if p.is_file() and p.name != "NOTICE.md" and p != SHARED / "README.md"  # those two are not upstream
+        and p != SHARED / "stereoset" / "README.md"  # what the offline rebuild of dev.json changed (made-up ids)
     }
     registered = {f"{n}/{f.path}" for n, ds in datasets.registry().items() for f in ds.files if not f.optional}
     assert registered == on_disk
