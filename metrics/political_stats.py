@@ -52,7 +52,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import ot
 
 CELL_INDIRECT, CELL_LIBERAL, CELL_CONSERVATIVE = "indirect", "liberal", "conservative"
 CELLS = (CELL_INDIRECT, CELL_LIBERAL, CELL_CONSERVATIVE)
@@ -72,11 +71,15 @@ def swd2(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, *, se
     ys = np.asarray(y, dtype=float).reshape(-1, 1)
     if not len(xs) or not len(ys):
         return math.nan
+    import ot  # POT imports torch (seconds): only when a distance is computed, not when the family is declared
+
     return float(ot.sliced_wasserstein_distance(xs, ys, n_projections=n_projections, p=2, seed=seed))
 
 
 def _w2sq_columns(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Squared 2-Wasserstein distance between matching columns of u (n, B) and v (m, B)."""
+    import ot  # see swd2
+
     return np.asarray(ot.wasserstein_1d(u, v, p=2), dtype=float)
 
 

@@ -1,38 +1,31 @@
-"""One small registry type, in the shape of lm-evaluation-harness's api/registry.py: register, get, lazy
-entries, a type check of what is registered, one entry-point group per table.
+"""One small registry type, in the shape of lm-evaluation-harness's api/registry.py.
 
-  Registry(what, group, check=, feed=)  a table of name -> entry; `what` names entries in messages ("method");
-        `group` is the entry-point group read on first lookup (the harness's own distribution first; another
-        package's entry point under a name a different entry holds is kept in `refused`, never registered);
-        `check(name, obj)` type-checks what a lazy string imported (RegistrationError, one sentence);
-        `feed=(source, parts)` makes a derived table: its entries are also `parts(entry)` of each entry of
-        the source (harness.core.method.METHODS -> a method's kinds, family, readers, generators).
-  register(name, obj)   obj, or a lazy "module:attr" / "module" string imported on first use; the same entry
-        twice is fine, a different one under the same name is a RegistrationError, never a silent override.
-  get / require         the entry or None / a RegistryError (one sentence naming the known names, exit 2).
+  Registry(what, group, check=, feed=)  name -> entry; `what` names entries in messages; `group` is the
+      entry-point group read on first lookup (the harness's own first; another package's entry point under a
+      name a different entry holds goes to `refused`); `check(name, obj)` type-checks a lazy entry once
+      imported; `feed=(source, parts)`: a derived table, whose entries are also the parts of each source
+      entry (harness.core.method.METHODS -> a method's kinds, family, readers, generators).
+  register(name, obj)   obj or a lazy "module:attr" / "module"; the same entry twice is fine, a different one
+      is a RegistrationError. get / require: the entry or None / one sentence naming the known names (exit 2).
 
-built_in=True: the harness's own pyproject.toml declares the group, so installed metadata without it (a source
-updated and not installed again) is one sentence (StaleInstallError, exit 3), not a table silently lacking its
-built-ins. Nothing registers itself at import: entry points or explicit register() calls fill every table.
+built_in=True: installed metadata lacking the group (a source updated, not installed again) is one sentence
+(StaleInstallError, exit 3). Nothing registers itself at import: entry points or register() calls fill tables.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.metadata
-import re
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Generic, TypeVar
 
+from harness.core.entry_points import OWN, OWN_DISTRIBUTION, entry_points, load_lazy, reset  # noqa: F401 - re-exported
 from harness.core.errors import HarnessError, InfrastructureError
 
 T = TypeVar("T")
 GROUP_METHODS = "harness.methods"  # one entry point per method: "name = module:METHOD" (harness.core.method)
 GROUP_ANSWER_MODES = "harness.answer_modes"
 GROUP_COMMANDS = "harness.commands"
-OWN_DISTRIBUTION = "harness-bias"  # the harness's own distribution: its entry points are the built-ins
 
 
 class RegistrationError(HarnessError, ValueError):
@@ -48,48 +41,18 @@ class StaleInstallError(InfrastructureError):
     """The installed metadata of the harness lacks its own entry points (one sentence, exit 3)."""
 
 
-def load_lazy(ref: str) -> Any:
-    """Import "package.module:attr.sub" (or a bare "package.module": the module itself)."""
-    module_name, _, attr = ref.partition(":")
-    obj: Any = importlib.import_module(module_name.strip())
-    for part in attr.strip().split(".") if attr.strip() else ():
-        obj = getattr(obj, part)
-    return obj
-
-
 def _brief(obj: Any) -> str:
     """An entry as a message names it: its repr when short, else its type (a declaration's repr is pages)."""
-    text = repr(obj)
-    return text if len(text) <= 100 else f"a {type(obj).__name__}"
+    return repr(obj) if len(repr(obj)) <= 100 else f"a {type(obj).__name__}"
 
 
-def _key(name: str) -> str:
-    return re.sub(r"[-_.]+", "_", name).lower()
-
-
-_FOUND: list[tuple[str, str, importlib.metadata.EntryPoint]] | None = None  # (dist key, dist name, entry point)
 _REGISTRIES: weakref.WeakSet[Registry[Any]] = weakref.WeakSet()
 _LOCK = threading.RLock()  # one lazy import at a time: two threads' lookups import a module once
-_OWN = _key(OWN_DISTRIBUTION)
-
-
-def _entry_points(group: str) -> list[tuple[str, str, importlib.metadata.EntryPoint]]:
-    """The group's entry points, the harness's own first, then each other distribution's (one copy of each:
-    an installed .dist-info before the .egg-info a build leaves in a source tree)."""
-    global _FOUND
-    if _FOUND is None:
-        chosen: dict[str, importlib.metadata.Distribution] = {}
-        for dist in importlib.metadata.distributions():
-            key = _key(str(getattr(dist, "_normalized_name", "") or dist.metadata["Name"] or ""))
-            if key not in chosen or str(getattr(chosen[key], "_path", "")).endswith(".egg-info"):
-                chosen[key] = dist
-        _FOUND = [(k, str(d.metadata["Name"] or k), ep) for k, d in chosen.items() for ep in d.entry_points]
-    return sorted((f for f in _FOUND if f[2].group == group), key=lambda f: (f[0] != _OWN, f[0]))
 
 
 def reload_all_entry_points() -> None:
     """Read the installed entry points again, for every registry (a package installed since start-up)."""
-    importlib.invalidate_caches()
+    reset()
     for registry in list(_REGISTRIES):
         registry.reload_entry_points()
 
@@ -120,19 +83,15 @@ class Registry(Generic[T]):
 
     def unregister(self, name: str) -> None:
         """Remove a name (a test that registered an entry of its own cleans up with this)."""
-        self._entries.pop(name, None)
-        self._origins.pop(name, None)
+        self._entries.pop(name, None), self._origins.pop(name, None)
 
     def _lazy_is(self, old: Any, new: Any) -> bool:
         """A lazy string and the object it names are one entry."""
-        if isinstance(old, str) == isinstance(new, str):
-            return False
         lazy, real = (old, new) if isinstance(old, str) else (new, old)
-        return self._loaded(lazy, "") is real
+        return isinstance(old, str) != isinstance(new, str) and self._loaded(lazy, "") is real
 
     def _loaded(self, ref: str, name: str) -> T:
-        """Import a lazy entry and check it; a declaration error raised while its module is imported (a
-        misspelt field) is said with the entry's name, when the sentence does not name it already."""
+        """Import a lazy entry and check it; a declaration error raised while importing gains the entry's name."""
         try:
             obj = load_lazy(ref)
             return self._check(name, obj) if self._check is not None else obj
@@ -143,14 +102,14 @@ class Registry(Generic[T]):
 
     def _read(self) -> None:
         if self._unread:
-            found = _entry_points(str(self.group))
-            if self.built_in and not any(key == _OWN for key, _, _ in found):
+            found = entry_points(str(self.group))
+            if self.built_in and not any(key == OWN for key, _, _ in found):
                 raise StaleInstallError(f"The installed harness has no {self.group} entry points (its metadata "
                                         "predates this source): run `pip install -e .` in the harness folder again.")
             self._unread = False
             for key, dist, ep in found:
                 old = self._entries.get(ep.name)
-                if old is not None and old != ep.value and key != _OWN:
+                if old is not None and old != ep.value and key != OWN:
                     self.refused[ep.name] = f"{dist}: {ep.value}"
                     continue
                 self.register(ep.name, ep.value)
@@ -160,7 +119,7 @@ class Registry(Generic[T]):
             self._take(self._feed[0].names())
 
     def _take(self, names: Iterable[str]) -> None:
-        assert self._feed is not None
+        assert self._feed is not None, "only a derived table takes a source's parts"
         source, parts = self._feed
         for name in [n for n in names if n not in self._fed]:
             self._fed.add(name)
@@ -169,16 +128,14 @@ class Registry(Generic[T]):
 
     def reload_entry_points(self) -> None:
         """Read the group again (a package installed or removed since); a derived table its source again."""
-        global _FOUND
-        _FOUND = None
+        reset()
         for name in list(self._origins):
             self.unregister(name)
         self.refused.clear()
         self._unread, self._unfed, self._fed = self.group is not None, True, set()
 
     def get(self, name: str) -> T | None:
-        """The entry, imported and checked if lazy; None when nothing registers `name`. A derived table reads
-        the source entry of the same name first (one method's declaration, not every one)."""
+        """The entry (imported if lazy), or None; a derived table reads the source entry of that name first."""
         if self._unread:
             self._read()
         if name not in self._entries and self._feed is not None and self._unfed:
@@ -221,7 +178,7 @@ class Registry(Generic[T]):
         return [(name, self[name]) for name in self.names()]
 
     def values(self) -> list[T]:
-        return [obj for _, obj in self.items()]
+        return [self[name] for name in self.names()]
 
     def __getitem__(self, name: str) -> T:
         """The entry, or KeyError (a name the code itself holds, not the user's)."""
@@ -235,6 +192,3 @@ class Registry(Generic[T]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
-
-    def __len__(self) -> int:
-        return len(self.names())

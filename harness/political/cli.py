@@ -22,54 +22,78 @@ from harness.core.errors import ConfigError
 console = Console(highlight=False)
 
 
+#: the options of `harness calibrate`, one type each (typer reads the Annotated metadata)
+ModelOption = Annotated[str, typer.Option("--model", "-m", metavar="MODEL",
+    help="An hf target (e.g. local-hf), a model folder, "
+    "a .gguf file or a hub name.")]
+ModeOption = Annotated[int, typer.Option("--mode", metavar="1|2",
+    help="1: word-embedding debias (eq. 5-6); 2: classifier-guided (eq. 7-8).")]
+SuiteOption = Annotated[str, typer.Option("--suite", "-s", metavar="NAME",
+    help="The political suite the table is measured on.")]
+JudgeOption = Annotated[str | None, typer.Option("--judge", metavar="J",
+    help="Judge of P(conservative): a target, hf:CLASSIFIER or "
+    "py:MODULE:FUNCTION (needed for the table and "
+    "MODE 2's head).")]
+LambdasOption = Annotated[list[float] | None, typer.Option("--lambda", metavar="L",
+    help="Initial lambda to measure (repeatable; 0, "
+    "the vanilla model, is always added). "
+    "Default 0.6.")]
+ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", metavar="KEY=VALUE",
+    help="Suite option, e.g. keywords_per_option=3 samples=2.")]
+StepsOption = Annotated[int, typer.Option("--steps", metavar="K", help="Adam steps per token (paper: 15).", min=0)]
+SigmaOption = Annotated[float | None,
+    typer.Option("--sigma", metavar="S", help="KL target (paper: 0.02 MODE 1, 0.05 MODE 2).")]
+LrOption = Annotated[float,
+    typer.Option("--lr", metavar="LR", help="Adam step on the hidden-state perturbation.")]
+GammaOption = Annotated[float, typer.Option("--gamma", metavar="G", help="MODE 2 discount.")]
+TauOption = Annotated[int, typer.Option("--tau", metavar="T", help="MODE 2 window (paper: 5).", min=0)]
+WordsLiberalOption = Annotated[Path | None, typer.Option("--words-liberal", metavar="FILE",
+    help="MODE 1 liberal words, one per line (default: "
+    "the shipped list).")]
+WordsConservativeOption = Annotated[Path | None, typer.Option("--words-conservative", metavar="FILE",
+    help="MODE 1 conservative words.")]
+WordsPerSideOption = Annotated[int, typer.Option("--words-per-side", metavar="N",
+    help="MODE 1 words per side (paper: 250).", min=1)]
+CorpusOption = Annotated[Path | None, typer.Option("--corpus", metavar="FILE",
+    help="MODE 2: train f_debias on this labelled corpus "
+    "(JSONL text/label or CSV) instead of judged "
+    "generations.")]
+HeadOption = Annotated[Path | None, typer.Option("--head", metavar="FILE",
+    help="MODE 2: an f_debias head saved earlier (skips training).")]
+SaveTargetOption = Annotated[str | None, typer.Option("--save-target", metavar="NAME",
+    help="Write the calibrated model (first non-zero lambda) "
+    "to ./targets.toml as target NAME.")]
+BootstrapOption = Annotated[int, typer.Option("--bootstrap", metavar="N", help="Bootstrap resamples per interval.",
+    min=10)]
+PermutationsOption = Annotated[int,
+    typer.Option("--permutations", metavar="N", help="Permutations per test.", min=0)]
+OutOption = Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Folder for tradeoff.json / .csv.")]
+ProgressOption = Annotated[bool, typer.Option("--progress/--no-progress", metavar="",
+    help="Show the run progress bars.")]
+
+
 def calibrate(
-    model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL",
-                                       help="An hf target (e.g. local-hf), a model folder, "
-                                            "a .gguf file or a hub name.")],
-    mode: Annotated[int, typer.Option("--mode", metavar="1|2",
-                                      help="1: word-embedding debias (eq. 5-6); 2: classifier-guided (eq. 7-8).")] = 1,
-    suite: Annotated[str, typer.Option("--suite", "-s", metavar="NAME",
-                                       help="The political suite the table is measured on.")] = "political-gender",
-    judge: Annotated[str | None, typer.Option("--judge", metavar="J",
-                                              help="Judge of P(conservative): a target, hf:CLASSIFIER or "
-                                                   "py:MODULE:FUNCTION (needed for the table and "
-                                                   "MODE 2's head).")] = None,
-    lambdas: Annotated[list[float] | None, typer.Option("--lambda", metavar="L",
-                                                        help="Initial lambda to measure (repeatable; 0, "
-                                                             "the vanilla model, is always added). "
-                                                             "Default 0.6.")] = None,
-    param: Annotated[list[str] | None, typer.Option("--param", "-p", metavar="KEY=VALUE",
-                                                    help="Suite option, e.g. keywords_per_option=3 samples=2.")] = None,
-    steps: Annotated[int, typer.Option("--steps", metavar="K", help="Adam steps per token (paper: 15).", min=0)] = 15,
-    sigma: Annotated[float | None,
-                     typer.Option("--sigma", metavar="S", help="KL target (paper: 0.02 MODE 1, 0.05 MODE 2).")] = None,
-    lr: Annotated[float,
-                  typer.Option("--lr", metavar="LR", help="Adam step on the hidden-state perturbation.")] = 0.002,
-    gamma: Annotated[float, typer.Option("--gamma", metavar="G", help="MODE 2 discount.")] = 0.9,
-    tau: Annotated[int, typer.Option("--tau", metavar="T", help="MODE 2 window (paper: 5).", min=0)] = 5,
-    words_liberal: Annotated[Path | None, typer.Option("--words-liberal", metavar="FILE",
-                                                       help="MODE 1 liberal words, one per line (default: "
-                                                            "the shipped list).")] = None,
-    words_conservative: Annotated[Path | None, typer.Option("--words-conservative", metavar="FILE",
-                                                            help="MODE 1 conservative words.")] = None,
-    words_per_side: Annotated[int, typer.Option("--words-per-side", metavar="N",
-                                                help="MODE 1 words per side (paper: 250).", min=1)] = 250,
-    corpus: Annotated[Path | None, typer.Option("--corpus", metavar="FILE",
-                                                help="MODE 2: train f_debias on this labelled corpus "
-                                                     "(JSONL text/label or CSV) instead of judged "
-                                                     "generations.")] = None,
-    head: Annotated[Path | None, typer.Option("--head", metavar="FILE",
-                                              help="MODE 2: an f_debias head saved earlier (skips training).")] = None,
-    save_target: Annotated[str | None, typer.Option("--save-target", metavar="NAME",
-                                                    help="Write the calibrated model (first non-zero lambda) "
-                                                         "to ./targets.toml as target NAME.")] = None,
-    bootstrap: Annotated[int, typer.Option("--bootstrap", metavar="N", help="Bootstrap resamples per interval.",
-                                           min=10)] = 1000,
-    permutations: Annotated[int,
-                            typer.Option("--permutations", metavar="N", help="Permutations per test.", min=0)] = 199,
-    out: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Folder for tradeoff.json / .csv.")] = None,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress", metavar="",
-                                           help="Show the run progress bars.")] = True,
+    model: ModelOption,
+    mode: ModeOption = 1,
+    suite: SuiteOption = "political-gender",
+    judge: JudgeOption = None,
+    lambdas: LambdasOption = None,
+    param: ParamOption = None,
+    steps: StepsOption = 15,
+    sigma: SigmaOption = None,
+    lr: LrOption = 0.002,
+    gamma: GammaOption = 0.9,
+    tau: TauOption = 5,
+    words_liberal: WordsLiberalOption = None,
+    words_conservative: WordsConservativeOption = None,
+    words_per_side: WordsPerSideOption = 250,
+    corpus: CorpusOption = None,
+    head: HeadOption = None,
+    save_target: SaveTargetOption = None,
+    bootstrap: BootstrapOption = 1000,
+    permutations: PermutationsOption = 199,
+    out: OutOption = None,
+    progress: ProgressOption = True,
 ) -> None:
     """Calibrate an open model while it generates and measure the trade-off (docs/political.md).
 

@@ -36,7 +36,7 @@ def frame_of(rows: list[tuple[str, str, str, list[float]]], attribute: str = "ge
 
 def test_family_is_registered_for_continuations():
     assert FAMILIES["political"].kinds == frozenset({"continuation"})
-    assert FAMILIES["political"].load() is not None
+    assert FAMILIES["political"].spec.compute is not None  # its declaration (harness.political.method)
 
 
 def test_swd_of_two_small_base_rate_sets_by_hand():
