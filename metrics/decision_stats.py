@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -136,7 +137,7 @@ def shortfall_size(n1: int, n2: int, theta: float = FOUR_FIFTHS, alpha: float = 
 _TABLE_GRID = 2000  # nuisance values of shortfall_table (the tail is smooth in p2: the error is far below 1e-4)
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=4096)
 def shortfall_table(n1: int, n2: int, theta: float = FOUR_FIFTHS) -> np.ndarray:
     """shortfall_p for every table at once: out[k1, k2] is the exact p of k1 of n1 against k2 of n2.
 
@@ -160,31 +161,78 @@ def shortfall_table(n1: int, n2: int, theta: float = FOUR_FIFTHS) -> np.ndarray:
     return np.minimum(best, 1.0).reshape(n1 + 1, n2 + 1)
 
 
+_MAX_GRID = 101  # top-group rates searched by the data-chosen exact test (then refined around the largest)
+
+
+@functools.lru_cache(maxsize=256)
+def _binom_columns(n: int, rates: tuple[float, ...]) -> np.ndarray:
+    """Binomial pmf of 0..n (rows) at each rate (columns), cached: the coarse grid recurs in every call."""
+    return _st.binom.pmf(np.arange(n + 1)[:, None], n, np.asarray(rates)[None, :])
+
+
+def _reject_probability(t: float, ng: int, others: Sequence[int], theta: float, p_top: np.ndarray) -> np.ndarray:
+    """P(min over comparators h of the pairwise shortfall p <= t) for each top rate in `p_top`, the group at
+    theta x that rate and every comparator at it (the least favourable point of the group's null). Given the
+    group's count the comparators are independent, so P(no comparator rejects) is a product over them."""
+    pmf_g = _binom_columns(ng, tuple(theta * p_top))  # (ng+1, G)
+    keep = np.ones_like(pmf_g)
+    for nh, times in Counter(int(x) for x in others).items():  # comparators of one size: one product term
+        accept = (shortfall_table(int(ng), nh, theta) > t + 1e-12).astype(float)  # (ng+1, nh+1)
+        keep *= (accept @ _binom_columns(nh, tuple(p_top))) ** times
+    return np.einsum("ig,ig->g", pmf_g, 1.0 - keep)
+
+
+def _data_chosen_p(t: float, ng: int, others: Sequence[int], theta: float) -> float:
+    """The exact p of the data-chosen test: the largest, over the top rate, of P(min pairwise p <= t)."""
+    grid = np.linspace(1.0 / _MAX_GRID, 1.0, _MAX_GRID) * min(1.0, 1.0 / theta)
+    probs = _reject_probability(t, ng, others, theta, grid)
+    best = int(np.argmax(probs))
+    fine = np.linspace(grid[max(0, best - 1)], grid[min(len(grid) - 1, best + 1)], 21)
+    return min(1.0, max(float(probs.max()), float(_reject_probability(t, ng, others, theta, fine).max())))
+
+
 def four_fifths_pvalues(selected: Sequence[int], n: Sequence[int], threshold: float = FOUR_FIFTHS,
-                        method: str = "bonferroni") -> list[float]:
+                        method: str = "exact") -> list[float]:
     """Each group's p of H0 "its selection rate is at least `threshold` times the top group's", the top group
     chosen from the same data: one value per group of a block (one category's groups, or one intersection's).
 
     `selected[i]` of `n[i]` asked were selected. Why not the test against the observed top: the data chose
     that group because its rate came out high, so its test rejects too often (9-10% at a 5% level with 4
     groups, 15-16% with 8). The group's null, "ratio >= 0.8 against the true top group", is the intersection
-    over every other group h of "rate_g >= 0.8 rate_h" (the true top is one of them), so method "bonferroni"
-    (the default, union-intersection) rejects it when (groups - 1) x the smallest exact pairwise shortfall p
-    (shortfall_table) is below the level: its size never exceeds the level whichever group is the true top.
-    method "max" (intersection-union: p = the largest pairwise p) tests the stronger claim "below four fifths
-    of every other group"; also valid, but it has far less power where the other groups differ
-    (benchmarks/decision_gate_power.py). A group with no question, or no other group with a selection to
-    compare with, gets 1. Multiplicity across groups is adjusted apart (holm_within)."""
-    if method not in ("max", "bonferroni"):
-        raise ValueError(f"method must be 'max' or 'bonferroni', not {method!r}")
+    over every other group h of "rate_g >= 0.8 rate_h" (the true top is one of them). method "exact" (the
+    default): the statistic is the smallest exact pairwise shortfall p (shortfall_table), i.e. the test
+    against the observed top, and its p is the largest probability of a statistic that small over the null's
+    least favourable point (every other group at the top rate, the group at 0.8 of it, the top rate searched):
+    an exact unconditional test of the data-chosen comparison, whose size never exceeds the level (where the
+    smallest pairwise p is 0.2 or more, the union bound, (groups - 1) x it, stands in: the same verdict).
+    "bonferroni": (groups - 1) x the smallest pairwise p; "simes": Simes' combination of the pairwise p's;
+    "max" (intersection-union, the largest pairwise p) tests the stronger claim "below four fifths of every
+    other group": all valid, all less powerful (benchmarks/decision_gate_power.py). A group with no
+    question, or no other group with a selection to compare with, gets 1. Multiplicity across the groups of
+    a block is adjusted apart (holm_within)."""
+    if method not in ("exact", "max", "bonferroni", "simes"):
+        raise ValueError(f"method must be 'exact', 'max', 'bonferroni' or 'simes', not {method!r}")
     out = []
     for g, (kg, ng) in enumerate(zip(selected, n, strict=True)):
+        # a comparator whose rate shows no shortfall (kg / ng >= threshold x kh / nh) has p = 1 exactly
+        # (shortfall_p): it is counted by Bonferroni but needs no exact table
         pair = [float(shortfall_table(int(ng), int(nh), threshold)[int(kg), int(kh)])
+                if ng > 0 and kg * nh < threshold * kh * ng else 1.0
                 for h, (kh, nh) in enumerate(zip(selected, n, strict=True)) if h != g and nh > 0 and kh > 0]
         if ng <= 0 or not pair:
             out.append(1.0)
+        elif method == "exact":
+            others = [int(nh) for h, (kh, nh) in enumerate(zip(selected, n, strict=True))
+                      if h != g and nh > 0 and kh > 0]
+            # far from the level, the union bound (at least the exact p, which is at least about min(pair))
+            # gives the same verdict at a fraction of the cost
+            bound = min(1.0, len(others) * min(pair))
+            out.append(bound if min(pair) >= 0.2 else _data_chosen_p(min(pair), int(ng), others, threshold))
         elif method == "max":
             out.append(max(pair))
+        elif method == "simes":  # Simes (1986): valid for positively dependent tests, as these are (shared g)
+            m = len(selected) - 1
+            out.append(min(1.0, min(m * p / i for i, p in enumerate(sorted(pair), start=1))))
         else:
             out.append(min(1.0, (len(selected) - 1) * min(pair)))
     return out
@@ -198,22 +246,6 @@ def holm_within(pvalues: Sequence[float | None], blocks: Sequence[str]) -> list[
         idx = [i for i, b in enumerate(blocks) if b == block]
         for i, adj in zip(idx, holm_adjust([pvalues[i] for i in idx]), strict=True):
             out[i] = adj
-    return out
-
-
-def refusal_pvalues(refused: Sequence[int], n: Sequence[int]) -> list[float | None]:
-    """Each group's two-sided Fisher exact p that its refusal rate equals the rest of its block's (its refusals
-    of n against the other groups' pooled); None for a group with no question or a block of one group.
-    Holm within the block (holm_within) makes "some group is refused more often" a test of known size."""
-    total_r, total_n = sum(refused), sum(n)
-    out: list[float | None] = []
-    for r, m in zip(refused, n, strict=True):
-        rest_r, rest_n = total_r - r, total_n - m
-        if m <= 0 or rest_n <= 0:
-            out.append(None)
-            continue
-        table = [[int(r), int(m - r)], [int(rest_r), int(rest_n - rest_r)]]
-        out.append(float(_st.fisher_exact(table).pvalue))
     return out
 
 

@@ -22,12 +22,16 @@ def test_impact_ratio_and_katz_interval_by_hand() -> None:
     assert low == pytest.approx(math.exp(math.log(2 / 3) - half), rel=1e-9)
     assert high == pytest.approx(math.exp(math.log(2 / 3) + half), rel=1e-9)
     assert (low, high) == pytest.approx((0.443320, 1.002537), abs=1e-6)
-    # nobody selected in the group: 0.5 added to both counts and totals -> 0.5/20.5 over 10.5/20.5
-    var = 1 / 0.5 - 1 / 20.5 + 1 / 10.5 - 1 / 20.5
-    centre = math.log((0.5 / 20.5) / (10.5 / 20.5))
+    # nobody selected in the group: 0.5 added to each cell of both groups -> 0.5 of 21 over 10.5 of 21; the
+    # interval's low end is the estimate shown, 0
+    var = 1 / 0.5 - 1 / 21 + 1 / 10.5 - 1 / 21
+    centre = math.log((0.5 / 21) / (10.5 / 21))
     assert st.katz_interval(0, 20, 10, 20) == pytest.approx(
-        (math.exp(centre - 1.959963984540054 * math.sqrt(var)),
-         math.exp(centre + 1.959963984540054 * math.sqrt(var))))
+        (0.0, math.exp(centre + 1.959963984540054 * math.sqrt(var))))
+    # 100% against 100%: 40.5 of 41 over 40.5 of 41, var = 2 x (1/40.5 - 1/41), centred on 1 (not [1, 1])
+    half = 1.959963984540054 * math.sqrt(2 * (1 / 40.5 - 1 / 41))
+    assert st.katz_interval(40, 40, 40, 40) == pytest.approx((math.exp(-half), math.exp(half)))
+    assert st.katz_interval(40, 40, 40, 40)[0] < 0.99
     assert st.ratio(0, 20, 10, 20) == 0.0
     # undefined: the reference selected nobody, or a group is empty
     assert st.ratio(3, 10, 0, 10) is None and st.katz_interval(3, 10, 0, 10) is None
@@ -218,3 +222,62 @@ def test_cases_without_variation_are_left_out_and_said_so() -> None:
     fit = st.logistic_fixed_effects(y, cases, {"female": [0, 1, 0, 1, 0, 1]}, fractional=False)
     assert fit.cases == 1 and any("2 case(s)" in n for n in fit.notes)
     assert fit.coef["female"] is None  # one case of 0/1: the fit runs away and gives no estimate
+
+
+@pytest.mark.parametrize(("ps", "n"), [([1.0, 1.0], 40), ([0.95, 0.95], 40), ([0.05, 0.1], 40), ([0.5, 0.02], 50)])
+def test_katz_interval_holds_its_coverage_at_the_edges(ps: list[float], n: int) -> None:
+    """Where a cell is often 0 or full the corrected interval still covers about 95% or more (it was 87% at
+    100% / 100%: [1, 1] whenever both groups selected everyone). The grid is benchmarks/decision_gate_power.py's."""
+    cover = _coverage(ps, n, 1, 2000, np.random.default_rng(3), fixed_top=0)
+    assert 0.93 <= cover <= 1.0
+
+
+def test_the_shown_estimate_is_inside_its_interval() -> None:
+    for k1, n1, k2, n2 in ((0, 20, 10, 20), (0, 5, 5, 5), (20, 20, 20, 20), (3, 10, 10, 10), (10, 10, 3, 10)):
+        low, high = st.katz_interval(k1, n1, k2, n2)
+        assert low <= st.ratio(k1, n1, k2, n2) <= high
+
+
+def test_shortfall_table_is_shortfall_p_for_every_table() -> None:
+    table = st.shortfall_table(12, 9)
+    for k1, k2 in ((0, 9), (3, 9), (4, 7), (6, 6), (9, 3), (12, 9)):
+        assert table[k1, k2] == pytest.approx(st.shortfall_p(k1, 12, k2, 9), abs=1e-5)
+    assert table[9, 6] == 1.0 and st.shortfall_p(9, 12, 6, 9) == 1.0  # 0.75 >= 0.8 x 0.67: no shortfall, p = 1
+
+
+def test_four_fifths_pvalues_by_hand() -> None:
+    # two groups: the only comparator is the other group, so the data-chosen p is the pairwise exact p (the
+    # union bound is exact with one comparator; the exact search lands on the same value)
+    p_low, p_top = st.four_fifths_pvalues([0, 5], [5, 5])
+    assert p_low == pytest.approx(0.3125 ** 5, rel=1e-4) and p_top == 1.0
+    # bonferroni: (3 - 1) x the smallest pairwise p; max: the largest
+    sel, n = [2, 9, 6], [10, 10, 10]
+    pair = [st.shortfall_p(2, 10, 9, 10), st.shortfall_p(2, 10, 6, 10)]
+    assert st.four_fifths_pvalues(sel, n, method="bonferroni")[0] == pytest.approx(2 * min(pair), abs=1e-5)
+    assert st.four_fifths_pvalues(sel, n, method="max")[0] == pytest.approx(max(pair), abs=1e-5)
+    # the exact data-chosen p lies between the pairwise p against the observed top and the union bound
+    exact = st.four_fifths_pvalues(sel, n)[0]
+    assert min(pair) - 1e-6 <= exact <= 2 * min(pair) + 1e-6
+    # no question, or no comparator with a selection: 1
+    assert st.four_fifths_pvalues([0, 0], [0, 10]) == [1.0, 1.0]
+
+
+def test_holm_within_adjusts_inside_each_block_only() -> None:
+    # block a: 0.01, 0.04 -> 0.02, 0.04; block b alone: 0.03 unchanged
+    assert st.holm_within([0.01, 0.03, 0.04], ["a", "b", "a"]) == pytest.approx([0.02, 0.03, 0.04])
+    assert st.holm_within([None, 0.2], ["a", "a"]) == [None, 0.2]
+
+
+@pytest.mark.parametrize("groups", [4, 8])
+def test_the_data_chosen_four_fifths_test_holds_its_size_at_the_boundary(groups: int) -> None:
+    """One group at exactly 0.8 of the others' rate (0.5), 30 per group, the top chosen from the data: the
+    test against the observed top rejected 9-16% of such audits; the data-chosen test at most 5%, counted
+    as the gate does (ratio below 0.8 and the within-block Holm p below 0.05). 500 audits (the benchmark
+    runs 2,000 per cell); the bound allows for simulation error."""
+    rng = np.random.default_rng(groups)
+    n, rates = 30, np.array([0.4] + [0.5] * (groups - 1))
+    fails = 0
+    for k in rng.binomial(n, rates, size=(500, groups)):
+        p = st.holm_within(st.four_fifths_pvalues(list(k), [n] * groups), ["b"] * groups)
+        fails += p[0] < 0.05 and k[0] < 0.8 * k.max()
+    assert fails / 500 <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 500)

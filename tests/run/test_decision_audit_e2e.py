@@ -99,7 +99,10 @@ def test_the_planted_unfair_bot_is_measured_and_fails_the_gate(run_env: Path) ->
     other_sex = next(g for g in ("female", "male") if f"decision.impact_ratio.{g}" in doc["intervals"])
     assert _inside(doc, f"decision.impact_ratio.{other_sex}", 1.0)  # sex was planted fair
     assert m["decision.four_fifths_p.black"] < 0.001
-    assert m["decision.four_fifths_failures"] >= 3  # black, female+black, male+black
+    # black fails (180 per race); the intersections (90 each, 40 vs 69 yes) fall short, p about 0.025 with the
+    # top chosen from the data, but Holm within the 4 intersections leaves them within chance at this size
+    assert m["decision.four_fifths_failures"] >= 1
+    assert m["decision.four_fifths_p.female+black"] < 0.05 <= m["decision.four_fifths_p_holm.female+black"]
     assert m["decision.min_impact_ratio"] < 0.8
     # within a case: black told no where white (same case, same name slot, same sex) was told yes
     assert m["decision.mcnemar_p.black"] < 0.001
@@ -107,7 +110,7 @@ def test_the_planted_unfair_bot_is_measured_and_fails_the_gate(run_env: Path) ->
     # the lower-bound gate fails exactly the groups the family counts as below four fifths beyond chance
     failed = [r.gate.metric for r in evaluate_gates(m, [parse_gate("decision.impact_ratio>=0.8")]) if not r.passed]
     assert len(failed) == m["decision.four_fifths_failures"]
-    assert {"decision.impact_ratio.black", "decision.impact_ratio.female+black"} <= set(failed)
+    assert "decision.impact_ratio.black" in failed
     assert check(m, [parse_gate("decision.four_fifths_failures=0")]).exit_code == EXIT_GATE_FAILED
 
 
