@@ -38,11 +38,19 @@ def suites_command() -> None:
     """List the built-in suites with their probe counts."""
     from harness.question_gen.suites import builtin_suites
 
+    # At 80 columns every column keeps a width (issue 36: the description was hidden and counts cut): on a
+    # narrow terminal the generator goes under the suite's name and the counts by type under the total.
+    console = Console()
+    wide = console.width >= 110
     table = Table(title="Suites", show_lines=True)
-    for col in ("Suite", "Lang", "Generator", "Probes"):
-        table.add_column(col, no_wrap=True, justify="right" if col == "Probes" else "left")
-    table.add_column("By bias type", no_wrap=True)
-    table.add_column("Description", overflow="fold", ratio=1)
+    table.add_column("Suite", overflow="fold", max_width=None if wide else 18)
+    table.add_column("Lang", no_wrap=True)
+    if wide:
+        table.add_column("Generator", no_wrap=True)
+    table.add_column("Probes", no_wrap=True, justify="right", min_width=7)
+    if wide:
+        table.add_column("By bias type", no_wrap=True)
+    table.add_column("Description", overflow="fold", ratio=1, min_width=20)
     missing: dict[str, str] = {}
     for suite in builtin_suites():
         try:
@@ -51,9 +59,13 @@ def suites_command() -> None:
             total, parts = "-", Text("needs data", style="yellow")
             missing.setdefault(suite.generator, str(exc))
         # suite files are data: their names and descriptions are Text, never markup
-        table.add_row(untrusted(suite.name), untrusted(suite.lang), untrusted(suite.generator), total,
-                      parts if isinstance(parts, Text) else untrusted(parts), untrusted(suite.description))
-    console = Console()
+        parts_text = parts if isinstance(parts, Text) else untrusted(parts)
+        if wide:
+            table.add_row(untrusted(suite.name), untrusted(suite.lang), untrusted(suite.generator), total, parts_text,
+                          untrusted(suite.description))
+        else:
+            table.add_row(Text.assemble(untrusted(suite.name), "\n", (suite.generator, "dim")), untrusted(suite.lang),
+                          Text.assemble(total, "\n", parts_text), untrusted(suite.description))
     console.print(table)
     for message in missing.values():  # one line per data source, below the table so the columns stay readable
         console.print(assemble(("note:", "yellow"), " ", message))

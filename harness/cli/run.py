@@ -441,13 +441,16 @@ def runs_command(
     console.print(untrusted(f"runs in {root}"), soft_wrap=True)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     shown = manifests[:limit]
-    # The id is shown whole (it is what --resume takes); the other columns give way on narrow terminals.
-    table.add_column("run", no_wrap=True, min_width=max(len(d.name) for d, _ in shown))
+    # The id is shown whole where it fits (it is what --resume takes); the counts always keep their width (issue
+    # 36: at 80 columns a long id hid ok/err/todo), and the start time and a longer id wrap instead.
     statuses = [live_status(run_dir, man) for run_dir, man in shown]
-    table.add_column("status", no_wrap=True, min_width=max(len(s) for s in statuses))
+    status_width = max(len(s) for s in statuses)
+    room = Console().width - status_width - 3 * 7 - 10 - 8
+    table.add_column("run", overflow="fold", min_width=min(max(len(d.name) for d, _ in shown), max(room, 20)))
+    table.add_column("status", no_wrap=True, min_width=status_width)
     for column in ("ok", "err", "todo"):
-        table.add_column(column, justify="right", no_wrap=True)
-    table.add_column("started UTC", no_wrap=True)
+        table.add_column(column, justify="right", no_wrap=True, min_width=max(len(column), 5))
+    table.add_column("started UTC", overflow="fold", min_width=10)
     from harness.run.execute import current_counts
 
     damaged: list[str] = []
