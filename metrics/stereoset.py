@@ -222,7 +222,8 @@ def _put(res: FamilyResult, suffix: str, terms: pd.DataFrame, n_examples: int) -
     res.metrics[f"{FAMILY}.targets.{suffix}" if suffix else f"{FAMILY}.targets"] = float(len(terms))
     return {"bias type": suffix or "all", "examples": n_examples, "targets": len(terms),
             **{name: figs[name] for name in ("ss", "lms", "icat")},
-            **{f"{name} 95% interval": ci.get(name) for name in ("ss", "lms", "icat")}}
+            **{f"{name} 95% interval": f"[{ci[name][0]:.1f}, {ci[name][1]:.1f}]" if name in ci else ""
+               for name in ("ss", "lms", "icat")}}
 
 
 def _chat_counts(res: FamilyResult, df: pd.DataFrame) -> str:

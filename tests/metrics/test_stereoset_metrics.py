@@ -96,6 +96,10 @@ def test_bootstrap_interval_brackets_the_figure_and_needs_two_terms() -> None:
     for name in ("ss", "lms", "icat"):
         low, high = res.intervals[f"stereoset.{name}"]
         assert low <= res.metrics[f"stereoset.{name}"] <= high and high - low > 0
+    table = res.tables[fam.TABLE].set_index("bias type")
+    low, high = res.intervals["stereoset.ss"]
+    assert list(table.index) == ["all", "race"] and table.loc["all", "targets"] == 12
+    assert table.loc["all", "ss 95% interval"] == f"[{low:.1f}, {high:.1f}]"
     one = fam.compute(_scored([("T1", "race", (0.3, 0.2, 0.1))] * 2))
     assert "stereoset.ss" not in one.intervals  # one target term: no between-term variation to draw
 
