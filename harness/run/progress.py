@@ -79,8 +79,8 @@ class RunProgress:
     def record(self, *, ok: bool, cached: bool = False, latency_s: float | None = None,
                timeout_s: float | None = None) -> None:
         """Count one finished probe; a latency near `timeout_s` (SLOW_SHARES) is said once per share."""
-        if latency_s and timeout_s and not cached:
-            self._watch_latency(latency_s, timeout_s)
+        if ok and latency_s and timeout_s and not cached:  # an answer's own exchange: a refused connection,
+            self._watch_latency(latency_s, timeout_s)   # or the waits between retries, are not "slow"
         if ok:
             self.answered += 1
             if cached:
@@ -141,6 +141,15 @@ class SessionStats:
                 "rate_per_s": round(self.rate, 2)}
 
 
+def headline(status: str, run_counts: dict[str, Any]) -> str:
+    """The summary's first word: a run that finished with errors is not "complete" (a run with 47% errors said
+    so on its first line); its errors are asked again by --retry-errors."""
+    errors = int(run_counts.get("errors") or 0)
+    if status == "complete" and errors:
+        return f"complete with {errors:,} error{'' if errors == 1 else 's'}"
+    return status
+
+
 def print_summary(console: Console, *, run_id: str, run_dir: str, status: str, stats: SessionStats,
                   run_counts: dict[str, Any], resume_command: str | None = None, max_reasons: int = 8,
                   damaged: list[str] | None = None, killed_sessions: int = 0) -> None:
@@ -151,7 +160,7 @@ def print_summary(console: Console, *, run_id: str, run_dir: str, status: str, s
     """
     style = {"complete": "yellow" if run_counts.get("errors") else "green", "interrupted": "yellow"}.get(status, "red")
     # Names, reasons and paths are Text (harness.core.display): an error reason is a server's words.
-    console.print(assemble((f"run {run_id}", "bold"), ": ", (status, style)), soft_wrap=True)
+    console.print(assemble((f"run {run_id}", "bold"), ": ", (headline(status, run_counts), style)), soft_wrap=True)
     table = Table(show_header=False, box=None)
     table.add_column(style="bold", no_wrap=True)
     table.add_column(justify="right", overflow="fold")

@@ -20,6 +20,8 @@ from harness.adapters.base import Adapter
 from harness.core.errors import HarnessError
 
 STOPPING_NOTE = "stopping: waiting for the replies in progress; Ctrl-C again to stop now"
+#: after SIGTERM (a supervisor, `kill`): there may be no keyboard, so the note does not offer Ctrl-C
+TERM_NOTE = "stopping (SIGTERM): waiting for the replies in progress; a second SIGTERM stops now"
 
 
 @dataclass
@@ -52,12 +54,12 @@ async def with_signals(coro: Any, *, on_stop: Callable[[], None] | None = None,
                 loop.remove_signal_handler(sig)
         installed.clear()
 
-    def on_signal() -> None:
+    def on_signal(sig: int = signal.SIGINT) -> None:
         if on_stop is not None and not state.requested:
             state.requested = True
             on_stop()
             if notify is not None:
-                notify(STOPPING_NOTE)
+                notify(TERM_NOTE if sig == signal.SIGTERM else STOPPING_NOTE)
             return
         state.requested = state.hard = True
         task.cancel()
@@ -65,7 +67,7 @@ async def with_signals(coro: Any, *, on_stop: Callable[[], None] | None = None,
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:
-            loop.add_signal_handler(sig, on_signal)
+            loop.add_signal_handler(sig, on_signal, sig)
             installed.append(sig)
         except (NotImplementedError, RuntimeError, ValueError):
             pass  # not the main thread (e.g. called from a worker thread): no clean-stop handler

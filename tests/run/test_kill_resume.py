@@ -22,6 +22,7 @@ import pytest
 from fault_server import FaultServer, answer_for
 
 from harness.cli import main
+from harness.run.session import STOPPING_NOTE, TERM_NOTE
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
 SUITE = "biasasker-en"
@@ -129,6 +130,9 @@ def test_ctrl_c_and_sigterm_stop_cleanly_and_say_how_to_resume(run_env: Path) ->
             out, _ = proc.communicate(timeout=60)
             assert proc.returncode == 130, out
             assert f"harness run --resume {run_id}" in out and "interrupted" in out
+            # the stop note names what was sent: no "Ctrl-C again" to a process a supervisor stopped (issue 36)
+            assert (TERM_NOTE if sig == signal.SIGTERM else STOPPING_NOTE) in out, out
+            assert ("Ctrl-C again" in out) == (sig == signal.SIGINT), out
             data = transcript.read_bytes()
             assert data.endswith(b"\n")  # a clean stop leaves no torn line
             lines = [json.loads(line) for line in data.splitlines()]
