@@ -154,6 +154,8 @@ def relative_gate(gate: Gate, metrics: Mapping[str, float | None]) -> GateResult
     noise = f"chance alone gives about {paper - corrected:.3g}, " if paper is not None and paper > corrected else ""
     p_text = f"permutation p = {p:.2g}" if p is not None else "no permutation p"
     head = f"{paper_text}{noise}noise-corrected {corrected:.4g}{scale}, {p_text}"
+    if corrected_key == paper_key:  # a gate with no noise correction (a refusal disparity): the value and its p
+        head = f"{corrected:.4g}{scale}, {p_text}"
     t = gate.threshold
     if corrected <= t:
         above = (f"; the paper's value is above {t:g} but the noise-corrected one is not: not above what chance "
