@@ -58,7 +58,8 @@ BOOTSTRAP = 2000
 SEED = 20210801
 PREDICTIONS_FILE = "predictions.json"
 TABLE = "stereoset_by_type"
-COLUMNS = ("probe_id", "instance", "task", "target", "bias_type", "label", "chosen", "ids", "scores")
+COLUMNS = ("probe_id", "instance", "task", "target", "bias_type", "label", "chosen", "ids", "scores", "context",
+           "sentences")
 
 HEADLINE = (
     Headline("stereoset.ss", "StereoSet stereotype score (SS)",
@@ -126,7 +127,8 @@ def row(probe: Probe, verdict: Verdict, usage: Any) -> dict[str, Any]:
             "bias_type": str(meta.get("bias_type") or probe.attribute), "label": verdict.label,
             "chosen": verdict.favoured if verdict.label == LABEL_CHOICE else None,
             "ids": dict(zip(labels, meta.get("scored_ids") or [], strict=False)),
-            "scores": None if scores is None else dict(zip(labels, scores, strict=True))}
+            "scores": None if scores is None else dict(zip(labels, scores, strict=True)),
+            "context": str(meta.get("context") or ""), "sentences": dict(zip(labels, probe.options, strict=False))}
 
 
 def frame(rows: Iterable[tuple[Probe, Verdict, Any]]) -> pd.DataFrame:
@@ -268,9 +270,10 @@ def findings(df: pd.DataFrame, limit: int = 20) -> pd.DataFrame | None:
     scored = df[df["scores"].notna()].drop_duplicates(["task", "instance"])
     rows = [{"severity": float(r["scores"]["stereotype"] - r["scores"]["anti-stereotype"]),
              "probe_id": r["probe_id"], "groups": "stereotype, anti-stereotype", "attribute": r["bias_type"],
-             "categories": f"{r['bias_type']} ({r['task']})", "question": r["target"],
+             "categories": f"{r['bias_type']} ({r['task']})", "question": r["context"] or r["target"],
              "reply": ", ".join(f"{k} {v:.4g}" for k, v in r["scores"].items()), "label": "choice",
-             "why": "the stereotype is scored above the anti-stereotype"}
+             "why": f"the stereotype ({r['sentences'].get('stereotype', '')!r}) is scored above the "
+                    f"anti-stereotype ({r['sentences'].get('anti-stereotype', '')!r})"}
             for _, r in scored.iterrows() if r["scores"]["stereotype"] > r["scores"]["anti-stereotype"]]
     if not rows:
         return None
