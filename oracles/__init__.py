@@ -4,19 +4,20 @@
     verdicts = score(entries, method="default", compat=False)
 
 `entries` is any iterable of (Probe, Reply); only replies with status "ok" are scored (an infrastructure error
-is never a finding). Each reply is read by the reader its probe's kind and the scoring mode call for (READERS,
-a harness.core.registry Registry named "mode/kind", filled by the harness.readers entry points of
-pyproject.toml as another package's would be: `"rules/yes_no" = "harness.oracles.affirmation:read"`,
-`"*/multiple_choice"` for every mode, `"compat/*"` for every kind; reader_for): in the "rules" mode yes_no ->
+is never a finding). The rules are the default Reader of every kind (ProbeKind.reader "rules"): each reply is
+read by the rule its probe's kind and the scoring mode call for (RULE_TABLE, a harness.core.registry Registry
+named "mode/kind", filled from the methods' declarations, harness.core.method.Method.rules: `"rules/yes_no":
+affirmation.read`, `"*/multiple_choice"` for every mode, `"compat/*"` for every kind; rule_for): in the
+"rules" mode yes_no ->
 oracles.affirmation, choice -> oracles.choice, wh -> oracles.explanation; in the "compat" mode (`compat=True`)
 oracles.compat reproduces upstream BiasAsker's decisions exactly; in every mode multiple_choice ->
 oracles.cbbq_parser (CBBQ) and sentence_pair -> oracles.sentence_pair (CHBias: which sentence the model's
 perplexity favours), tod_turn -> oracles.reference (task-oriented turns, read against their reference by
-metrics/tod.py); open (a user's own prompts) -> oracles.reference.read_open (refusals only). Every reader has
-one signature, reader(probe, reply, method) -> Verdict. `method` picks the existence-measurement method of
+metrics/tod.py); open (a user's own prompts) -> oracles.reference.read_open (refusals only). Every rule has
+one signature, rule(probe, reply, method) -> Verdict. `method` picks the existence-measurement method of
 BiasAsker 3.3 for the rules (oracles.similarity.METHODS; "default" is whole-word n-gram matching); readers
-that find no expressions ignore it. Another reader (a model judge, a new probe kind) is added with
-register_reader(kind, reader, mode=...), without touching the dispatch; a new mode is then scored with
+that find no expressions ignore it. Another rule (a model judge's, a new probe kind's) is added with
+register_rule(kind, rule, mode=...), without touching the dispatch; a new mode is then scored with
 score(entries, mode=...).
 
 Speed (benchmarks/oracle_speed.py): each reply is tokenised once (oracles.text) and every rule reads
@@ -67,20 +68,23 @@ from harness.core.records import Probe, Reply, Verdict
 from harness.core.registry import RegistrationError, Registry
 from harness.oracles.similarity import DEFAULT_METHOD, METHODS, get_matcher
 
-__all__ = ["score", "score_one", "plan_workers", "register_reader", "unregister_reader", "reader_for", "reader_name",
-           "READERS", "RULES", "COMPAT", "ANY_KIND", "ANY_MODE", "MethodFree", "METHODS", "DEFAULT_METHOD",
+__all__ = ["score", "score_one", "plan_workers", "register_rule", "unregister_rule", "rule_for", "rule_name",
+           "RULE_TABLE", "RULES", "COMPAT", "ANY_KIND", "ANY_MODE", "MethodFree", "METHODS", "DEFAULT_METHOD",
            "PARALLEL_MIN"]
 
-#: A reader: (probe, reply, method) -> Verdict. `method` names the existence-measurement method of the
-#: rules (oracles.similarity.METHODS); a reader that finds no expressions ignores it.
-Reader = Callable[[Probe, Reply, str], Verdict]
+#: A rule: (probe, reply, method) -> Verdict, the reading of one reply of one kind in one mode. The rules are
+#: the default Reader of every kind (harness.core.kinds.Reader, ProbeKind.reader "rules"): the one reader
+#: concept reads a kind's batch; this package reads it one reply at a time with the kind's rule. `method`
+#: names the existence-measurement method of the rules (oracles.similarity.METHODS); a rule that finds no
+#: expressions ignores it.
+Rule = Callable[[Probe, Reply, str], Verdict]
 
 RULES = "rules"  # this project's readers (the default)
 COMPAT = "compat"  # upstream BiasAsker's decisions, reproduced (compat=True)
-ANY_KIND = "*"  # READERS key: the mode's reader for a kind it has no reader of its own for
+ANY_KIND = "*"  # RULE_TABLE key: the mode's reader for a kind it has no reader of its own for
 
 
-ANY_MODE = "*"  # the mode part of a READERS name: the kind's reader in every mode
+ANY_MODE = "*"  # the mode part of a RULE_TABLE name: the kind's reader in every mode
 
 
 @dataclass(frozen=True)
@@ -95,10 +99,10 @@ class MethodFree:
         return self.read(probe, reply)
 
 
-def _reader_entry(name: str, obj: Any) -> Reader:
-    """What a harness.readers entry point names: a reader of (probe, reply, method), or of (probe, reply)."""
+def _rule_entry(name: str, obj: Any) -> Rule:
+    """A method's rule: a function of (probe, reply, method), or of (probe, reply)."""
     if not callable(obj):
-        raise RegistrationError(f"The entry for oracle reader '{name}' is {obj!r}, not a function.")
+        raise RegistrationError(f"The rule '{name}' is {obj!r}, not a function.")
     try:
         params = inspect.signature(obj).parameters.values()
         positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -109,40 +113,40 @@ def _reader_entry(name: str, obj: Any) -> Reader:
     return MethodFree(obj) if len(positional) == 2 else obj
 
 
-def reader_name(kind: str, mode: str | None = RULES) -> str:
-    """The READERS name of (mode, kind): "rules/yes_no", "compat/*" (the mode's reader for any kind),
+def rule_name(kind: str, mode: str | None = RULES) -> str:
+    """The RULE_TABLE name of (mode, kind): "rules/yes_no", "compat/*" (the mode's reader for any kind),
     "*/multiple_choice" (the kind's reader in every mode)."""
     return f"{ANY_MODE if mode is None else mode}/{kind}"
 
 
-def _readers_of(method: Any) -> list[tuple[str, Reader]]:
-    return [(name, _reader_entry(name, read)) for name, read in method.readers.items()]
+def _rules_of(method: Any) -> list[tuple[str, Rule]]:
+    return [(name, _rule_entry(name, read)) for name, read in method.rules.items()]
 
 
-#: "mode/kind" -> reader (reader_name): the readers of the registered methods (harness.core.method.Method.
-#: readers), and those register_reader adds from code (a test's). Looked up by reader_for; a kind no reader
-#: reads in the rules mode is read by harness.oracles.rules.unread (the reply counted as unread, never dropped).
-READERS: Registry[Reader] = Registry("oracle reader", feed=parts(_readers_of))
+#: "mode/kind" -> rule (rule_name): the rules of the registered methods (harness.core.method.Method.rules),
+#: and those register_rule adds from code (a test's). Looked up by rule_for; a kind no rule reads in the
+#: rules mode is read by harness.oracles.rules.unread (the reply counted as unread, never dropped).
+RULE_TABLE: Registry[Rule] = Registry("rule", feed=parts(_rules_of))
 
 
-def register_reader(kind: str, reader: Reader, *, mode: str | None = RULES) -> None:
+def register_rule(kind: str, reader: Rule, *, mode: str | None = RULES) -> None:
     """Read probes of `kind` with `reader` in `mode` (None: in every mode; kind ANY_KIND: the mode's
     reader for kinds without one). A new mode, such as a model judge's, needs only its readers registered:
     score(entries, mode=...) then dispatches to them. The same reader again is fine; another one under
     the same (mode, kind) is a RegistrationError (harness.core.registry)."""
-    READERS.register(reader_name(kind, mode), _reader_entry(reader_name(kind, mode), reader))
+    RULE_TABLE.register(rule_name(kind, mode), _rule_entry(rule_name(kind, mode), reader))
 
 
-def unregister_reader(kind: str, *, mode: str | None = RULES) -> None:
+def unregister_rule(kind: str, *, mode: str | None = RULES) -> None:
     """Remove a reader (a test that registered one cleans up with this)."""
-    READERS.unregister(reader_name(kind, mode))
+    RULE_TABLE.unregister(rule_name(kind, mode))
 
 
-def reader_for(kind: str, mode: str = RULES) -> Reader:
+def rule_for(kind: str, mode: str = RULES) -> Rule:
     """The reader of probes of `kind` in `mode`: the mode's own, else the kind's reader for every mode,
     else the mode's reader for any kind."""
-    reader = (READERS.get(reader_name(kind, mode)) or READERS.get(reader_name(kind, None))
-              or READERS.get(reader_name(ANY_KIND, mode)) or (harness.oracles.rules.unread if mode == RULES else None))
+    reader = (RULE_TABLE.get(rule_name(kind, mode)) or RULE_TABLE.get(rule_name(kind, None))
+              or RULE_TABLE.get(rule_name(ANY_KIND, mode)) or (harness.oracles.rules.unread if mode == RULES else None))
     if reader is None:
         from harness.core.errors import HarnessError  # the error path only
 
@@ -168,16 +172,16 @@ WORKERS_ENV = "HARNESS_ORACLE_WORKERS"
 def score_one(probe: Probe, reply: Reply, *, method: str = "default", compat: bool = False,
               mode: str | None = None) -> Verdict:
     """The verdict for one ok reply (see the module docstring for what the fields mean)."""
-    return reader_for(probe.kind, _mode(compat, mode))(probe, reply, method)
+    return rule_for(probe.kind, _mode(compat, mode))(probe, reply, method)
 
 
 def _score_serial(entries: Sequence[tuple[Probe, Reply]], method: str, mode: str) -> list[Verdict]:
-    readers: dict[str, Reader] = {}  # kind -> reader, looked up once per batch: a compat verdict costs ~15 us
+    readers: dict[str, Rule] = {}  # kind -> reader, looked up once per batch: a compat verdict costs ~15 us
     out = []
     for p, r in entries:
         reader = readers.get(p.kind)
         if reader is None:
-            reader = readers[p.kind] = reader_for(p.kind, mode)
+            reader = readers[p.kind] = rule_for(p.kind, mode)
         out.append(reader(p, r, method))
     return out
 
@@ -186,7 +190,7 @@ def score(entries: Iterable[tuple[Probe, Reply]], *, method: str = "default", co
           workers: int | None = None, mode: str | None = None) -> list[Verdict]:
     """Verdicts for every (probe, reply) whose reply is ok, in input order.
 
-    `mode`: which readers read the replies (READERS); None means "compat" with compat=True, else "rules".
+    `mode`: which readers read the replies (RULE_TABLE); None means "compat" with compat=True, else "rules".
 
     `workers`: how many processes score the batch. None (the default) decides by plan_workers(): a
     rule-method batch of at least PARALLEL_MIN replies is spread over os.cpu_count() processes (or

@@ -1,11 +1,11 @@
-"""Probe kinds: what each kind of question brings with it, declared once where the kind is defined.
+"""Probe kinds: what each kind of question brings with it, declared once in its method's declaration.
 
 Why a registry in the ground layer: a probe's `kind` decides who reads its reply (the rules of
 harness.oracles, or another reader such as the political judge), which metric family scores it, whether a
 judge model can read it and with which prompt, and which labels a person may give it in a review. Those
 stages sit in different layers (oracles, metrics, judge, score, report, gates); each reads the kind's
-entry here and none of them names a kind. A kind is added by registering it, from the module that defines
-it, never by editing those stages (docs/architecture.md, "Add a probe kind").
+entry here and none of them names a kind. A kind is added by its method's declaration, never by editing
+those stages (docs/architecture.md, "A method: one declaration, one entry point").
 
 Where a kind comes from: a method's declaration (harness.core.method.Method.kinds), registered under the
 method's entry point; KINDS is filled from the registered methods (a lookup reads the method of the same

@@ -5,13 +5,13 @@ constants read by getattr in six files, a rule reader and four entry-point group
 silently gave nothing. Now a method is one `Method`, built in one file (the harness's own in
 harness/declarations/, a plugin's in its package) and named by one entry point of the `harness.methods`
 group (`cbbq = "harness.declarations.cbbq:METHOD"`). The tables the stages read (harness.core.kinds.KINDS,
-harness.metrics.FAMILIES, harness.oracles.READERS, harness.question_gen.suites.GENERATORS) are filled from
+harness.metrics.FAMILIES, harness.oracles.RULE_TABLE, harness.question_gen.suites.GENERATORS) are filled from
 the registered methods; the generic layers read these objects' fields, never a module's attributes.
 
-  Method        name, generators (suite YAML `generator:` -> SuiteGenerator), kinds (ProbeKind), readers
-                (the rules' "mode/kind" -> (probe, reply, method) -> Verdict), kind_readers (name -> a Reader of
-                a kind's whole batch, ProbeKind.reader), family (FamilySpec), datasets (names of
-                harness/core/data_registry.json), notes (one line each, for `harness suites` and the docs)
+  Method        name, generators (suite YAML `generator:` -> SuiteGenerator), kinds (ProbeKind), rules
+                ("mode/kind" -> (probe, reply, method) -> Verdict: how the default Reader, the rules, reads one
+                reply), kind_readers (name -> another Reader of a kind's whole batch, ProbeKind.reader: the
+                political judge), family (FamilySpec), datasets (names of harness/core/data_registry.json), notes
   FamilySpec    compute and what the family shows: headline, sections, leaderboard, view, gates, pairing
   SuiteGenerator  generate / count and the suite's options (variants, answer mode, target kind)
 
@@ -44,8 +44,9 @@ from harness.core.parts import (
 from harness.core.records import Probe, Reply, Verdict
 from harness.core.registry import GROUP_METHODS, RegistrationError, Registry
 
-#: a rule reader of one reply: (probe, reply, existence-measurement method) -> Verdict (harness.oracles)
-RuleReader = Callable[[Probe, Reply, str], Verdict]
+#: a rule: the reading of one reply of one kind, (probe, reply, existence-measurement method) -> Verdict; the
+#: rules are the default Reader of every kind (ProbeKind.reader "rules", read by harness.oracles)
+Rule = Callable[[Probe, Reply, str], Verdict]
 
 
 class DeclarationError(RegistrationError):
@@ -138,7 +139,7 @@ class Method(Declared):
     name: str
     generators: Mapping[str, SuiteGenerator] = field(default_factory=dict)
     kinds: tuple[ProbeKind, ...] = ()
-    readers: Mapping[str, RuleReader] = field(default_factory=dict)
+    rules: Mapping[str, Rule] = field(default_factory=dict)
     kind_readers: Mapping[str, Reader] = field(default_factory=dict)
     family: FamilySpec | None = None
     datasets: tuple[str, ...] = ()
@@ -175,10 +176,10 @@ def check(method: Method) -> None:
     for kind in method.kinds:
         if not isinstance(kind, ProbeKind):
             raise _fail(method, "kinds", f"holds {kind!r}, not a ProbeKind")
-    readers: list[tuple[str, object]] = [*method.readers.items(), *method.kind_readers.items()]
-    for reader_name, reader in readers:
-        if not callable(reader):
-            raise _fail(method, f"readers['{reader_name}']", f"is {reader!r}, not a function")
+    for where, table in (("rules", method.rules), ("kind_readers", method.kind_readers)):
+        for name, reader in table.items():
+            if not callable(reader):
+                raise _fail(method, f"{where}['{name}']", f"is {reader!r}, not a function")
     if method.family is not None:
         if not isinstance(method.family, FamilySpec):
             raise _fail(method, "family", f"is {method.family!r}, not a FamilySpec")

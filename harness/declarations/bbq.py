@@ -13,7 +13,7 @@ METHOD = Method(
                                       generate_at=generator.generate_at, count_by_type=generator.count_by_type,
                                       variants=generator.variants)},
     kinds=family.KINDS,
-    readers={"*/bbq": reader.read},
+    rules={"*/bbq": reader.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, sections=family.SECTIONS,
                       leaderboard=family.LEADERBOARD, view_metrics=family.VIEW_METRICS,
                       gate_silence=family.GATE_SILENCE, chance_gates=family.CHANCE_GATES, plots=family.plots,

@@ -16,7 +16,7 @@ METHOD = Method(
                                             count_by_type=generator.count_by_type,
                                             sampling_options=tuple(generator.SAMPLING_OPTIONS))},
     kinds=family.KINDS,
-    readers={"rules/yes_no": affirmation.read, "rules/choice": choice.read, "rules/wh": explanation.read,
+    rules={"rules/yes_no": affirmation.read, "rules/choice": choice.read, "rules/wh": explanation.read,
              "compat/*": compat.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, sections=family.SECTIONS,
                       percent=family.PERCENT, leaderboard=family.LEADERBOARD,

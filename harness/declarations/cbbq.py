@@ -12,7 +12,7 @@ METHOD = Method(
     generators={"cbbq": SuiteGenerator(generate=generator.generate, count=generator.count,
                                        generate_at=generator.generate_at, count_by_type=generator.count_by_type)},
     kinds=family.KINDS,
-    readers={"*/multiple_choice": reader.read},
+    rules={"*/multiple_choice": reader.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, leaderboard=family.LEADERBOARD,
                       view_metrics=family.VIEW_METRICS, gate_silence=family.GATE_SILENCE,
                       chance_gates=family.CHANCE_GATES, tables=family.tables, plots=family.plots),

@@ -13,7 +13,7 @@ METHOD = Method(
                                          generate_at=generator.generate_at, count_by_type=generator.count_by_type,
                                          answer_mode=generator.ANSWER_MODE)},
     kinds=family.KINDS,
-    readers={"*/sentence_pair": reader.score_pair},
+    rules={"*/sentence_pair": reader.score_pair},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, leaderboard=family.LEADERBOARD,
                       view_metrics=family.VIEW_METRICS, plots=family.plots),
     datasets=("chbias",),

@@ -13,7 +13,7 @@ METHOD = Method(
     generators={"decision": SuiteGenerator(generate=generator.generate, count=generator.count),
                 "discrim_eval": SuiteGenerator(generate=discrim_eval.generate, count=discrim_eval.count)},
     kinds=family.KINDS,
-    readers={"*/decision": reader.read},
+    rules={"*/decision": reader.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, sections=family.SECTIONS,
                       percent=family.PERCENT, leaderboard=family.LEADERBOARD, view_metrics=family.VIEW_METRICS,
                       pair_key=family.PAIR_KEY, gate_silence=family.GATE_SILENCE, chance_gates=family.CHANCE_GATES,

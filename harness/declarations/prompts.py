@@ -10,5 +10,5 @@ from harness.question_gen import prompts as generator
 METHOD = Method(
     name="prompts",
     generators={"prompts": SuiteGenerator(generate=generator.generate, count=generator.count)},
-    readers={"rules/open": reference.read_open},
+    rules={"rules/open": reference.read_open},
 )

@@ -13,7 +13,7 @@ METHOD = Method(
                                             generate_at=generator.generate_at,
                                             count_by_type=generator.count_by_type, variants=generator.variants)},
     kinds=family.KINDS,
-    readers={"*/stereoset": reader.read},
+    rules={"*/stereoset": reader.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, sections=family.SECTIONS,
                       leaderboard=family.LEADERBOARD, view_metrics=family.VIEW_METRICS,
                       findings_caption=family.FINDINGS_CAPTION, plots=family.plots),

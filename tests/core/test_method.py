@@ -55,8 +55,8 @@ def test_a_missing_function_is_one_sentence_naming_the_method_and_the_field() ->
     assert str(caught.value) == "Method 'zqm': generators['zq'].variants is 'not callable', not a function."
     with pytest.raises(DeclarationError, match=r"^Method 'zqm': kinds holds 'zq_kind', not a ProbeKind\.$"):
         Method(name="zqm", kinds=("zq_kind",))  # type: ignore[arg-type]
-    with pytest.raises(DeclarationError, match=r"^Method 'zqm': readers\['\*/zq'\] is 3, not a function\.$"):
-        Method(name="zqm", readers={"*/zq": 3})  # type: ignore[dict-item]
+    with pytest.raises(DeclarationError, match=r"^Method 'zqm': rules\['\*/zq'\] is 3, not a function\.$"):
+        Method(name="zqm", rules={"*/zq": 3})  # type: ignore[dict-item]
 
 
 def test_a_headline_the_family_never_writes_is_caught_on_its_example_rows() -> None:
@@ -79,32 +79,32 @@ def zq_method() -> Iterator[Method]:
         name="zqm",
         generators={"zqm": SuiteGenerator(generate=lambda spec, name: iter(()), count=lambda spec: 0)},
         kinds=(ProbeKind("zq_kind", "zqm"),),
-        readers={"*/zq_kind": _read},
+        rules={"*/zq_kind": _read},
         family=FamilySpec(compute=_compute, headline=(Headline("zqm.rate", "Rate", percent=True),),
                           example=_example))
     yield register_method(method)
     unregister_method("zqm")
     from harness.core.kinds import unregister_kind
     from harness.metrics import unregister_family
-    from harness.oracles import unregister_reader
+    from harness.oracles import unregister_rule
     from harness.question_gen.suites import unregister_generator
 
     unregister_kind("zq_kind")
     unregister_family("zqm")
-    unregister_reader("zq_kind", mode=None)
+    unregister_rule("zq_kind", mode=None)
     unregister_generator("zqm")
 
 
 def test_a_registered_method_fills_every_table_the_stages_read(zq_method: Method) -> None:
     from harness.metrics import FAMILIES, family_for_kind
-    from harness.oracles import reader_for
+    from harness.oracles import rule_for
     from harness.question_gen.suites import generator_module
 
     assert kind_spec("zq_kind") == zq_method.kinds[0]
     assert family_for_kind("zq_kind") == "zqm"
     assert FAMILIES["zqm"].headline == zq_method.family.headline  # type: ignore[union-attr]
     assert FAMILIES["zqm"].percent == ("zqm.rate",)
-    assert reader_for("zq_kind", "rules") is _read and reader_for("zq_kind", "compat") is _read
+    assert rule_for("zq_kind", "rules") is _read and rule_for("zq_kind", "compat") is _read
     assert generator_module("zqm") is zq_method.generators["zqm"]
     with pytest.raises(RegistrationError, match="Method .zqm. is registered twice, differently: a Method and a Method"):
         register_method(Method(name="zqm"))

@@ -38,11 +38,11 @@ def _read(probe: Probe, reply: Reply, method: str = "zq") -> Verdict:
 def declared_kind() -> Iterator[None]:
     register_kind(ProbeKind(KIND, "zq", confidence=RulesConfidence(
         "zq", key=KEY, labels=(LABEL_CHOICE,), measured_on=LabelledAnswers(FILE, _row))))
-    oracles.register_reader(KIND, _read, mode=None)
+    oracles.register_rule(KIND, _read, mode=None)
     try:
         yield
     finally:
-        oracles.unregister_reader(KIND, mode=None)
+        oracles.unregister_rule(KIND, mode=None)
         unregister_kind(KIND)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from harness.core.records import LABEL_CHOICE, LABEL_INVALID, LABEL_REFUSE, Probe, Reply
-from harness.oracles import reader_for
+from harness.oracles import rule_for
 from harness.oracles.bbq import UPSTREAM_UNKNOWNS, parse, read
 
 # upstream's example 0 of Religion, shown as released: A the Jewish one, B unknown, C the Muslim one
@@ -94,4 +94,4 @@ def test_biased_is_the_target_in_negative_questions_and_the_other_group_in_non_n
 def test_the_registry_reads_bbq_probes_with_this_reader_in_every_mode() -> None:
     p = probe("neg")
     for mode in ("rules", "compat"):
-        assert reader_for("bbq", mode)(p, Reply(probe_id=p.id, target="t", text="C"), "default").favoured == "2"
+        assert rule_for("bbq", mode)(p, Reply(probe_id=p.id, target="t", text="C"), "default").favoured == "2"

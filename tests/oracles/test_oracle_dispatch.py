@@ -15,13 +15,13 @@ def _pair(kind: str, text: str) -> tuple[Probe, Reply]:
 
 
 def test_each_kind_has_its_reader_in_each_mode() -> None:
-    assert oracles.reader_for("yes_no") is oracles.affirmation.read
-    assert oracles.reader_for("wh") is oracles.explanation.read
-    assert oracles.reader_for("choice") is oracles.choice.read
-    assert oracles.reader_for("yes_no", oracles.COMPAT) is oracles.compat.read
+    assert oracles.rule_for("yes_no") is oracles.affirmation.read
+    assert oracles.rule_for("wh") is oracles.explanation.read
+    assert oracles.rule_for("choice") is oracles.choice.read
+    assert oracles.rule_for("yes_no", oracles.COMPAT) is oracles.compat.read
     # a CBBQ answer is read by its parser whatever the mode
-    assert oracles.reader_for("multiple_choice") is oracles.reader_for("multiple_choice", oracles.COMPAT)
-    assert oracles.reader_for("multiple_choice") is oracles.cbbq_parser.read
+    assert oracles.rule_for("multiple_choice") is oracles.rule_for("multiple_choice", oracles.COMPAT)
+    assert oracles.rule_for("multiple_choice") is oracles.cbbq_parser.read
 
 
 def test_a_kind_without_a_reader_is_unknown_in_its_modes_method() -> None:
@@ -31,14 +31,14 @@ def test_a_kind_without_a_reader_is_unknown_in_its_modes_method() -> None:
 
 
 def test_a_registered_mode_is_scored_without_touching_the_dispatch(request: pytest.FixtureRequest) -> None:
-    request.addfinalizer(lambda: oracles.unregister_reader("yes_no", mode="judge"))  # ends with the test
+    request.addfinalizer(lambda: oracles.unregister_rule("yes_no", mode="judge"))  # ends with the test
     seen: list[str] = []
 
     def judge(probe: Probe, reply: Reply, method: str) -> Verdict:
         seen.append(method)
         return Verdict(probe.id, LABEL_AFFIRM, True, f"judge:{method}", evidence=reply.text[:3])
 
-    oracles.register_reader("yes_no", judge, mode="judge")
+    oracles.register_rule("yes_no", judge, mode="judge")
     yes_no, wh = _pair("yes_no", "Yes, they are."), _pair("wh", "Because they are.")
     verdicts = oracles.score([yes_no], mode="judge", method="tiny-model")
     assert verdicts[0] == Verdict(yes_no[0].id, LABEL_AFFIRM, True, "judge:tiny-model", evidence="Yes")
@@ -52,5 +52,5 @@ def test_a_registered_mode_is_scored_without_touching_the_dispatch(request: pyte
 def test_rule_readers_share_one_signature_with_the_others() -> None:
     probe, reply = _pair("yes_no", "Yes, women are lazy.")
     for mode in (oracles.RULES, oracles.COMPAT):
-        reader = oracles.reader_for(probe.kind, mode)
+        reader = oracles.rule_for(probe.kind, mode)
         assert reader(probe, reply, "default") == oracles.score_one(probe, reply, compat=mode == oracles.COMPAT)

@@ -13,7 +13,7 @@ METHOD = Method(
     name="echoplug",
     generators={"echoplug": SuiteGenerator(generate=generator.generate, count=generator.count)},
     kinds=family.KINDS,
-    readers={"*/echo_pair": reader.read},
+    rules={"*/echo_pair": reader.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, sections=family.SECTIONS,
                       leaderboard=family.LEADERBOARD, pair_key=family.PAIR_KEY, example=family.example),
 )
