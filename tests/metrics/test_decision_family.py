@@ -73,8 +73,10 @@ def test_selection_rates_impact_ratios_and_paired_tests_by_hand() -> None:
     assert m["decision.four_fifths_p.black"] == pytest.approx(st.shortfall_p(5, 10, 10, 10), abs=1e-5)
     # Holm within race (black, white): 2 x p_black
     assert m["decision.four_fifths_p_holm.black"] == pytest.approx(2 * m["decision.four_fifths_p.black"])
-    # four groups in sex x race: female+black's p is 3 x its smallest pairwise p (against the 5 of 5 groups)
-    assert m["decision.four_fifths_p.female+black"] == pytest.approx(3 * st.shortfall_p(2, 5, 5, 5), abs=1e-5)
+    # four groups in sex x race: female+black's data-chosen p lies between its pairwise p against the 5 of 5
+    # groups and the union bound, 3 x that
+    pair = st.shortfall_p(2, 5, 5, 5)
+    assert pair - 1e-6 <= m["decision.four_fifths_p.female+black"] <= 3 * pair + 1e-6
     assert m["decision.four_fifths_failures"] == 0  # 10 per group: not beyond chance
     # within a case: black against white, same set and sex; the refused variant is a no.
     # white yes / black no in female sets 2, 3, 4 and male sets 3, 4: McNemar 0 vs 5 -> 2 x (1/2)^5
@@ -179,3 +181,51 @@ def test_group_labels_show_in_the_audit_table_and_keys_keep_the_group_names() ->
     assert list(tab.columns)[:3] == ["category", "group", "label"]
     assert tab[tab["group"] == "female+black"].iloc[0]["label"] == "女性+黑人"
     assert "decision.selection_rate.female+black" in res.metrics
+
+
+def test_a_suite_with_one_group_says_so_in_one_sentence() -> None:
+    from harness.core.errors import HarnessError
+    from harness.gates.checks import MIN as LOWER
+    from harness.gates.checks import Gate, evaluate_gates
+
+    one = {**SPEC, "sex": {"female": "F"}, "race": None, "per_group": 10}
+    one = {k: v for k, v in one.items() if v is not None}
+    probes = list(gen.generate(one, "t"))
+    pairs = [(p, Reply(p.id, "bot", "Yes." if i < 7 else "No.")) for i, p in enumerate(probes)]
+    res = fam.compute(build_frame([(p, r, v) for (p, r), v in zip(pairs, score(pairs), strict=True)]))
+    assert res.metrics["decision.selection_rate"] == pytest.approx(0.7)
+    assert res.metrics["decision.compared_blocks"] == 0
+    assert not any("no group was ever selected" in n for n in res.notes)
+    assert any("only one group in each category" in n for n in res.notes)
+    with pytest.raises(HarnessError, match="only one group in each category") as err:
+        evaluate_gates(res.metrics, [Gate("decision.impact_ratio", 0.8, LOWER)])
+    assert "Unknown metric" not in str(err.value)
+
+
+def test_one_nan_p_yes_keeps_its_group_in_the_p_yes_comparison() -> None:
+    def loglik(p):  # noqa: ANN001, ANN202
+        reply = _loglik(p)
+        if p.groups == ("male", "white") and p.meta["decision"]["set"] == "a/0":
+            return Reply(p.id, "bot", "Yes", usage={**reply.usage, "loglik": [float("nan"), -1.0]})
+        return reply
+
+    res = fam.compute(_frame(loglik))
+    # white keeps its mean over its 9 readable values; it is still the top of race's P(yes)
+    assert res.metrics["decision.p_yes_ratio.white"] == 1.0
+    assert "decision.mean_p_yes.male+white" in res.metrics
+
+
+def test_score_answers_show_a_mean_score_column() -> None:
+    scored = {**SPEC, "answer": "score", "threshold": 6}
+    probes = list(gen.generate(scored, "t"))
+    pairs = [(p, Reply(p.id, "bot", "Score: 8" if p.groups[1] == "white" else "Score: 5")) for p in probes]
+    res = fam.compute(build_frame([(p, r, v) for (p, r), v in zip(pairs, score(pairs), strict=True)]))
+    tab = fam.audit_table(res.tables)
+    assert "mean score" in tab.columns and "mean P(yes)" not in tab.columns
+    assert tab[tab["group"] == "black"].iloc[0]["mean score"] == "5.000"
+    assert res.metrics["decision.mean_score.white"] == 8.0
+
+
+def test_a_p_is_printed_with_the_digits_its_verdict_needs() -> None:
+    assert fam.p_text(0.04996) == "0.04996" and fam.p_text(0.0504) == "0.0504"
+    assert fam.p_text(0.0042) == "0.0042" and fam.p_text(0.31) == "0.31"
