@@ -165,3 +165,23 @@ def test_the_harness_declarations_say_what_their_modules_define() -> None:
         for gen_name, gen in method.generators.items():
             wrong += _undeclared(gen, _module_of(gen.generate), _GENERATOR, f"generator {gen_name}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_every_headline_of_a_family_with_stored_runs_is_written_by_them() -> None:
+    """The built-in families' example output is the golden transcripts' scoring (tests/data/golden): each
+    headline of a family those runs score names a metric they wrote (a misspelt HEADLINE key shows nothing)."""
+    import json
+    from pathlib import Path
+
+    golden = Path(__file__).resolve().parent.parent / "data" / "golden" / "expected.json"
+    written = set().union(*(set(doc["metrics"]) for doc in json.loads(golden.read_text("utf-8")).values()))
+    checked, wrong = [], []
+    for name in METHODS.names():
+        family = METHODS[name].family
+        if family is None or not any(key.startswith(f"{name}.") for key in written):
+            continue
+        checked.append(name)
+        wrong += [f"{name}: {h.key}" for h in family.headline
+                  if not any(key == h.key or key.startswith(h.key + ".") for key in written)]
+    assert {"biasasker", "cbbq", "chbias", "political"} <= set(checked)
+    assert not wrong, "headlines naming a metric the stored runs never wrote:\n" + "\n".join(wrong)
