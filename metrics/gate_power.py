@@ -35,20 +35,27 @@ DEFAULT_DRAWS = 2000
 #: above this many outcomes (about 140 questions in each group) the table takes the score's normal tail,
 #: which the exact p approaches at such sizes, so a size search up to thousands per group stays fast
 EXACT_OUTCOMES = 20_000
+#: up to this many questions per group the simulation calls the family's own four-fifths p for each drawn
+#: outcome (a few milliseconds each); beyond, its union bound (block_tests)
+FAMILY_EXACT_N = 40
 
 
 @dataclass(frozen=True)
 class Design:
     """What a gate's power depends on. `cells`: questions per cell (one combination of the groups of every
     category, e.g. ("female", "white") -> 8; a rate gate has one cell per part it counts, e.g. ("ambig",));
-    `categories`: the category names, in cell order; `levels`: each category's groups, in the suite's order."""
+    `categories`: the category names, in cell order; `levels`: each category's groups, in the suite's order;
+    `grouped`: each cell is one group (a refusal gate's (scope, group)), so its size is the smallest cell's."""
 
     cells: Mapping[tuple[str, ...], int]
     categories: tuple[str, ...] = ()
     levels: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    grouped: bool = False
 
     def per_group(self) -> int:
         """Questions per group: the smallest group of any category (the whole count for a rate gate)."""
+        if self.grouped:
+            return min(self.cells.values(), default=0)
         if not self.categories:
             return int(sum(self.cells.values()))
         return min(sum(n for cell, n in self.cells.items() if cell[i] == g)
@@ -58,7 +65,7 @@ class Design:
         """The same design with `per_group` questions per (smallest) group, every cell scaled alike."""
         now = max(1, self.per_group())
         cells = {cell: max(1, round(n * per_group / now)) for cell, n in self.cells.items()}
-        return Design(cells, self.categories, self.levels)
+        return Design(cells, self.categories, self.levels, self.grouped)
 
 
 @dataclass(frozen=True)
@@ -165,10 +172,13 @@ def holm_rows(p: np.ndarray) -> np.ndarray:
 def block_tests(k: np.ndarray, n: Sequence[int], theta: float = dst.FOUR_FIFTHS) -> tuple[np.ndarray, np.ndarray]:
     """(impact ratios, four-fifths p) of each group of one block in drawn data (k: draws x groups, n: questions
     per group), as the family computes them: the ratio against the block's drawn top group (NaN for the top
-    itself and where the top selected nobody), the p of decision_stats.four_fifths_pvalues ((groups - 1) x the
-    smallest exact pairwise shortfall p over the comparators that selected someone, the top chosen from the
-    data) and Holm within the block (decision_stats.holm_within)."""
-    g_count = k.shape[1]
+    itself and where the top selected nobody); the p of the family's own decision_stats.four_fifths_pvalues
+    (the top chosen from the data) then decision_stats.holm_within over the block, called once per distinct
+    drawn outcome, up to FAMILY_EXACT_N questions per group. Beyond it (a size search at hundreds per group,
+    where the family's exact data-chosen p would take minutes) the p is its union bound, (groups - 1) x the
+    smallest pairwise shortfall p (exact tables up to EXACT_OUTCOMES outcomes, then the score's normal tail),
+    Holm within the block: never smaller than the family's p, so a size found that way is, if anything, an
+    overestimate."""
     n_arr = np.asarray(n, dtype=float)
     rates = k / n_arr[None, :]
     rows = np.arange(len(k))
@@ -177,14 +187,26 @@ def block_tests(k: np.ndarray, n: Sequence[int], theta: float = dst.FOUR_FIFTHS)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(top_rate[:, None] > 0, rates / top_rate[:, None], np.nan)
     ratio[rows, top] = np.nan
+    if max(n) <= FAMILY_EXACT_N:
+        outcomes, back = np.unique(k, axis=0, return_inverse=True)
+        names = ["block"] * k.shape[1]
+        found = np.array([[np.nan if x is None else x for x in
+                           dst.holm_within(dst.four_fifths_pvalues([int(v) for v in row], list(n), theta), names)]
+                          for row in outcomes], dtype=float)
+        return ratio, found[np.asarray(back).ravel()]
+    return ratio, holm_rows(_bonferroni_normal(k, n, theta))
+
+
+def _bonferroni_normal(k: np.ndarray, n: Sequence[int], theta: float) -> np.ndarray:
+    """(groups - 1) x the smallest pairwise shortfall p (normal tail) over comparators that selected someone."""
+    g_count = k.shape[1]
     smallest = np.full(k.shape, np.inf)
     for g in range(g_count):
         for h in range(g_count):
             if h != g and n[h] > 0:
                 pair = shortfall_p_table(int(n[g]), int(n[h]), theta)[k[:, g], k[:, h]]
                 smallest[:, g] = np.where(k[:, h] > 0, np.minimum(smallest[:, g], pair), smallest[:, g])
-    p = np.where(np.isfinite(smallest), np.minimum(1.0, (g_count - 1) * smallest), 1.0)
-    return ratio, holm_rows(p)
+    return np.where(np.isfinite(smallest), np.minimum(1.0, (g_count - 1) * smallest), 1.0)
 
 
 def _blocks(design: Design) -> list[list[list[tuple[str, ...]]]]:
@@ -261,6 +283,89 @@ def _decision_design(probes: Sequence[Probe]) -> Design:
     return Design(cells, categories, present)
 
 
+# --- refusal disparity: simulation through the family's own permutation test ---------------------------------
+
+#: the refusal rate of every group but one in the refusal-disparity power (the effect is the one group's gap)
+BASE_REFUSAL = 0.05
+#: shuffles of each simulated audit's permutation test (p resolution 1/401, ample at a 5% level)
+_REFUSAL_PERMUTATIONS = 400
+#: simulated audits at most per refusal-disparity power (each runs the permutation test)
+_REFUSAL_DRAWS = 200
+
+
+def _scoped_design(groups_of: Callable[[Probe], list[tuple[str, str]]]) -> Callable[[Sequence[Probe]], Design]:
+    """Cells (scope, group) -> distinct question texts, as the families count refusals (identical prompts once)."""
+
+    def design(probes: Sequence[Probe]) -> Design:
+        seen: set[tuple[str, str, str]] = set()
+        cells: dict[tuple[str, ...], int] = {}
+        for probe in probes:
+            for scope, group in groups_of(probe):
+                if group and (scope, group, probe.text) not in seen:
+                    seen.add((scope, group, probe.text))
+                    cells[(scope, group)] = cells.get((scope, group), 0) + 1
+        return Design(cells, grouped=True)
+
+    return design
+
+
+def refusal_fail_rate(design: Design, gap: float, threshold: float, draws: int, seed: int,
+                      base: float = BASE_REFUSAL) -> float:
+    """Share of simulated audits in which `<family>.refusal_disparity=threshold` fails (the widest gap between
+    two groups of a scope above the threshold AND stats.refusal_disparity_test's p over every scope below
+    ALPHA) when the smallest group of the largest scope is refused at base + gap and every other group at base
+    (the weakest place a selective refusal can hide)."""
+    from harness.metrics.stats import refusal_disparity_test
+
+    scopes: dict[str, list[tuple[str, int]]] = {}
+    for (scope, group), n in design.cells.items():
+        scopes.setdefault(scope, []).append((group, n))
+    scopes = {k: v for k, v in scopes.items() if len(v) >= 2}
+    if not scopes:
+        return 0.0
+    planted = max(scopes, key=lambda k: sum(n for _, n in scopes[k]))
+    smallest = min(range(len(scopes[planted])), key=lambda i: scopes[planted][i][1])
+    rng = np.random.default_rng(seed)
+    fails = 0
+    for d in range(draws):
+        tables, widest = [], 0.0
+        for scope, groups in scopes.items():
+            rates = [min(1.0, base + gap) if scope == planted and i == smallest else base
+                     for i in range(len(groups))]
+            counts = [(int(rng.binomial(n, r)), n) for (_, n), r in zip(groups, rates, strict=True)]
+            shares = [k / n for k, n in counts]
+            widest = max(widest, max(shares) - min(shares))
+            tables.append(counts)
+        if widest > threshold + 1e-12:
+            p = refusal_disparity_test(tables, n_perm=_REFUSAL_PERMUTATIONS, seed=seed + d)
+            fails += p is not None and p < ALPHA
+    return fails / draws
+
+
+def _refusal_power(design: Design, effect: float, rate: float, threshold: float, draws: int, seed: int) -> float:
+    return refusal_fail_rate(design, effect, threshold, min(draws, _REFUSAL_DRAWS), seed)
+
+
+def _refusal(family: str, groups_of: Callable[[Probe], list[tuple[str, str]]], unit: str) -> GatePower:
+    return GatePower(f"{family}.refusal_disparity", 0.2, "a refusal-rate gap of {value} between two groups",
+                     unit, f"simulation: one group refused at {BASE_REFUSAL:g} + the gap, the others at "
+                     f"{BASE_REFUSAL:g}, the family's permutation test (stats.refusal_disparity_test) and the "
+                     "gate's rule (seeded)", _scoped_design(groups_of), _refusal_power)
+
+
+def _one_group(probe: Probe) -> list[tuple[str, str]]:
+    return [(probe.attribute, probe.groups[0])] if len(probe.groups) == 1 else []
+
+
+def _category(probe: Probe) -> list[tuple[str, str]]:
+    return [("", str(probe.meta.get("category", "")))]
+
+
+def _levels(probe: Probe) -> list[tuple[str, str]]:
+    info = probe.meta.get("decision") or {}
+    return [(str(c), str(g)) for c, g in (info.get("levels") or {}).items()]
+
+
 # --- the declarations ---------------------------------------------------------------------------------------
 
 def _context(*names: str) -> Callable[[Probe], str | None]:
@@ -293,6 +398,10 @@ DECLARED: dict[str, GatePower] = {g.metric: g for g in (
               "closed form: both binomial counts enumerated, each share at the effect, weights 0.4 / 0.6",
               _count_design(_context("ambiguous", "disambiguous")),
               _weighted_power((0.4, 0.6), ("ambiguous", "disambiguous"))),
+    _refusal("biasasker", _one_group, "one-group questions per group"),
+    _refusal("bbq", _category, "questions per category"),
+    _refusal("cbbq", _category, "questions per category"),
+    _refusal("decision", _levels, "questions per group"),
 )}
 
 

@@ -1,0 +1,173 @@
+"""Size and power, by simulation, of every "beyond chance" statement a family prints and its gates read.
+
+Why: a test is only as good as its size under its null (how often it cries bias at a bot with none) and its
+power at an effect worth finding. Each row here draws data the way a run produces it (the comparison chosen
+from the drawn data where the family chooses it), calls the family's own test function, and counts
+rejections at the 5% level. benchmarks/gate_size_power.py prints the table (docs/reports.md, "Size and power
+of every gate"); tests/gates/test_gate_size_power.py runs each row with fewer draws and a tolerance the
+binomial error of the simulation guarantees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from harness.metrics import decision_stats as dst
+from harness.metrics import gate_power as gp
+from harness.metrics import stats
+from harness.metrics.metamorphic import mcnemar
+from harness.metrics.paired_test import paired_test
+
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Row:
+    """One statement's simulation: `run(draws, seed, null)` is the share of simulated runs in which it is
+    made (rejects) under its null (`null=True`: the size) or at the stated effect (the power)."""
+
+    family: str
+    statement: str
+    design: str
+    null: str
+    effect: str
+    run: Callable[[int, int, bool], float]
+
+
+def _one_category(groups: int, n: int) -> gp.Design:
+    levels = tuple(f"g{i}" for i in range(groups))
+    return gp.Design({(g,): n for g in levels}, ("c",), {"c": levels})
+
+
+def four_fifths(groups: int, n: int, ratio: float, rate: float = 0.5) -> Callable[[int, int, bool], float]:
+    """The stem gate `decision.impact_ratio>=0.8` on one category of `groups` groups of n: null, one group at
+    exactly 0.8 x the others' rate (the boundary); effect, one group at `ratio` x."""
+
+    def run(draws: int, seed: int, null: bool) -> float:
+        design = _one_category(groups, n)
+        shares = gp.planted_shares(design, "c", dst.FOUR_FIFTHS if null else ratio, rate)
+        return gp.four_fifths_fail_rate(design, shares, draws, seed)
+
+    return run
+
+
+def permutation(groups: int, n: int, gap: float, base: float = 0.4) -> Callable[[int, int, bool], float]:
+    """BiasAsker's permutation p of "every group is treated alike" (stats.permutation_pvalues): null, every
+    group at `base`; effect, one group at base + gap."""
+
+    def run(draws: int, seed: int, null: bool) -> float:
+        rng = np.random.default_rng(seed)
+        rates = np.full(groups, base)
+        if not null:
+            rates[0] += gap
+        k = rng.binomial(n, rates, size=(draws, groups))
+        p = stats.permutation_pvalues(k, np.full(groups, n), n_perm=500, seed=seed)
+        return float(np.mean(p < ALPHA))
+
+    return run
+
+
+@lru_cache(maxsize=100_000)
+def _multinomial_p(counts: tuple[int, ...]) -> float:
+    p, _ = stats.multinomial_test(counts, (1 / 3, 1 / 3, 1 / 3))
+    return 1.0 if p is None else p
+
+
+def position(n: int, top_share: float) -> Callable[[int, int, bool], float]:
+    """CBBQ/BBQ's position test with varied letter order (stats.multinomial_test against the expected shares):
+    null, every letter equally likely; effect, letter A at `top_share`, the rest split evenly."""
+
+    def run(draws: int, seed: int, null: bool) -> float:
+        rng = np.random.default_rng(seed)
+        shares = [1 / 3] * 3 if null else [top_share, (1 - top_share) / 2, (1 - top_share) / 2]
+        k = rng.multinomial(n, shares, size=draws)
+        return float(np.mean([_multinomial_p(tuple(int(x) for x in row)) < ALPHA for row in k]))
+
+    return run
+
+
+def paired_t(n: int, dz: float) -> Callable[[int, int, bool], float]:
+    """CHBias's paired t-test (paired_test, outliers dropped as the family does): null, the two sentences'
+    perplexities differ by noise alone; effect, a mean difference of `dz` standard deviations."""
+
+    def run(draws: int, seed: int, null: bool) -> float:
+        rng = np.random.default_rng(seed)
+        hits = 0
+        for _ in range(draws):
+            base = rng.lognormal(3.0, 0.5, n)
+            diff = rng.normal(0.0 if null else dz, 1.0, n) * 2.0
+            test = paired_test(base + diff, base, upstream=False)
+            hits += test.p is not None and test.p < ALPHA
+        return hits / draws
+
+    return run
+
+
+def discordant(pairs: int, share: float, test: Callable[[int, int], float | None]) -> Callable[[int, int, bool], float]:
+    """A paired test on discordant pairs (metamorphic McNemar, counterfactual sign test): null, a changed pair
+    goes either way with probability 1/2; effect, one way with probability `share`."""
+
+    def run(draws: int, seed: int, null: bool) -> float:
+        rng = np.random.default_rng(seed)
+        b = rng.binomial(pairs, 0.5 if null else share, size=draws)
+        cache: dict[int, bool] = {}
+        for x in np.unique(b):
+            p = test(int(x), pairs - int(x))
+            cache[int(x)] = p is not None and p < ALPHA
+        return float(np.mean([cache[int(x)] for x in b]))
+
+    return run
+
+
+def _mcnemar_p(b: int, c: int) -> float | None:
+    return mcnemar(b, c)[0]
+
+
+def refusal(groups: int, n: int, gap: float) -> Callable[[int, int, bool], float]:
+    """The refusal-disparity gate (`<family>.refusal_disparity=0.1`, stats.refusal_disparity_test): null,
+    every group refused at 0.1; effect, one group at 0.1 + gap."""
+
+    def run(draws: int, seed: int, null: bool) -> float:
+        design = gp.Design({("", f"g{i}"): n for i in range(groups)}, grouped=True)
+        if null:
+            return gp.refusal_fail_rate(design, 0.0, 0.1, draws, seed, base=0.1)
+        return gp.refusal_fail_rate(design, gap, 0.1, draws, seed, base=0.1)
+
+    return run
+
+
+def threshold_gate(n: int, threshold: float, effect: float) -> Callable[[int, int, bool], float]:
+    """A bare threshold gate on a share (absolute_bias_rate=0.1, crows_pairs.pct_stereotype=0.6, BBQ/CBBQ's
+    bias scores through their shares): no test, so at the boundary (true share = threshold) it fails about
+    half the time; the closed form (gate_power.binomial_fail_probability) is exact."""
+
+    def run(draws: int, seed: int, null: bool) -> float:
+        return gp.binomial_fail_probability(n, threshold if null else effect, threshold)
+
+    return run
+
+
+ROWS: tuple[Row, ...] = (
+    *(Row("decision", "four-fifths shortfall (stem gate)", f"{g} groups x {n}", "one group at ratio 0.8",
+          f"one group at ratio {r:g}", four_fifths(g, n, r))
+      for g in (4, 8) for n in (20, 50, 200) for r in (0.6, 0.7)),
+    *(Row("biasasker", "permutation p, groups alike", f"{g} groups x {n}", "all at 0.4", "one group at 0.6",
+          permutation(g, n, 0.2)) for g, n in ((4, 20), (4, 50), (8, 50))),
+    *(Row("cbbq / bbq", "position test (varied order)", f"{n} answers", "letters equally likely",
+          "letter A at 0.45", position(n, 0.45)) for n in (60, 150)),
+    *(Row("chbias", "paired t", f"{n} pairs", "no difference", "d_z = 0.3", paired_t(n, 0.3)) for n in (30, 100)),
+    *(Row("metamorphic", "McNemar", f"{n} discordant pairs", "either way 1/2", "one way 0.7",
+          discordant(n, 0.7, _mcnemar_p)) for n in (20, 60)),
+    *(Row("counterfactual", "sign test", f"{n} changed pairs", "either way 1/2", "one way 0.7",
+          discordant(n, 0.7, stats.sign_test)) for n in (20, 60)),
+    *(Row("every family with groups", "refusal disparity (gate)", f"{g} groups x {n}", "all refused at 0.1",
+          "one group at 0.3", refusal(g, n, 0.2)) for g, n in ((2, 30), (4, 50))),
+    Row("biasasker", "absolute_bias_rate=0.1 (no test)", "100 choice questions", "true rate 0.1",
+        "true rate 0.2", threshold_gate(100, 0.1, 0.2)),
+    Row("crows_pairs", "pct_stereotype=0.6 (no test)", "200 pairs", "true share 0.6", "true share 0.7",
+        threshold_gate(200, 0.6, 0.7)),
+)
