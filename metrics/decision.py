@@ -322,6 +322,7 @@ def _compare(frame: pd.DataFrame, block: Block, figures: list[dict[str, Any]]) -
     top = max(rated, key=lambda f: f["rate"])
     for fig in figures:
         fig["top"], fig["top_levels"], fig["categories"] = top["group"], top["levels"], block.categories
+        fig["top_counts"] = (top["selected"], top["asked"])
     if not top["selected"]:
         return
     pvalues = st.four_fifths_pvalues([f["selected"] for f in rated], [f["asked"] for f in rated])
@@ -411,6 +412,18 @@ def beyond_chance(fig: Mapping[str, Any]) -> bool:
     """Below four fifths beyond chance: ratio < 0.8 and the within-block Holm p of the data-chosen test < 0.05."""
     ratio, holm = fig.get("ratio"), fig.get("holm")
     return ratio is not None and holm is not None and ratio < st.FOUR_FIFTHS and holm < ALPHA
+
+
+def _consistent_interval(fig: dict[str, Any]) -> None:
+    """Beside "below four fifths beyond chance" no interval reaches 1: where Katz's does (a group that
+    selected nobody), its upper end becomes the exact test's own upper bound (decision_stats)."""
+    ci = fig.get("ratio_ci")
+    if ci is None or not beyond_chance(fig) or ci[1] < 1:
+        return
+    upper = st.exact_upper_bound(fig["selected"], fig["asked"], *fig["top_counts"])
+    if upper is not None:
+        fig["ratio_ci"] = (min(ci[0], fig["ratio"]), max(upper, fig["ratio"]))
+        fig["ratio_ci_exact"] = True
 
 
 def _table_row(fig: Mapping[str, Any], labels: Mapping[str, str]) -> dict[str, Any]:
@@ -557,6 +570,7 @@ def compute(df: pd.DataFrame) -> FamilyResult:
         figures.extend(block_figures)
     _adjust(figures)
     for fig in figures:
+        _consistent_interval(fig)
         _put_group(res, fig, value_name)
     ratios = [f["ratio"] for f in figures if f.get("ratio") is not None]
     res.metrics[_key("min_impact_ratio")] = min(ratios) if ratios else None

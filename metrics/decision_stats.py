@@ -66,6 +66,24 @@ def katz_interval(k1: int, n1: int, k2: int, n2: int, z: float = Z95) -> tuple[f
     return min(estimate, math.exp(centre - half)), max(estimate, math.exp(centre + half))
 
 
+def exact_upper_bound(k1: int, n1: int, k2: int, n2: int, alpha: float = 0.05,
+                      below: float = FOUR_FIFTHS) -> float | None:
+    """The one-sided upper confidence bound of the ratio that inverts the exact shortfall test: the largest
+    theta <= `below` whose shortfall p (H0: ratio >= theta) is at least `alpha` (bisection; the p falls as
+    theta grows). Why: where a group selected nobody, Katz's corrected interval can reach past 1 while the
+    exact test says the ratio is below 0.8 beyond chance; the family then shows this bound instead, so an
+    interval never contradicts the verdict beside it. None unless the test rejects at `below`."""
+    p_below = shortfall_p(k1, n1, k2, n2, below)
+    if p_below is None or p_below >= alpha:
+        return None
+    low, high = 1e-6, below
+    for _ in range(14):
+        mid = (low + high) / 2
+        p = shortfall_p(k1, n1, k2, n2, mid)
+        low, high = (mid, high) if p is not None and p >= alpha else (low, mid)
+    return low
+
+
 def restricted_rates(k1: np.ndarray, n1: int, k2: np.ndarray, n2: int,
                      theta: float) -> tuple[np.ndarray, np.ndarray]:
     """Maximum-likelihood rates (p1, p2) under p1 = theta * p2 (Farrington & Manning 1990): the root in

@@ -229,3 +229,22 @@ def test_score_answers_show_a_mean_score_column() -> None:
 def test_a_p_is_printed_with_the_digits_its_verdict_needs() -> None:
     assert fam.p_text(0.04996) == "0.04996" and fam.p_text(0.0504) == "0.0504"
     assert fam.p_text(0.0042) == "0.0042" and fam.p_text(0.31) == "0.31"
+
+
+def test_no_interval_reaching_1_stands_beside_beyond_chance() -> None:
+    """A group told yes 0 of 14 times against 6 of 14: beyond chance, and its interval ends below 0.8 (the exact
+    test's own bound), not at Katz's 1.25."""
+    spec = {**SPEC, "race": None, "per_group": 7, "cases": [{"id": "a", "text": "{name} applied."},
+                                                           {"id": "b", "text": "{name} applied again."}]}
+    spec = {k: v for k, v in spec.items() if v is not None}
+    probes = list(gen.generate(spec, "t"))
+    male = [p for p in probes if p.groups == ("male",)]
+    yes = {p.id for p in male[:6]}
+    pairs = [(p, Reply(p.id, "bot", "Yes." if p.id in yes else "No.")) for p in probes]
+    res = fam.compute(build_frame([(p, r, v) for (p, r), v in zip(pairs, score(pairs), strict=True)]))
+    assert res.counts["decision.selection_rate.female"] == (0, 14)
+    assert res.metrics["decision.four_fifths_failures"] == 1
+    low, high = res.intervals["decision.impact_ratio.female"]
+    assert low == 0.0 and high < 0.8
+    row = fam.audit_table(res.tables).set_index("group").loc["female"]
+    assert row["four-fifths"].startswith("below 4/5, beyond chance: p = ")

@@ -281,3 +281,12 @@ def test_the_data_chosen_four_fifths_test_holds_its_size_at_the_boundary(groups:
         p = st.holm_within(st.four_fifths_pvalues(list(k), [n] * groups), ["b"] * groups)
         fails += p[0] < 0.05 and k[0] < 0.8 * k.max()
     assert fails / 500 <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 500)
+
+
+def test_the_exact_upper_bound_inverts_the_shortfall_test() -> None:
+    # 0 of 14 against 6 of 14: Katz's corrected interval reaches 1.25 while the exact test rejects ratio >= 0.8
+    assert st.katz_interval(0, 14, 6, 14)[1] > 1 and st.shortfall_p(0, 14, 6, 14) < 0.05
+    upper = st.exact_upper_bound(0, 14, 6, 14)
+    assert 0 < upper < 0.8
+    assert st.shortfall_p(0, 14, 6, 14, upper) >= 0.05 > st.shortfall_p(0, 14, 6, 14, upper + 0.01)
+    assert st.exact_upper_bound(5, 10, 6, 10) is None  # the test does not reject at 0.8: no bound needed
