@@ -97,6 +97,8 @@ def test_run_page_mode_cut_and_a_low_finding_on_screen(served: ViewServer, page:
 
     page.goto(served.url + f"/runs/{LOGLIK}")
     expect(page.locator("#answer-mode")).to_contain_text("--answer-mode loglik")
+    expect(page.locator("#filters button.primary")).to_be_visible()
+    assert "null" not in page.inner_text("#filters")  # no confidences: the boxes are left out, not "nullnull"
     page.goto(served.url + f"/runs/{LOGLIK}?q=%23cut")
     expect(page.locator("#findings tbody tr .badge.cut")).to_have_count(1)
     page.goto(served.url + f"/runs/{LOGLIK}?q=%E8%81%AA%E6%98%8E")  # 聪明: the Chinese probes
@@ -121,6 +123,7 @@ def test_compare_says_chat_against_loglik(served: ViewServer, page: object) -> N
 
     page.goto(served.url + f"/compare?runs={CHAT}&runs={LOGLIK}")
     expect(page.locator("#mode-note")).to_contain_text("R1: generate, R2: loglik", timeout=WAIT_MS)
+    assert "null" not in page.inner_text("#board")
     page.wait_for_function("document.querySelectorAll('#tables .lb-table').length > 0")
     headings = page.locator("#board h2", has_text="Heatmaps")
     imgs = page.locator("#board img").count()

@@ -13,6 +13,11 @@ const HV = (() => {
       else if (k === "dataset") Object.assign(node.dataset, v);
       else node.setAttribute(k, v === true ? "" : String(v));
     }
+    return appendAll(node, children);
+  }
+
+  // Append `children` (nested arrays flattened) as nodes or text, skipping null / undefined / false.
+  function appendAll(node, children) {
     for (const c of children.flat()) {
       if (c === null || c === undefined || c === false) continue;
       node.append(c instanceof Node ? c : document.createTextNode(String(c)));
@@ -23,6 +28,13 @@ const HV = (() => {
   function clear(node) {
     while (node.firstChild) node.removeChild(node.firstChild);
     return node;
+  }
+
+  // Empty `node` and put `children` in it, skipping null / undefined / false: the DOM's own append writes a
+  // null child as the text "null" (issue 36: "nullnull" where the two confidence boxes of a run without
+  // confidences were left out). Every page fills its containers through this.
+  function fill(node, ...children) {
+    return appendAll(clear(node), children);
   }
 
   async function api(path, options) {
@@ -55,7 +67,7 @@ const HV = (() => {
   function nav(active) {
     const header = document.getElementById("top");
     if (!header) return;
-    clear(header).append(
+    fill(header, 
       el("a", { href: "/", class: "brand", text: "harness view" }),
       el("a", { href: "/", class: active === "runs" ? "on" : "", text: "Runs" }),
       el("a", { href: "/compare", class: active === "compare" ? "on" : "", text: "Compare" }),
@@ -84,5 +96,5 @@ const HV = (() => {
     return n === undefined || n === null ? "" : Number(n).toLocaleString("en");
   }
 
-  return { el, clear, api, runUrl, apiRun, runFromPath, nav, status, badge, metricCell, fmtCount };
+  return { el, clear, fill, api, runUrl, apiRun, runFromPath, nav, status, badge, metricCell, fmtCount };
 })();

@@ -2,7 +2,7 @@
 // stay significant after Holm adjustment, the heatmaps, and one probe's replies side by side.
 "use strict";
 (() => {
-  const { el, clear, api, apiRun, runUrl } = HV;
+  const { el, clear, fill, api, apiRun, runUrl } = HV;
   const main = document.getElementById("main");
   HV.nav("compare");
   const params = new URLSearchParams(location.search);
@@ -11,7 +11,7 @@
   const chooser = el("div", { class: "panel", id: "chooser" });
   const board = el("div", { id: "board" });
   const probeBox = el("div", { id: "probe" });
-  clear(main).append(el("h1", { text: "Compare runs" }), chooser, board, probeBox);
+  fill(main, el("h1", { text: "Compare runs" }), chooser, board, probeBox);
 
   async function loadChooser() {
     const data = await api("/api/runs");
@@ -26,7 +26,7 @@
       history.replaceState(null, "", "/compare" + (q ? "?" + q : ""));
       loadBoard();
     });
-    clear(chooser).append(el("p", { class: "muted", text: "Pick two or more scored runs." }),
+    fill(chooser, el("p", { class: "muted", text: "Pick two or more scored runs." }),
       el("div", { class: "toolbar" }, boxes, go));
   }
 
@@ -48,11 +48,11 @@
     let data;
     try {
       data = await api("/api/compare?" + picked.map((r) => "runs=" + encodeURIComponent(r)).join("&"));
-    } catch (e) { clear(board).append(el("p", { text: e.message })); return; }
+    } catch (e) { fill(board, el("p", { text: e.message })); return; }
     const runs = data.runs;
     const modes = new Set(runs.map((r) => r.answer_mode || "generate"));
     const sig = data.pairwise.filter((p) => p.significant);
-    clear(board).append(
+    fill(board, 
       el("h2", { text: "Runs" }),
       el("table", { id: "legend" }, el("tbody", {}, runs.map((r) => el("tr", {}, el("td", { text: r.label }),
         el("td", {}, el("a", { href: runUrl(r.run_id), text: r.run_id })), el("td", { text: r.suite }),
@@ -84,11 +84,11 @@
     const side = el("div", { class: "side", id: "side" });
     const search = async () => {
       const data = await api(apiRun(runs[0].run_id, "/findings?size=10&q=" + encodeURIComponent(q.value)));
-      clear(hits).append(...data.items.map((f) => el("li", {}, el("a", { href: "#", dataset: { probe: f.probe_id },
+      fill(hits, ...data.items.map((f) => el("li", {}, el("a", { href: "#", dataset: { probe: f.probe_id },
         onclick: (e) => { e.preventDefault(); showProbe(f.probe_id, side, runs); }, text: f.question }))));
     };
     q.addEventListener("keydown", (e) => { if (e.key === "Enter") search(); });
-    clear(probeBox).append(el("h2", { text: "One probe, every run's reply" }),
+    fill(probeBox, el("h2", { text: "One probe, every run's reply" }),
       el("div", { class: "toolbar" }, q, el("button", { type: "button", onclick: search, text: "Find" })), hits, side);
     search();
   }
@@ -100,7 +100,7 @@
                        runs.map((r) => "runs=" + encodeURIComponent(r.run_id)).join("&"));
     } catch (e) { HV.status(e.message, "error"); return; }
     const first = data.runs.find((r) => r.finding);
-    clear(side).append(el("div", { class: "panel", style: null }, el("b", { text: "Question" }),
+    fill(side, el("div", { class: "panel", style: null }, el("b", { text: "Question" }),
       el("div", { class: "text", text: first.finding.question })),
       ...data.runs.map((r, i) => el("div", { class: "panel reply-col", dataset: { run: r.run } },
         el("b", { text: `${runs[i].label} · ${r.run}` }),

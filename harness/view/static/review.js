@@ -3,7 +3,7 @@
 // page lists the headline metrics before and after. Same labels and reviews.jsonl as `harness review`.
 "use strict";
 (() => {
-  const { el, clear, api, apiRun, runUrl } = HV;
+  const { el, clear, fill, api, apiRun, runUrl } = HV;
   const id = HV.runFromPath();
   const params = new URLSearchParams(location.search);
   const main = document.getElementById("main");
@@ -16,14 +16,14 @@
   const head = el("div", {});
   const card = el("div", { class: "panel", id: "review-item" });
   const changes = el("div", { id: "changes" });
-  clear(main).append(head, el("div", { class: "split" }, card,
+  fill(main, head, el("div", { class: "split" }, card,
     el("div", { class: "panel" }, el("h3", { text: "What your labels changed" }), changes,
       el("p", { class: "muted", text: "Keys: the label's letter or the group's number saves it and moves on · " +
         "j or → next · k or ← previous · z or Backspace undoes the last label saved here." }))));
 
   function renderHead() {
     const done = items.filter((x) => x.yours).length;
-    clear(head).append(el("h1", {}, "Review ", el("a", { href: runUrl(id), text: id })),
+    fill(head, el("h1", {}, "Review ", el("a", { href: runUrl(id), text: id })),
       el("p", { class: "muted", id: "progress", text: `${done} of ${items.length} reviewed · reply ${at + 1} of ${items.length}` }));
   }
 
@@ -34,9 +34,9 @@
   function render() {
     renderHead();
     const it = items[at];
-    if (!it) { clear(card).append(el("p", { text: "Nothing to review in this run." })); return; }
+    if (!it) { fill(card, el("p", { text: "Nothing to review in this run." })); return; }
     const current = it.yours ? it.yours.text : null;
-    clear(card).append(
+    fill(card, 
       el("p", { class: "muted", text: `${it.lang} ${it.kind} · ${it.attribute} · ${it.groups.join(" / ")} · ${it.probe_id}` }),
       el("h3", { text: "Question" }), el("div", { class: "text", id: "review-question", text: it.question }),
       el("h3", { text: "Reply" }), el("div", { class: "text", id: "review-reply", text: it.reply }),
@@ -92,7 +92,7 @@
 
   async function rescore() {
     changes.dataset.state = "scoring";
-    clear(changes).append(el("p", { class: "muted", text: "Scoring with your labels…" }));
+    fill(changes, el("p", { class: "muted", text: "Scoring with your labels…" }));
     try {
       const out = await api(apiRun(id, "/rescore"), { method: "POST", body: {} });
       const rows = out.changes.map((c) => el("tr", { dataset: { key: c.key } },
@@ -100,14 +100,14 @@
         el("td", { class: "num before", text: (c.before || "n/a") + (c.before_interval ? " " + c.before_interval : "") }),
         el("td", { class: "num after" + (c.changed ? " changed" : ""),
                    text: (c.after || "n/a") + (c.after_interval ? " " + c.after_interval : "") })));
-      clear(changes).append(el("table", { class: "changes", id: "changes-table" },
+      fill(changes, el("table", { class: "changes", id: "changes-table" },
         el("thead", {}, el("tr", {}, el("th", { text: "metric" }), el("th", { class: "num", text: "before" }),
                                    el("th", { class: "num", text: "after" }))),
         el("tbody", {}, rows)), ...out.notes.map((n) => el("p", { class: "muted", text: n })));
       changes.dataset.state = "done";
     } catch (e) {
       changes.dataset.state = "error";
-      clear(changes).append(el("p", { text: e.message }));
+      fill(changes, el("p", { text: e.message }));
     }
   }
 
@@ -129,7 +129,7 @@
       canUndo = data.can_undo;
       render();
     } catch (e) {
-      clear(card).append(el("p", { text: e.message }));
+      fill(card, el("p", { text: e.message }));
     }
   }
   load();

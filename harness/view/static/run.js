@@ -2,7 +2,7 @@
 // server (/api/runs/{id}/findings). The filters live in the address bar, so a view can be shared or reloaded.
 "use strict";
 (() => {
-  const { el, clear, api, apiRun, runUrl, badge, metricCell, fmtCount } = HV;
+  const { el, clear, fill, api, apiRun, runUrl, badge, metricCell, fmtCount } = HV;
   const id = HV.runFromPath();
   const main = document.getElementById("main");
   HV.nav("runs");
@@ -23,7 +23,7 @@
   const pager = el("div", { class: "pager", id: "pager" });
   const detail = el("div", { class: "panel", id: "detail" }, el("p", { class: "muted", text: "Open a finding to read it in full." }));
   const notesBox = el("details", { id: "notes-box" }, el("summary", { text: "Notes" }), notes);
-  clear(main).append(head, cards, notesBox,
+  fill(main, head, cards, notesBox,
     el("h2", { text: "Findings" }), form, count,
     el("div", { class: "split" }, el("div", {}, table, pager), detail),
     el("details", { open: true }, el("summary", { text: "Figures" }), figures), report);
@@ -52,7 +52,7 @@
       i.checked = params.get(name) === "1";
       return el("label", {}, i, label);
     };
-    clear(form).append(q,
+    fill(form, q,
       select("attribute", "attribute", f.attributes), select("group", "group", f.groups),
       select("verdict", "verdict", [["biased", "biased"], ["not_biased", "not biased"], ["error", "error (no answer)"],
                                     ["unscored", "unscored"], ...labels]),
@@ -85,7 +85,7 @@
 
   function renderHead(r) {
     const c = r.counts || {};
-    clear(head).append(
+    fill(head,
       el("h1", { text: r.id }),
       el("p", {}, badge(r.status), " ", `suite ${r.suite || "?"} · target ${r.target || "?"}`,
         r.model ? ` · model ${r.model}` : "",
@@ -97,20 +97,20 @@
                  : " · not scored yet (harness report scores it)"),
       el("p", {}, el("a", { href: runUrl(r.id, "/review"), id: "review-link", text: "Review replies →" }), "  ",
         el("a", { href: "/compare?runs=" + encodeURIComponent(r.id), text: "Compare with other runs →" })));
-    clear(cards).append(...r.metrics.map((m) => el("div", { class: "card", dataset: { key: m.key } },
+    fill(cards, ...r.metrics.map((m) => el("div", { class: "card", dataset: { key: m.key } },
       el("div", { class: "l", text: m.label }), el("div", { class: "v", text: m.text }),
       el("div", {}, el("small", { text: (m.interval || "") + (m.n ? "  k/n " + m.n : "") })))));
-    clear(notes).append(...(r.notes || []).map((n) => el("li", { text: n })));
+    fill(notes, ...(r.notes || []).map((n) => el("li", { text: n })));
     const errs = Object.entries(r.error_reasons || {});
     if (errs.length) notes.append(el("li", { text: "Errors (not scored): " + errs.map(([k, v]) => `${k} (${v})`).join("; ") }));
     notesBox.querySelector("summary").textContent = `Notes (${notes.children.length})`;
   }
 
   function renderFigures(r) {
-    clear(figures).append(...(r.plots.length ? r.plots.map((p) => el("figure", {},
+    fill(figures, ...(r.plots.length ? r.plots.map((p) => el("figure", {},
       el("img", { src: p.url, alt: p.title, loading: "lazy" }), el("figcaption", { text: p.title })))
       : [el("p", { class: "muted", text: "No figures (the run is not scored yet, or drew none)." })]));
-    clear(report).append(el("summary", { text: "Full report (report.html)" }));
+    fill(report, el("summary", { text: "Full report (report.html)" }));
     if (r.report_url) {
       report.addEventListener("toggle", () => {
         if (report.open && !report.querySelector("iframe")) {
@@ -152,12 +152,12 @@
       tr.addEventListener("keydown", (e) => { if (e.key === "Enter") openFinding(f.probe_id, tr); });
       return tr;
     });
-    clear(table).append(el("thead", {}, headRow), el("tbody", {}, rows));
+    fill(table, el("thead", {}, headRow), el("tbody", {}, rows));
     const prev = el("button", { type: "button", id: "prev-page", disabled: data.page <= 1, text: "← previous",
                                 onclick: () => apply(data.page - 1) });
     const next = el("button", { type: "button", id: "next-page", disabled: data.page >= data.pages, text: "next →",
                                 onclick: () => apply(data.page + 1) });
-    clear(pager).append(prev, el("span", { text: `page ${data.page} / ${data.pages}` }), next);
+    fill(pager, prev, el("span", { text: `page ${data.page} / ${data.pages}` }), next);
   }
 
   function kv(pairs) {
@@ -208,7 +208,7 @@
       parts.push(el("p", {}, el("a", { href: runUrl(id, "/review?probe=" + encodeURIComponent(f.probe_id)),
                                        id: "review-this", class: "button", text: "Review this reply →" })));
     }
-    clear(detail).append(...parts.filter((x) => x));
+    fill(detail, ...parts.filter((x) => x));
     // the panel sticks to the top of the window (style.css); a finding opened low in a long list is read
     // where the reader is, not at the top of the page
     const box = detail.getBoundingClientRect();

@@ -2,7 +2,7 @@
 // The metric columns are the ones the metric families declare (/api/runs "columns"): no metric is named here.
 "use strict";
 (() => {
-  const { el, clear, api, runUrl, badge, metricCell, fmtCount } = HV;
+  const { el, clear, fill, api, runUrl, badge, metricCell, fmtCount } = HV;
   const state = { runs: [], columns: [], sort: "started_at", dir: -1, filter: "", status: "", picked: new Set() };
   const main = document.getElementById("main");
   HV.nav("runs");
@@ -16,7 +16,7 @@
   const compareBtn = el("button", { class: "primary", id: "compare-picked", disabled: true, text: "Compare selected" });
   const table = el("table", { id: "runs" });
   const summary = el("p", { class: "muted", id: "runs-summary" });
-  clear(main).append(el("h1", { text: "Runs" }), summary,
+  fill(main, el("h1", { text: "Runs" }), summary,
     el("div", { class: "toolbar" }, filterBox, statusBox, compareBtn), table);
 
   filterBox.addEventListener("input", () => { state.filter = filterBox.value.toLowerCase(); render(); });
@@ -77,7 +77,7 @@
       el("td", { class: "num", text: fmtCount(r.counts.pending) }),
       ...shown.map((c) => el("td", { class: "num" }, metricCell(r.metrics.find((m) => m.key === c.key)))),
     ));
-    clear(table).append(el("thead", {}, head), el("tbody", {}, body));
+    fill(table, el("thead", {}, head), el("tbody", {}, body));
     summary.textContent = `${state.runs.length} run(s) in ${state.folder || "the folder"}; showing ${rows.length}.`;
     compareBtn.disabled = state.picked.size < 2;
   }
