@@ -169,7 +169,8 @@ def holm_rows(p: np.ndarray) -> np.ndarray:
     return out
 
 
-def block_tests(k: np.ndarray, n: Sequence[int], theta: float = dst.FOUR_FIFTHS) -> tuple[np.ndarray, np.ndarray]:
+def block_tests(k: np.ndarray, n: Sequence[int], theta: float = dst.FOUR_FIFTHS,
+                exact_n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(impact ratios, four-fifths p) of each group of one block in drawn data (k: draws x groups, n: questions
     per group), as the family computes them: the ratio against the block's drawn top group (NaN for the top
     itself and where the top selected nobody); the p of the family's own decision_stats.four_fifths_pvalues
@@ -187,7 +188,7 @@ def block_tests(k: np.ndarray, n: Sequence[int], theta: float = dst.FOUR_FIFTHS)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(top_rate[:, None] > 0, rates / top_rate[:, None], np.nan)
     ratio[rows, top] = np.nan
-    if max(n) <= FAMILY_EXACT_N:
+    if max(n) <= (FAMILY_EXACT_N if exact_n is None else exact_n):
         outcomes, back = np.unique(k, axis=0, return_inverse=True)
         names = ["block"] * k.shape[1]
         found = np.array([[np.nan if x is None else x for x in
@@ -222,7 +223,7 @@ def _blocks(design: Design) -> list[list[list[tuple[str, ...]]]]:
 
 
 def four_fifths_fail_rate(design: Design, shares: Mapping[tuple[str, ...], float], draws: int, seed: int,
-                          threshold: float = dst.FOUR_FIFTHS) -> float:
+                          threshold: float = dst.FOUR_FIFTHS, exact_n: int | None = None) -> float:
     """Share of simulated audits (selection drawn per cell at `shares`) in which the stem gate
     `impact_ratio>=threshold` fails: some group's drawn ratio to its block's drawn top is below the threshold
     and, at the family's floor (four fifths), its four-fifths p (block_tests: adjusted within its block, as
@@ -234,7 +235,7 @@ def four_fifths_fail_rate(design: Design, shares: Mapping[tuple[str, ...], float
     for block in _blocks(design):
         k = np.column_stack([sum(drawn[c] for c in group) for group in block])
         n = [sum(design.cells[c] for c in group) for group in block]
-        r, p = block_tests(k, n)
+        r, p = block_tests(k, n, exact_n=exact_n)
         ratios.append(r)
         ps.append(p)
     if not ratios:
