@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from metrics.stats import wilson_interval
+from harness.metrics.stats import wilson_interval
 
 REPO = Path(__file__).resolve().parent.parent.parent
 STEP = 1e-12  # one side of an end: far below the gap between two ends, far above rounding
