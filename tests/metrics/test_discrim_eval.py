@@ -100,6 +100,13 @@ def test_the_generator_reads_upstream_rows_and_the_scores_come_out_of_its_meta(
     folder = write_files(tmp_path)
     monkeypatch.setenv("HARNESS_DATA_DIR", str(tmp_path))
     assert jsonl_shape_ok(folder / "explicit.jsonl", 9450, gen.FIELDS)
+    # the pin's teeth: a truncated copy, a missing field or a damaged line is not the file
+    lines = (folder / "implicit.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "short.jsonl").write_text("".join(lines[:-1]), encoding="utf-8")
+    (tmp_path / "torn.jsonl").write_text("".join(lines[:-1]) + lines[-1][:20], encoding="utf-8")
+    assert not jsonl_shape_ok(tmp_path / "short.jsonl", 9450, gen.FIELDS)
+    assert not jsonl_shape_ok(tmp_path / "torn.jsonl", 9450, gen.FIELDS)
+    assert not jsonl_shape_ok(folder / "implicit.jsonl", 9450, (*gen.FIELDS, "no_such_field"))
     spec = {"fill": "explicit", "design": "sample", "per_question": 4, "seed": 1}
     probes = list(gen.generate(spec, "discrim-eval-explicit"))
     assert len(probes) == gen.count(spec) == 70 * 4
