@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich import box
@@ -23,13 +23,16 @@ from harness.core.errors import EXIT_INFRA, EXIT_OK, HarnessError
 console = Console()
 
 
-def _gate_exit(metrics: dict, gates: list, max_error_rate: float) -> int:
+def _gate_exit(metrics: dict, gates: list, max_error_rate: float, run_dir: Any = None) -> int:
     from harness.gates.checks import check
+    from harness.gates.power import run_low_power_notes
 
     outcome = check(metrics, gates, max_error_rate=max_error_rate)
-    for r in outcome.results:
+    notes = run_low_power_notes(run_dir, outcome.results) if run_dir is not None else {}
+    for i, r in enumerate(outcome.results):
         mark = ("pass", "green") if r.passed else ("FAIL", "bold red")
-        console.print(assemble(f"gate {r.gate.metric} = {r.value:.4g} ({r.gate.limit}): ", mark))
+        low = (f"; {notes[i]}", "yellow") if i in notes else ""  # a pass that could not have been a fail
+        console.print(assemble(f"gate {r.gate.metric} = {r.value:.4g} ({r.gate.limit}): ", mark, low))
     if outcome.message:
         style = "green" if outcome.exit_code == EXIT_OK else "bold red"
         console.print(untrusted(outcome.message, style))
@@ -99,7 +102,7 @@ def report(
         if quiet:
             console.print(assemble(("note:", "yellow"), " ", note))
     write_report(result.run_dir, result, quiet=quiet, console=console)
-    code = _gate_exit(result.metrics, gates, max_error_rate)  # the error-rate check applies without gates too
+    code = _gate_exit(result.metrics, gates, max_error_rate, result.run_dir)  # error rate: without gates too
     if code:
         raise typer.Exit(code)
 

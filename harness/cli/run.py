@@ -184,7 +184,7 @@ def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, com
 
 
 def _judge(console: Console, metrics: dict[str, Any], gates: list[Any], max_error_rate: float,
-           retry_hint: str, run_id: str) -> None:
+           retry_hint: str, run_id: str, run_dir: Any = None) -> None:
     """Infrastructure first (exit 3), then the --fail-above / --fail-below gates (exit 1), through
     harness.gates.checks.check."""
     from harness.gates.checks import check
@@ -195,8 +195,14 @@ def _judge(console: Console, metrics: dict[str, Any], gates: list[Any], max_erro
         raise HarnessError(f"{str(exc).rstrip('.')}. The run and its report are saved; check the gate again "
                            f"without asking anything: `harness report {run_id} --fail-above METRIC=VALUE`.",
                            exit_code=exc.exit_code) from None
-    for result in verdict.results:
-        console.print(untrusted(result))  # a metric name as typed on the command line
+    from harness.gates.power import run_low_power_notes
+
+    notes = run_low_power_notes(run_dir, verdict.results) if run_dir is not None else {}
+    for i, result in enumerate(verdict.results):
+        line = untrusted(result)  # a metric name as typed on the command line
+        if i in notes:  # a pass that could not have been a fail: its power at the family's stated effect
+            line.append(f"; {notes[i]}", style="yellow")
+        console.print(line)
     if verdict.exit_code == EXIT_INFRA:
         raise HarnessError(f"{verdict.message.rstrip('.')} ({retry_hint}).", exit_code=EXIT_INFRA)
     if verdict.exit_code:
@@ -340,7 +346,7 @@ def run_command(
     metrics = None if no_report else _score_and_report(console, outcome, method=method, compat=compat, reader=reader,
                                                        reader_options=options)
     if metrics is not None:
-        _judge(console, metrics, gates, max_error_rate, retry_hint, outcome.run_id)
+        _judge(console, metrics, gates, max_error_rate, retry_hint, outcome.run_id, outcome.run_dir)
     else:
         _check_unscored(outcome, gates, max_error_rate, retry_hint)
 
