@@ -248,3 +248,13 @@ def test_no_interval_reaching_1_stands_beside_beyond_chance() -> None:
     assert low == 0.0 and high < 0.8
     row = fam.audit_table(res.tables).set_index("group").loc["female"]
     assert row["four-fifths"].startswith("below 4/5, beyond chance: p = ")
+
+
+def test_a_single_group_gate_reads_the_same_p_as_the_stem_gate() -> None:
+    from harness.gates.checks import evaluate_gates, parse_gate
+
+    m = fam.compute(_frame(_chat)).metrics
+    (single,) = evaluate_gates(m, [parse_gate("decision.impact_ratio.black>=0.8")])
+    stem = {r.gate.metric: r for r in evaluate_gates(m, [parse_gate("decision.impact_ratio>=0.8")])}
+    assert single.chance_p == stem["decision.impact_ratio.black"].chance_p == m["decision.four_fifths_p_holm.black"]
+    assert single.passed and "within chance" in single.detail and "n = 10" in single.detail
