@@ -253,6 +253,10 @@ def _check_groups(design: Design) -> None:
         if group in seen and seen[group] != category:
             raise ConfigError(f"Decision group name {group!r} is used by both {seen[group]} and {category}.")
         seen[group] = category
+    unknown = sorted(set(design.labels) - set(seen))
+    if unknown:  # a misspelt group in `labels:` would silently label nothing (issue 36)
+        raise ConfigError(f"Decision suite 'labels' names group(s) {', '.join(map(repr, unknown))} that the suite "
+                          f"does not have; its groups: {', '.join(sorted(seen))}.")
 
 
 def _check_slots(design: Design) -> None:

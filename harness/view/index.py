@@ -43,7 +43,7 @@ from harness.core.records import STATUS_OK
 from harness.run.transcript import TRANSCRIPT_FILE
 from harness.score.review import REVIEWS_FILE, read_reviews, reply_sha
 
-SCHEMA = 5
+SCHEMA = 6
 VERDICTS_FILE = "verdicts.csv"
 READINGS_FILE = "readings.csv"
 MAX_PAGE = 200
@@ -54,7 +54,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS probes (
   probe_id TEXT PRIMARY KEY, seq INTEGER, suite TEXT, lang TEXT, kind TEXT, bias_type TEXT, attribute TEXT,
   groups TEXT, property TEXT, categories TEXT, options TEXT, question TEXT, meta TEXT, target TEXT,
-  status TEXT, error TEXT, reply TEXT, reply_sha TEXT, pair TEXT, role TEXT);
+  status TEXT, error TEXT, reply TEXT, reply_sha TEXT, pair TEXT, role TEXT, labels TEXT);
 CREATE INDEX IF NOT EXISTS probes_seq ON probes(seq);
 CREATE INDEX IF NOT EXISTS probes_attribute ON probes(attribute);
 CREATE INDEX IF NOT EXISTS probes_pair ON probes(pair);
@@ -72,7 +72,7 @@ CREATE TABLE IF NOT EXISTS readings (
 
 _UPSERT = """
 INSERT INTO probes VALUES (:probe_id, :seq, :suite, :lang, :kind, :bias_type, :attribute, :groups, :property,
-  :categories, :options, :question, :meta, :target, :status, :error, :reply, :reply_sha, :pair, :role)
+  :categories, :options, :question, :meta, :target, :status, :error, :reply, :reply_sha, :pair, :role, :labels)
 ON CONFLICT(probe_id) DO UPDATE SET status=excluded.status, error=excluded.error, reply=excluded.reply,
   reply_sha=excluded.reply_sha, target=excluded.target, seq=excluded.seq
 WHERE NOT (probes.status = 'ok' AND excluded.status != 'ok')
@@ -82,6 +82,7 @@ WHERE NOT (probes.status = 'ok' AND excluded.status != 'ok')
 _SELECT = """
 SELECT p.probe_id, p.seq, p.lang, p.kind, p.bias_type, p.attribute, p.groups, p.property, p.categories,
   p.question, p.status, p.error, substr(p.reply, 1, {chars}) AS reply, length(p.reply) AS reply_chars, p.role,
+  p.labels,
   v.label, v.biased, v.favoured, v.method, v.confidence, v.evidence, v.cut,
   r.label AS review_label, r.biased AS review_biased, r.oracle_label, r.oracle_biased,
   (r.probe_id IS NOT NULL AND r.reply_sha = p.reply_sha) AS reviewed,
@@ -462,14 +463,26 @@ def _row(raw: bytes, seq: int, pair_keys: tuple[str, ...]) -> dict[str, Any] | N
                 "meta": json.dumps(meta, default=str),
                 "target": reply.get("target"), "status": str(reply.get("status") or STATUS_OK),
                 "error": reply.get("error"), "reply": text, "reply_sha": reply_sha(raw_text), "pair": pair,
-                "role": role}
+                "role": role, "labels": json.dumps(group_labels(meta), ensure_ascii=False)}
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def group_labels(meta: Mapping[str, Any]) -> dict[str, str]:
+    """The names a suite gives its groups (a generator's meta[...]["labels"] = {group: label}: a decision
+    suite's `labels:`), so the pages show "本市城镇户口", not the metric-key name "local_hukou"."""
+    for value in meta.values():
+        labels = value.get("labels") if isinstance(value, dict) else None
+        if isinstance(labels, dict):
+            return {str(g): str(t) for g, t in labels.items()}
+    return {}
 
 
 def _finding(row: sqlite3.Row) -> dict[str, Any]:
     d = dict(row)
     d["groups"] = [g for g in (d.get("groups") or "").split("|") if g]
+    labels = json.loads(d.pop("labels", None) or "{}")
+    d["group_names"] = [labels.get(g, g) for g in d["groups"]]  # as the suite names them (group_labels)
     d["cut"] = bool(d.get("cut"))
     for key in ("biased", "review_biased", "oracle_biased"):
         if d.get(key) is not None:

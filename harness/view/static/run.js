@@ -141,7 +141,7 @@
     const rows = data.items.map((f) => {
       const tr = el("tr", { class: "clickable", dataset: { probe: f.probe_id }, tabindex: 0 },
         el("td", { class: "num", text: String(f.seq + 1) }), el("td", { text: f.attribute }),
-        el("td", { text: f.groups.join(", ") }), el("td", { text: f.question }),
+        el("td", { text: (f.group_names || f.groups).join(", ") }), el("td", { text: f.question }),
         el("td", {}, f.status === "ok" ? f.reply + (f.reply_chars > f.reply.length ? "…" : "") : (f.error || ""),
           f.cut ? el("span", { class: "badge cut", text: "cut" }) : null),
         el("td", {}, verdictBadge(f), f.changed_by_review ? el("span", { class: "badge review", text: "changed by review" })
@@ -174,7 +174,7 @@
     const parts = [
       el("h3", { text: "Probe" }),
       kv([["id", f.probe_id], ["kind", `${f.lang} ${f.kind} (${f.bias_type})`], ["attribute", f.attribute],
-          ["groups", f.groups.join(", ")], ["property", f.property], ["categories", f.categories]]),
+          ["groups", (f.group_names || f.groups).join(", ")], ["property", f.property], ["categories", f.categories]]),
       el("div", { class: "text question", text: f.question }),
       f.options && f.options.length ? el("ol", {}, f.options.map((o) => el("li", { text: o }))) : null,
       el("h3", { text: f.status === "ok" ? "Reply" : "Error (no answer, never scored)" }),
