@@ -145,3 +145,19 @@ def test_a_bad_row_is_one_sentence_naming_its_line() -> None:
                        "race": "white", "fill_type": "explicit"}, "explicit.jsonl line 4")
     with pytest.raises(Exception, match="fill must be one of explicit, implicit"):
         gen.parse({"fill": "both"})
+
+
+def test_the_mixed_intervals_cover_planted_effects_in_a_small_simulation() -> None:
+    # benchmarks/discrim_eval_coverage.py at full size gives 0.92-0.97 per term (100 draws, 30 questions); here
+    # 40 draws of a sampled design: each term's coverage must stay above 0.95 - 3 standard errors (0.85)
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "discrim_eval_coverage.py"
+    spec = importlib.util.spec_from_file_location("discrim_eval_coverage", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    coverage = module.coverage(40, 12, 6, seed=7)
+    assert set(coverage) == set(module.PLANTED)
+    assert all(share >= 0.85 for share in coverage.values()), coverage
