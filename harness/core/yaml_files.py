@@ -26,7 +26,22 @@ def read_yaml_file(path: Path, what: str) -> Any:
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{what} {path} is not valid YAML{where}: {problem}.") from None
+        raise ConfigError(f"{what} {path} is not valid YAML{_where(exc)}.") from None
+
+
+def _where(exc: yaml.YAMLError) -> str:
+    """Where the mistake is and what it is. A quote never closed is found at the end of the file (line 7), but
+    the mistake is where the quote opened (line 3): the line PyYAML was scanning from (its context) comes
+    first, the line it stopped at after it."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if start is not None and context and (mark is None or start.line != mark.line):
+        what = str(context).removeprefix("while ").replace("scanning a quoted scalar", "a quoted string")
+        what = what.replace("scanning ", "").replace("parsing ", "")
+        found = f" (found at line {mark.line + 1}: {problem})" if mark is not None else f" ({problem})"
+        said = f"{what} that starts there is not closed" if ("quoted" in what or "flow" in what) else (
+            f"in {what} that starts there")
+        return f" at line {start.line + 1}, column {start.column + 1}: {said}{found}"
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    return f"{where}: {problem}"
