@@ -61,6 +61,18 @@ class Design:
         return min(sum(n for cell, n in self.cells.items() if cell[i] == g)
                    for i, c in enumerate(self.categories) for g in self.levels[c])
 
+    def comparable(self) -> bool:
+        """The design has something for its gate to test: two groups of one scope or category (a grouped or
+        categorical design), or at least one question (a rate gate)."""
+        if self.grouped:
+            scopes: dict[str, int] = {}
+            for cell in self.cells:
+                scopes[cell[0]] = scopes.get(cell[0], 0) + 1
+            return any(v >= 2 for v in scopes.values())
+        if self.categories:
+            return any(len(self.levels[c]) >= 2 for c in self.categories)
+        return self.per_group() > 0
+
     def scaled(self, per_group: int) -> Design:
         """The same design with `per_group` questions per (smallest) group, every cell scaled alike."""
         now = max(1, self.per_group())
@@ -362,6 +374,10 @@ def _category(probe: Probe) -> list[tuple[str, str]]:
     return [("", str(probe.meta.get("category", "")))]
 
 
+def _option(probe: Probe) -> list[tuple[str, str]]:
+    return [(probe.attribute, str(probe.meta.get("option", "")))]
+
+
 def _levels(probe: Probe) -> list[tuple[str, str]]:
     info = probe.meta.get("decision") or {}
     return [(str(c), str(g)) for c, g in (info.get("levels") or {}).items()]
@@ -403,6 +419,7 @@ DECLARED: dict[str, GatePower] = {g.metric: g for g in (
     _refusal("bbq", _category, "questions per category"),
     _refusal("cbbq", _category, "questions per category"),
     _refusal("decision", _levels, "questions per group"),
+    _refusal("political", _option, "prompts per option"),
 )}
 
 

@@ -138,8 +138,14 @@ def suite_power(suite: str, params: Mapping[str, Any], detect: str | None = None
             raise HarnessError(f"--detect names '{wanted[0]}', which no default gate of suite '{name}' reads; "
                                f"its gates: {', '.join(str(g) for g in gates)}.")
     chosen = [g for g in chosen if _declaration(g.metric) is not None] or chosen
+    # a gate with nothing to compare in this suite (one category asked) is left out: no bot can fail it
+    testable = [g for g in chosen
+                if _declaration(g.metric) is None or _declaration(g.metric).design(gates[g]).comparable()]
+    if not testable:
+        return name, [], (f"Suite '{name}' gives its default gates ({', '.join(str(g) for g in chosen)}) nothing to "
+                          "compare: it asks one group (or one category) only, so no bot can fail them.")
     answers = [answer(name, g, gates[g], wanted[1] if wanted else None, rate, draws=draws, seed=seed)
-               for g in chosen]
+               for g in testable]
     if rate is not None and not any(a.rate is not None for a in answers):
         raise HarnessError("--rate is the top group's selection rate, and none of these gates compares groups' "
                            "rates; leave it out.")
