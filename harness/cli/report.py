@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich import box
@@ -23,12 +23,11 @@ from harness.core.errors import EXIT_INFRA, EXIT_OK, HarnessError
 console = Console()
 
 
-def _gate_exit(metrics: dict, gates: list, max_error_rate: float, run_dir: Any = None) -> int:
+def _gate_exit(metrics: dict, gates: list, max_error_rate: float, notes: dict[int, str] | None = None) -> int:
     from harness.gates.checks import check
-    from harness.gates.power import run_low_power_notes
 
     outcome = check(metrics, gates, max_error_rate=max_error_rate)
-    notes = run_low_power_notes(run_dir, outcome.results) if run_dir is not None else {}
+    notes = notes or {}  # a passing gate's low power (harness.gates.power.gate_power_notes)
     for i, r in enumerate(outcome.results):
         mark = ("pass", "green") if r.passed else ("FAIL", "bold red")
         low = (f"; {notes[i]}", "yellow") if i in notes else ""  # a pass that could not have been a fail
@@ -101,8 +100,12 @@ def report(
         result.notes.insert(0, note)
         if quiet:
             console.print(assemble(("note:", "yellow"), " ", note))
+    from harness.gates.power import gate_power_notes
+
+    power_notes, sentences = gate_power_notes(result.run_dir, result.metrics, gates, max_error_rate)
+    result.notes.extend(sentences)  # in report.html and metrics.json too: a pass that could not have been a fail
     write_report(result.run_dir, result, quiet=quiet, console=console)
-    code = _gate_exit(result.metrics, gates, max_error_rate, result.run_dir)  # error rate: without gates too
+    code = _gate_exit(result.metrics, gates, max_error_rate, power_notes)  # error rate: without gates too
     if code:
         raise typer.Exit(code)
 

@@ -210,3 +210,24 @@ def run_low_power_notes(run_dir: Any, results: Sequence[Any], *, draws: int = 60
         return low_power_notes(results, gated_probes(probes), draws=draws)
     except (HarnessError, ValueError, KeyError):  # an odd design: the gate's line stands without the note
         return {}
+
+
+def gate_power_notes(run_dir: Any, metrics: Mapping[str, Any], gates: Sequence[Gate],
+                     max_error_rate: float) -> tuple[dict[int, str], list[str]]:
+    """Before a report is written: (the notes of run_low_power_notes by gate result index, the sentences the
+    report shows, one per gate), for gates checked on these metrics; nothing when a gate cannot be checked
+    (its error comes from the check itself, after the report)."""
+    from harness.gates.checks import check
+
+    if not gates:
+        return {}, []
+    try:
+        results = check(metrics, gates, max_error_rate=max_error_rate).results
+    except HarnessError:
+        return {}, []
+    notes = run_low_power_notes(run_dir, results)
+    shown: dict[str, str] = {}
+    for i, note in notes.items():
+        gate = _covering(results[i].gate.metric, list(gates)) or results[i].gate
+        shown.setdefault(str(gate), f"The gate {gate} {note}.")
+    return notes, list(shown.values())

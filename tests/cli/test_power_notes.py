@@ -38,3 +38,5 @@ def test_a_small_passing_run_says_it_had_no_power(tmp_path, capsys):
     assert code == 0
     assert "passed, but this run could not have found an impact ratio of 0.6: power" in out
     assert "questions per group would" in out
+    html = (run_dir / "report.html").read_text("utf-8")
+    assert "could not have found an impact ratio of 0.6" in html
