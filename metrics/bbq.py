@@ -63,6 +63,7 @@ from harness.metrics import FamilyResult, refusals
 from harness.metrics.cbbq_position import notes as position_notes
 from harness.metrics.cbbq_position import position_test
 from harness.metrics.cbbq_position import table as position_table
+from harness.metrics.frames import FrameSpec
 from harness.metrics.stats import exact_interval, two_proportion_test, wilson_interval
 
 FAMILY = "bbq"
@@ -152,24 +153,18 @@ def row(probe: Probe, verdict: Verdict) -> dict[str, Any]:
             "upstream_order": order == [0, 1, 2], "original_choice": order[choice] if valid else -1}
 
 
+def _is_bbq(probe: Probe) -> bool:
+    return probe.kind == KIND
+
+
+#: scoring's question, prompt, reply and options travel with the table, for the findings' examples
+FRAME = FrameSpec(FAMILY, row, COLUMNS, marker=("target_chosen",), keep=_is_bbq,
+                  carry=(("question", "property"), ("prompt", "text"), ("reply", "reply"), ("options", "options")))
+
+
 def frame(pairs: Iterable[tuple[Probe, Verdict]]) -> pd.DataFrame:
     """The table every BBQ metric is computed from; other kinds' probes are skipped."""
-    return pd.DataFrame([row(p, v) for p, v in pairs if p.kind == KIND], columns=list(COLUMNS))
-
-
-def _ensure_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """Our own frame, or scoring's frame with `probe` and `verdict` objects (harness.score.scoring)."""
-    if "target_chosen" in df.columns:
-        return df
-    if {"probe", "verdict"} <= set(df.columns):
-        keep = [p.kind == KIND for p in df["probe"]]
-        src = df[keep]
-        out = frame(zip(src["probe"], src["verdict"], strict=True))
-        for ours, theirs in (("question", "property"), ("prompt", "text"), ("reply", "reply"), ("options", "options")):
-            if theirs in src.columns:
-                out[ours] = list(src[theirs])
-        return out
-    raise ValueError("harness.metrics.bbq needs metrics.bbq.frame() columns or `probe` + `verdict` objects")
+    return FRAME.build(pairs)
 
 
 # ------------------------------------------------------------------------------------------ the scores
@@ -292,7 +287,7 @@ def findings(df: pd.DataFrame, limit: int = 30) -> pd.DataFrame | None:
 
 def compute(df: pd.DataFrame) -> FamilyResult:
     """Flat metrics, intervals, counts, the per-category table, position diagnostics and findings."""
-    df = _ensure_frame(df)
+    df = FRAME.ensure(df)
     res = FamilyResult(family=FAMILY)
     if df.empty:
         return res
@@ -398,7 +393,7 @@ def plots(df: pd.DataFrame, out_dir: Path) -> list[Path]:
 
     from harness.core.figures import save_figure
 
-    df = _ensure_frame(df)
+    df = FRAME.ensure(df)
     if df.empty:
         return []
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -61,6 +61,7 @@ from harness.metrics import FamilyResult, as_result, refusals, slug
 from harness.metrics.cbbq_position import notes as position_notes
 from harness.metrics.cbbq_position import position_test
 from harness.metrics.cbbq_position import table as position_table
+from harness.metrics.frames import FrameSpec
 
 FAMILY = "cbbq"
 KIND = "multiple_choice"  # the kind question_gen/cbbq.py emits
@@ -152,25 +153,19 @@ def row(probe: Probe, verdict: Verdict) -> dict[str, Any]:
     }
 
 
+def _is_cbbq(probe: Probe) -> bool:
+    """CBBQ's probes: multiple-choice ones that name a stereotyped target."""
+    return probe.kind == KIND and "target" in probe.meta
+
+
+#: scoring's question, reply and options travel with the table, for the findings' examples
+FRAME = FrameSpec(FAMILY, row, COLUMNS, marker=("choice",), keep=_is_cbbq,
+                  carry=(("question", "text"), ("reply", "reply"), ("options", "options")))
+
+
 def frame(pairs: Iterable[tuple[Probe, Verdict]]) -> pd.DataFrame:
     """The table every CBBQ metric is computed from; non-CBBQ probes are skipped."""
-    rows = [row(p, v) for p, v in pairs if p.kind == "multiple_choice" and "target" in p.meta]
-    return pd.DataFrame(rows, columns=list(COLUMNS))
-
-
-def _ensure_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """Accept our own frame, or a scoring frame with `probe` and `verdict` objects (harness.score.scoring)."""
-    if "choice" in df.columns:
-        return df
-    if {"probe", "verdict"} <= set(df.columns):
-        keep = [p.kind == "multiple_choice" and "target" in p.meta for p in df["probe"]]
-        src = df[keep]
-        out = frame(zip(src["probe"], src["verdict"], strict=True))
-        for ours, theirs in (("question", "text"), ("reply", "reply"), ("options", "options")):
-            if theirs in src.columns:
-                out[ours] = list(src[theirs])
-        return out
-    raise ValueError("harness.metrics.cbbq needs columns from metrics.cbbq.frame() or `probe` + `verdict` objects")
+    return FRAME.build(pairs)
 
 
 def _rate(k: int, n: int) -> float:
@@ -329,7 +324,7 @@ def upstream_scores(df: pd.DataFrame) -> dict[str, float]:
 def compute(df: pd.DataFrame, *, weights: tuple[float, float] = DEFAULT_WEIGHTS) -> FamilyResult:
     """The family's result: flat_metrics, the answer-position table and the notes (a position warning
     first when a letter habit dominates; the rotated scores for ``permute: rotate`` runs)."""
-    df = _ensure_frame(df)
+    df = FRAME.ensure(df)
     res = as_result(FAMILY, flat_metrics(df, weights=weights))
     if df.empty:
         return res
@@ -356,7 +351,7 @@ def _refusals(res: FamilyResult, df: pd.DataFrame) -> None:
 def flat_metrics(df: pd.DataFrame, *, weights: tuple[float, float] = DEFAULT_WEIGHTS) -> dict[str, Any]:
     """Flat metrics for metrics.json (keys in the module docstring; NaN values are left out), plus
     "counts" ((k, n) per headline rate) and, given harness.score.scoring's frame, "findings"."""
-    df = _ensure_frame(df)
+    df = FRAME.ensure(df)
     if df.empty:
         return {}
     flat: dict[str, float] = {}
@@ -389,7 +384,7 @@ def flat_metrics(df: pd.DataFrame, *, weights: tuple[float, float] = DEFAULT_WEI
 def table(df: pd.DataFrame, by: str | list[str], *, weights: tuple[float, float] = DEFAULT_WEIGHTS
           ) -> pd.DataFrame:
     """Per-group table (by="category" or ["category", "subcategory"]) with intervals, for reports/CSV."""
-    df = _ensure_frame(df)
+    df = FRAME.ensure(df)
     keys = [by] if isinstance(by, str) else list(by)
     records = []
     for name, part in df.groupby(keys, sort=True):
@@ -403,14 +398,14 @@ def table(df: pd.DataFrame, by: str | list[str], *, weights: tuple[float, float]
 
 
 def tables(df: pd.DataFrame, *, weights: tuple[float, float] = DEFAULT_WEIGHTS) -> dict[str, pd.DataFrame]:
-    df = _ensure_frame(df)
+    df = FRAME.ensure(df)
     return {"cbbq_by_category": table(df, "category", weights=weights),
             "cbbq_by_subcategory": table(df, ["category", "subcategory"], weights=weights)}
 
 
 def answer_shares(df: pd.DataFrame) -> pd.DataFrame:
     """Per category and context: share of answers naming the target, the other group, unknown, invalid."""
-    df = _ensure_frame(df)
+    df = FRAME.ensure(df)
     kind = pd.Series("invalid", index=df.index)
     kind[df["valid"] & (df["choice"] == df["target"])] = "target"
     kind[df["valid"] & (df["choice"] == df["non_target"])] = "other group"
@@ -428,7 +423,7 @@ def plots(df: pd.DataFrame, out_dir: Path, *, weights: tuple[float, float] = DEF
 
     from harness.core.figures import save_figure
 
-    df = _ensure_frame(df)
+    df = FRAME.ensure(df)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
     if df.empty:

@@ -58,6 +58,7 @@ import pandas as pd
 from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, ViewMetric, register_kind
 from harness.core.records import Probe
 from harness.metrics import FamilyResult, slug
+from harness.metrics.frames import FrameSpec
 from harness.metrics.paired_test import PairedTest, outlier_mask, paired_test, read_out, upstream_test
 
 FAMILY = "chbias"
@@ -120,19 +121,16 @@ def row(probe: Probe, usage: Any) -> dict[str, Any]:
             "line": probe.meta.get("line"), "upstream_ppl1": up1, "upstream_ppl2": up2}
 
 
+def _is_chbias(probe: Probe) -> bool:
+    return probe.kind == KIND
+
+
+FRAME = FrameSpec(FAMILY, row, COLUMNS, marker=("ppl1",), keep=_is_chbias, sources=("probe", "usage"))
+
+
 def frame(pairs: Iterable[tuple[Probe, Any]]) -> pd.DataFrame:
     """The table every CHBias metric is computed from: (probe, reply usage) pairs; other kinds skipped."""
-    rows = [row(p, usage) for p, usage in pairs if p.kind == KIND]
-    return pd.DataFrame(rows, columns=list(COLUMNS))
-
-
-def _ensure_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """Our own frame, or harness.score.scoring's (with `probe` objects and the replies' `usage`)."""
-    if "ppl1" in df.columns:
-        return df
-    if {"probe", "usage"} <= set(df.columns):
-        return frame(zip(df["probe"], df["usage"], strict=True))
-    raise ValueError("harness.metrics.chbias needs metrics.chbias.frame() columns or `probe` + `usage`")
+    return FRAME.build(pairs)
 
 
 def test_of(part: pd.DataFrame) -> PairedTest:
@@ -218,7 +216,7 @@ def _put(res: FamilyResult, suffix: str, test: PairedTest, log: PairedTest, upst
 
 def table(df: pd.DataFrame) -> pd.DataFrame:
     """One row per category and split, as the paper's Table 2/3 (plus what the paper leaves out)."""
-    df = _ensure_frame(df)
+    df = FRAME.ensure(df)
     records = []
     for _suffix, _label_text, part in _slices(df):
         test, log = test_of(part), log_test_of(part)
@@ -309,7 +307,7 @@ def compute(df: pd.DataFrame) -> FamilyResult:
     """Flat metrics, intervals, counts, the per-category table, one-line readings and the findings."""
     starts = start_tokens(df)
     unknown_note = start_note(df) if UNKNOWN_START in starts else None
-    df = _ensure_frame(df)
+    df = FRAME.ensure(df)
     res = FamilyResult(family=FAMILY)
     if starts:
         res.tables["chbias_start_token"] = pd.DataFrame(
@@ -344,7 +342,7 @@ def plots(df: pd.DataFrame, out_dir: Path) -> list[Path]:
     from harness.core.figures import save_figure, setup_fonts
     from harness.metrics.paired_test import outlier_mask
 
-    df = _ensure_frame(df)
+    df = FRAME.ensure(df)
     slices = _slices(df)
     if not slices:
         return []

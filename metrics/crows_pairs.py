@@ -50,6 +50,7 @@ from harness.core.kinds import (
 )
 from harness.core.records import Probe
 from harness.metrics import FamilyResult, slug
+from harness.metrics.frames import FrameSpec
 from harness.metrics.stats import sign_test, wilson_interval
 
 FAMILY = "crows_pairs"
@@ -133,18 +134,16 @@ def row(probe: Probe, usage: Any) -> dict[str, Any]:
             "ll_more": ll_more, "ll_less": ll_less}
 
 
+def _is_crows_pair(probe: Probe) -> bool:
+    return probe.kind == KIND
+
+
+FRAME = FrameSpec(FAMILY, row, COLUMNS, marker=("ll_more",), keep=_is_crows_pair, sources=("probe", "usage"))
+
+
 def frame(pairs: Iterable[tuple[Probe, Any]]) -> pd.DataFrame:
     """The table every CrowS-Pairs metric is computed from: (probe, reply usage) pairs; other kinds skipped."""
-    return pd.DataFrame([row(p, u) for p, u in pairs if p.kind == KIND], columns=list(COLUMNS))
-
-
-def _ensure_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """Our own frame, or harness.score.scoring's (with `probe` objects and the replies' `usage`)."""
-    if "ll_more" in df.columns:
-        return df
-    if {"probe", "usage"} <= set(df.columns):
-        return frame(zip(df["probe"], df["usage"], strict=True))
-    raise ValueError("harness.metrics.crows_pairs needs metrics.crows_pairs.frame() columns or `probe` + `usage`")
+    return FRAME.build(pairs)
 
 
 def _share(k: int, n: int) -> tuple[float | None, tuple[float, float] | None]:
@@ -254,7 +253,7 @@ def _note(fig: Mapping[str, Any]) -> str:
 
 def compute(df: pd.DataFrame) -> FamilyResult:
     """Flat metrics, intervals, counts, the per-bias-type table, a one-line reading and the findings."""
-    df = _ensure_frame(df)
+    df = FRAME.ensure(df)
     res = FamilyResult(family=FAMILY)
     if df.empty:
         return res
@@ -294,7 +293,7 @@ def plots(df: pd.DataFrame, out_dir: Path) -> list[Path]:
 
     from harness.core.figures import save_figure, setup_fonts
 
-    df = _ensure_frame(df)
+    df = FRAME.ensure(df)
     slices = [(label, slice_figures(part)) for _s, label, part in _slices(df)] + [("all", slice_figures(df))]
     slices = [(label, fig) for label, fig in slices if fig["scored"]]
     if not slices:

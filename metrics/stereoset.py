@@ -48,6 +48,7 @@ import pandas as pd
 from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, Section, ViewMetric, register_kind
 from harness.core.records import LABEL_CHOICE, LABEL_REFUSE, Probe, Verdict
 from harness.metrics import FamilyResult
+from harness.metrics.frames import FrameSpec
 
 FAMILY = "stereoset"
 KIND = "stereoset"
@@ -131,16 +132,17 @@ def row(probe: Probe, verdict: Verdict, usage: Any) -> dict[str, Any]:
             "context": str(meta.get("context") or ""), "sentences": dict(zip(labels, probe.options, strict=False))}
 
 
+def _is_stereoset(probe: Probe) -> bool:
+    return probe.kind == KIND
+
+
+FRAME = FrameSpec(FAMILY, row, COLUMNS, marker=("scores", "instance"), keep=_is_stereoset,
+                  sources=("probe", "verdict", "usage"))
+
+
 def frame(rows: Iterable[tuple[Probe, Verdict, Any]]) -> pd.DataFrame:
-    return pd.DataFrame([row(p, v, u) for p, v, u in rows if p.kind == KIND], columns=list(COLUMNS))
-
-
-def _ensure_frame(df: pd.DataFrame) -> pd.DataFrame:
-    if "scores" in df.columns and "instance" in df.columns:
-        return df
-    if {"probe", "verdict", "usage"} <= set(df.columns):
-        return frame(zip(df["probe"], df["verdict"], df["usage"], strict=True))
-    raise ValueError("harness.metrics.stereoset needs metrics.stereoset.frame() columns or probe/verdict/usage")
+    """The table every StereoSet metric is computed from: (probe, verdict, reply usage); other kinds skipped."""
+    return FRAME.build(rows)
 
 
 def examples(df: pd.DataFrame) -> pd.DataFrame:
@@ -239,7 +241,7 @@ def _chat_counts(res: FamilyResult, df: pd.DataFrame) -> str:
 
 def compute(df: pd.DataFrame) -> FamilyResult:
     """SS, LMS and ICAT overall and per bias type, their bootstrap intervals, the table and a note."""
-    df = _ensure_frame(df)
+    df = FRAME.ensure(df)
     res = FamilyResult(family=FAMILY)
     if df.empty:
         return res
@@ -282,7 +284,7 @@ def findings(df: pd.DataFrame, limit: int = 20) -> pd.DataFrame | None:
 
 def predictions(df: pd.DataFrame) -> dict[str, list[dict[str, Any]]] | None:
     """The run's scores in upstream's predictions format, one entry per candidate sentence id; None for chat."""
-    df = _ensure_frame(df)
+    df = FRAME.ensure(df)
     scored = df[df["scores"].notna()].drop_duplicates(["task", "instance"])
     if scored.empty:
         return None
