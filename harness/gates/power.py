@@ -192,7 +192,7 @@ def low_power_notes(results: Sequence[Any], probes_by_gate: Mapping[Gate, Sequen
     return notes
 
 
-def run_low_power_notes(run_dir: Any, results: Sequence[Any], *, draws: int = 600) -> dict[int, str]:
+def run_low_power_notes(run_dir: Any, results: Sequence[Any], *, draws: int = 400) -> dict[int, str]:
     """low_power_notes for a run folder's gate results, the design read from its transcript (every probe it
     recorded); {} when the folder has no transcript or the results need no note. Never raises for a note: a
     gate's verdict does not depend on it."""
