@@ -343,12 +343,43 @@ def run_command(
     )
     _summarise_outcome(console, outcome, suite)
     retry_hint = f"`harness run --resume {outcome.run_id} --retry-errors`"
-    metrics = None if no_report else _score_and_report(console, outcome, method=method, compat=compat, reader=reader,
-                                                       reader_options=options)
+    try:
+        metrics = None if no_report else _score_and_report(console, outcome, method=method, compat=compat,
+                                                           reader=reader, reader_options=options)
+    except KeyboardInterrupt:
+        _scoring_interrupted(console, outcome.run_dir, outcome.run_id)
     if metrics is not None:
         _judge(console, metrics, gates, max_error_rate, retry_hint, outcome.run_id, outcome.run_dir)
     else:
         _check_unscored(outcome, gates, max_error_rate, retry_hint)
+
+
+SCORING_KEY = "scoring"  # the manifest's note that a scoring was cut short (until metrics.json is newer)
+
+
+def _scoring_interrupted(console: Console, run_dir: Any, run_id: str) -> None:
+    """Ctrl-C while scoring: one line, exit 130, and a manifest note so `harness runs` does not list the run as
+    complete while its report is older than its replies (it exited 130 silently and was listed complete)."""
+    from harness.core.records import utc_now
+
+    with contextlib.suppress(HarnessError, OSError):
+        manifest = mf.read_manifest(run_dir)
+        manifest[SCORING_KEY] = {"status": "interrupted", "at": utc_now()}
+        mf.write_manifest(run_dir, manifest)
+    console.print(f"interrupted while scoring: every reply is saved; score them with `harness report {run_id}`.",
+                  soft_wrap=True)
+    raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _scored_since(run_dir: Any, note: Any) -> bool:
+    """Whether metrics.json was written after the scoring that was interrupted (`harness report` ran since)."""
+    from datetime import datetime
+
+    metrics = os.path.join(run_dir, mf.METRICS_FILE)
+    try:
+        return os.path.getmtime(metrics) > datetime.fromisoformat(str(note.get("at"))).timestamp()
+    except (OSError, ValueError, TypeError, AttributeError):
+        return False
 
 
 def _check_unscored(outcome: Any, gates: list[Any], max_error_rate: float, retry_hint: str) -> None:
@@ -420,6 +451,9 @@ def live_status(run_dir: Any, manifest: dict[str, Any], missing: str = "?") -> s
     status = str(manifest.get("status") or missing)
     if status == mf.STATUS_RUNNING and not is_locked(run_dir):
         return "stopped"
+    note = manifest.get(SCORING_KEY)
+    if status == mf.STATUS_COMPLETE and isinstance(note, dict) and not _scored_since(run_dir, note):
+        return "answered, scoring interrupted"
     return status
 
 
