@@ -193,12 +193,11 @@ class _Opened:
 
 
 def _content(plan: RunPlan, probes: Iterable[Probe] | None) -> SuiteContent | None:
-    """The fingerprint of what this run asks (harness.run.suite_content), from the suite's selection or a list
-    the caller gave; None when the probes are a one-pass stream or the errored probes of the transcript."""
-    if plan.probes_from_transcript:
+    """The fingerprint of what this run asks (harness.run.suite_content), from the suite's selection; None when
+    the caller passes the probes (it owns what its folder holds, and may grow its list) or --retry-errors asks
+    the errored probes of the transcript again."""
+    if plan.probes_from_transcript or probes is not None or plan.suite is None:
         return None
-    if probes is not None:
-        return suite_content.fingerprint(probes) if isinstance(probes, list | tuple) else None
     return suite_content.fingerprint(_probe_stream(plan, None))
 
 
