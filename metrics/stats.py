@@ -43,7 +43,7 @@ All functions are deterministic for a given seed: the same run gives the same in
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -386,10 +386,38 @@ def mean_variance_interval(sets: Sequence[Sequence[tuple[int, int]]], *, n_boot:
     return est.interval if est else None
 
 
+def _variances(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """The paper's variance of group rates, one per row of counts k (group sizes n)."""
+    return (k / n).var(axis=-1)
+
+
 def _null_variances(n: np.ndarray, favoured: int, n_perm: int, rng: np.random.Generator) -> np.ndarray:
     """The paper's variance of n_perm shuffles of one attribute's group labels (group sizes n, total k)."""
-    shuffled = rng.multivariate_hypergeometric(n, favoured, size=n_perm)
-    return (shuffled / n).var(axis=1)
+    return _variances(rng.multivariate_hypergeometric(n, favoured, size=n_perm), n)
+
+
+def _dealt_p(tables: Sequence[Sequence[tuple[int, int]]], statistic: Callable[[np.ndarray, np.ndarray], np.ndarray],
+             *, n_perm: int, seed: int, skip_degenerate: bool) -> float | None:
+    """p of a statistic summed over tables, each table's counts dealt out again among its groups (sizes and
+    total kept: a multivariate hypergeometric draw per table). One loop for permutation_test and
+    refusal_disparity_test, which differ only in the statistic and in whether a table where no or every
+    answer counted (it adds 0 either way) still draws its shuffles: refusal_disparity_test's does not, and
+    keeping each test's draws as they were keeps every stored p-value. None without a table of two groups.
+    """
+    usable = [c for c in (_usable(x) for x in tables) if len(c) >= 2]
+    if not usable:
+        return None
+    rng = np.random.default_rng(seed)
+    observed, null = 0.0, np.zeros(n_perm)
+    for counts in usable:
+        ks = np.array([k for k, _ in counts], dtype=np.int64)
+        ns = np.array([n for _, n in counts], dtype=np.int64)
+        total = int(ks.sum())
+        if skip_degenerate and total in (0, int(ns.sum())):
+            continue
+        observed += float(statistic(ks[None, :], ns)[0])
+        null += statistic(rng.multivariate_hypergeometric(ns, total, size=n_perm), ns)
+    return _permutation_p(observed, null)
 
 
 def permutation_test(sets: Sequence[Sequence[tuple[int, int]]], *, n_perm: int = DEFAULT_PERMUTATIONS,
@@ -401,17 +429,7 @@ def permutation_test(sets: Sequence[Sequence[tuple[int, int]]], *, n_perm: int =
     is the paper's variance, averaged over attributes. p = (1 + shuffles at least as extreme) / (1 +
     n_perm), which never understates the evidence. None without an attribute of two asked groups.
     """
-    usable = [c for c in (_usable(x) for x in sets) if len(c) >= 2]
-    if not usable:
-        return None
-    rng = np.random.default_rng(seed)
-    observed, null = 0.0, np.zeros(n_perm)
-    for counts in usable:
-        ks = np.array([k for k, _ in counts], dtype=np.int64)
-        ns = np.array([n for _, n in counts], dtype=np.int64)
-        observed += float((ks / ns).var())
-        null += _null_variances(ns, int(ks.sum()), n_perm, rng)
-    return _permutation_p(observed, null)
+    return _dealt_p(sets, _variances, n_perm=n_perm, seed=seed, skip_degenerate=False)
 
 
 def _permutation_p(observed: float, null: np.ndarray) -> float:
@@ -536,19 +554,10 @@ def refusal_disparity_test(tables: Sequence[Sequence[tuple[int, int]]], *, n_per
     two-sided p; the Monte-Carlo p lands within its error of it). No refusal anywhere: p = 1. None without a
     table of two asked groups.
     """
-    usable = [c for c in (_usable(x) for x in tables) if len(c) >= 2]
-    if not usable:
-        return None
-    rng = np.random.default_rng(seed)
-    observed, null = 0.0, np.zeros(n_perm)
-    for counts in usable:
-        ks = np.array([k for k, _ in counts], dtype=np.int64)
-        ns = np.array([n for _, n in counts], dtype=np.int64)
-        total = int(ks.sum())
-        if total in (0, int(ns.sum())):
-            continue  # nothing or everything refused: no deal of this table differs from another
-        observed += float(_chi_square(ks[None, :].astype(float), ns.astype(float))[0])
-        null += _chi_square(rng.multivariate_hypergeometric(ns, total, size=n_perm).astype(float), ns.astype(float))
-    if observed == 0.0 and not null.any():
-        return 1.0
-    return _permutation_p(observed, null)
+    # a table where nothing or everything was refused is passed over: no deal of it differs from another
+    return _dealt_p(tables, _chi_square_of_counts, n_perm=n_perm, seed=seed, skip_degenerate=True)
+
+
+def _chi_square_of_counts(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """_chi_square of integer counts (each row of k against group sizes n)."""
+    return _chi_square(k.astype(float), n.astype(float))
