@@ -67,7 +67,7 @@ class Registry(Generic[T]):
         self._entries: dict[str, T | str] = {}
         self._origins: dict[str, str] = {}  # name -> the distribution whose entry point registered it
         self.refused: dict[str, str] = {}  # another package's entry points not registered: name -> "dist: ref"
-        self._unread, self._unfed, self._fed = group is not None, True, set[str]()
+        self._unread, self._fed = group is not None, set[str]()
         _REGISTRIES.add(self)
 
     def register(self, name: str, obj: T | str) -> T | str:
@@ -114,8 +114,7 @@ class Registry(Generic[T]):
                     continue
                 self.register(ep.name, ep.value)
                 self._origins.setdefault(ep.name, dist)
-        if self._feed is not None and self._unfed:  # a derived table: every source entry's parts
-            self._unfed = False
+        if self._feed is not None:  # a derived table: the parts of every source entry not taken yet
             self._take(self._feed[0].names())
 
     def _take(self, names: Iterable[str]) -> None:
@@ -132,13 +131,13 @@ class Registry(Generic[T]):
         for name in list(self._origins):
             self.unregister(name)
         self.refused.clear()
-        self._unread, self._unfed, self._fed = self.group is not None, True, set()
+        self._unread, self._fed = self.group is not None, set()
 
     def get(self, name: str) -> T | None:
         """The entry (imported if lazy), or None; a derived table reads the source entry of that name first."""
         if self._unread:
             self._read()
-        if name not in self._entries and self._feed is not None and self._unfed:
+        if name not in self._entries and self._feed is not None:  # a method registered since is read too
             if name in self._feed[0]:
                 self._take([name])
             if name not in self._entries:

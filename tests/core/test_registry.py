@@ -121,7 +121,10 @@ def test_a_derived_table_takes_the_parts_of_its_source_entries() -> None:
     assert table.get("a") == 1 and read == ["a,shared"]  # the method of the same name only
     assert table.get("b2") == 2 and read == ["a,shared", "b2,shared"]  # missed: every method read
     assert table.names() == ["own", "a", "shared", "b2"] and table.get("nothing") is None
+    methods.register("d", {"d4": 4})  # a source entry registered after every one was read: read on a miss
+    assert table.get("d4") == 4 and "d4" in table.names()
     methods.register("c", {"shared": 5})
+    methods.unregister("d")
     clash: Registry[int] = Registry("unit part", feed=(methods, lambda m: list(m.items())))
     with pytest.raises(RegistrationError, match="Unit part 'shared' is registered twice, differently: 0 and 5"):
         clash.names()
