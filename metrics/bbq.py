@@ -64,6 +64,7 @@ from harness.metrics.cbbq_position import notes as position_notes
 from harness.metrics.cbbq_position import position_test
 from harness.metrics.cbbq_position import table as position_table
 from harness.metrics.frames import FrameSpec
+from harness.metrics.score_bars import score_bars
 from harness.metrics.stats import exact_interval, two_proportion_test, wilson_interval
 
 FAMILY = "bbq"
@@ -386,30 +387,10 @@ SECTIONS = (
 
 def plots(df: pd.DataFrame, out_dir: Path) -> list[Path]:
     """s_AMB and s_DIS per category with their 95% intervals."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from harness.core.figures import save_figure
-
     df = FRAME.ensure(df)
     if df.empty:
         return []
     out_dir.mkdir(parents=True, exist_ok=True)
-    t = _table(df)
-    fig, ax = plt.subplots(figsize=(10, 4.5))
-    x = range(len(t))
-    for offset, key, colour in ((-0.2, "s_amb", "#4c72b0"), (0.2, "s_dis", "#dd8452")):
-        vals = t[key].fillna(0)
-        err = [(t[key] - t[f"{key}.ci_low"]).fillna(0), (t[f"{key}.ci_high"] - t[key]).fillna(0)]
-        ax.bar([i + offset for i in x], vals, width=0.4, yerr=err, capsize=3, color=colour,
-               label={"s_amb": "s_AMB (ambiguous)", "s_dis": "s_DIS (disambiguated)"}[key])
-    ax.axhline(0, color="#444", linewidth=0.8)
-    ax.set_xticks(list(x), t["category"], rotation=35, ha="right")
-    ax.set_ylim(-1.05, 1.05)
-    ax.set_ylabel("bias score (-1 to 1)")
-    ax.set_title("BBQ bias scores per category, 95% intervals")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
-    fig.tight_layout()
-    return [save_figure(fig, out_dir / "bbq_scores.png", tight=False, dpi=110)]
+    bars = (("s_amb", "s_AMB (ambiguous)"), ("s_dis", "s_DIS (disambiguated)"))
+    return [score_bars(_table(df), bars, ylim=(-1.05, 1.05), ylabel="bias score (-1 to 1)",
+                       title="BBQ bias scores per category, 95% intervals", path=out_dir / "bbq_scores.png")]

@@ -62,6 +62,7 @@ from harness.metrics.cbbq_position import notes as position_notes
 from harness.metrics.cbbq_position import position_test
 from harness.metrics.cbbq_position import table as position_table
 from harness.metrics.frames import FrameSpec
+from harness.metrics.score_bars import finish, score_bars
 
 FAMILY = "cbbq"
 KIND = "multiple_choice"  # the kind question_gen/cbbq.py emits
@@ -421,31 +422,14 @@ def plots(df: pd.DataFrame, out_dir: Path, *, weights: tuple[float, float] = DEF
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from harness.core.figures import save_figure
-
     df = FRAME.ensure(df)
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths: list[Path] = []
     if df.empty:
-        return paths
-    t = table(df, "category", weights=weights)
-    fig, ax = plt.subplots(figsize=(10, 4.5))
-    x = range(len(t))
-    for offset, key, colour in ((-0.2, "s_amb", "#4c72b0"), (0.2, "s_disamb", "#dd8452")):
-        vals = t[key].fillna(0)
-        err = [(t[key] - t[f"{key}.ci_low"]).fillna(0), (t[f"{key}.ci_high"] - t[key]).fillna(0)]
-        ax.bar([i + offset for i in x], vals, width=0.4, yerr=err, capsize=3, color=colour,
-               label={"s_amb": "S_amb (ambiguous)", "s_disamb": "S_disamb (disambiguous)"}[key])
-        for i, v in zip(x, t[key], strict=True):  # nothing to divide by: say so instead of a fake 0
-            if pd.isna(v):
-                ax.text(i + offset, 0.02, "n/a", ha="center", va="bottom", fontsize=7, rotation=90)
-    ax.set_xticks(list(x), t["category"], rotation=35, ha="right")
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("bias score (0 = none, 1 = always stereotyped)")
-    ax.set_title("CBBQ bias scores per category, 95% Wilson intervals")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
-    fig.tight_layout()
-    paths.append(save_figure(fig, out_dir / "cbbq_scores.png", tight=False, dpi=110))
+        return []
+    bars = (("s_amb", "S_amb (ambiguous)"), ("s_disamb", "S_disamb (disambiguous)"))
+    paths = [score_bars(table(df, "category", weights=weights), bars, ylim=(0, 1.05),
+                        ylabel="bias score (0 = none, 1 = always stereotyped)",
+                        title="CBBQ bias scores per category, 95% Wilson intervals", path=out_dir / "cbbq_scores.png")]
 
     shares = answer_shares(df)
     fig, ax = plt.subplots(figsize=(10, max(3.0, 0.28 * len(shares) + 1)))
@@ -458,10 +442,8 @@ def plots(df: pd.DataFrame, out_dir: Path, *, weights: tuple[float, float] = DEF
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of answers")
-    ax.set_title("CBBQ answers: stereotyped target, other group, unknown, invalid")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
-    fig.tight_layout()
-    paths.append(save_figure(fig, out_dir / "cbbq_answers.png", tight=False, dpi=110))
+    title = "CBBQ answers: stereotyped target, other group, unknown, invalid"
+    paths.append(finish(fig, ax, title, out_dir / "cbbq_answers.png"))
     return paths
 
 
