@@ -297,6 +297,10 @@ def run_command(
     allow_self_judge: Annotated[bool, typer.Option("--allow-self-judge", metavar="",
                                                    rich_help_panel="Scoring and gates",
                                                    help="Let the target under test judge its own replies.")] = False,
+    use_default_gates: Annotated[bool, typer.Option("--default-gates", metavar="", rich_help_panel="Scoring and gates",
+                                                    help="Also apply the default gates of the run's probe kinds "
+                                                         "(e.g. the decision kind's four-fifths gate); "
+                                                         "docs/ci_gates.md.")] = False,
 ) -> None:
     """Ask a suite of a target; record, resume, score and gate (the main job).
 
@@ -317,8 +321,8 @@ def run_command(
     from harness.gates.checks import parse_gates as parse_bounded  # both directions; light to import
 
     gates = parse_bounded(fail_above, fail_below)
-    if gates and no_report:
-        raise HarnessError("--fail-above and --fail-below need the scores; drop --no-report.")
+    if (gates or use_default_gates) and no_report:
+        raise HarnessError("--fail-above, --fail-below and --default-gates need the scores; drop --no-report.")
     answer_mode = _preflight(suite=suite, target=target, method=method, answer_mode=answer_mode)
     if judge and suite and not dry_run:  # a suite option's typo: one sentence, before a judge model is loaded
         _first_probe(suite, sample=sample, seed=seed, limit=limit, params=params)
@@ -349,9 +353,24 @@ def run_command(
     except KeyboardInterrupt:
         _scoring_interrupted(console, outcome.run_dir, outcome.run_id)
     if metrics is not None:
+        if use_default_gates:
+            gates = with_default_gates(gates, outcome.run_dir)
         _judge(console, metrics, gates, max_error_rate, retry_hint, outcome.run_id, outcome.run_dir)
     else:
         _check_unscored(outcome, gates, max_error_rate, retry_hint)
+
+
+def with_default_gates(gates: list[Any], run_dir: Any) -> list[Any]:
+    """--default-gates: the gates named on the command line, then the default gates the run's probe kinds declare
+    (harness.gates.defaults) for every metric the command line does not gate already."""
+    from pathlib import Path
+
+    from harness.gates.defaults import default_gates
+    from harness.run.transcript import TRANSCRIPT_FILE, read_entries
+
+    kinds = dict.fromkeys(e.probe.kind for e in read_entries(Path(run_dir) / TRANSCRIPT_FILE))
+    named = {g.metric for g in gates}
+    return [*gates, *(g for g in default_gates(kinds) if g.metric not in named)]
 
 
 SCORING_KEY = "scoring"  # the manifest's note that a scoring was cut short (until metrics.json is newer)
