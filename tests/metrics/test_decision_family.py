@@ -70,13 +70,13 @@ def test_selection_rates_impact_ratios_and_paired_tests_by_hand() -> None:
     assert m["decision.min_impact_ratio"] == pytest.approx(0.4)
     assert m["decision.four_fifths_flags"] == 3  # black, female+black, male+black
     # two groups in race: the data-chosen test has one comparator, so its p is the pairwise exact p
-    assert m["decision.four_fifths_p.black"] == pytest.approx(st.shortfall_p(5, 10, 10, 10), abs=1e-5)
+    assert m["decision.four_fifths_p.black"] == pytest.approx(st.shortfall_p(5, 10, 10, 10), abs=1e-4)
     # Holm within race (black, white): 2 x p_black
     assert m["decision.four_fifths_p_holm.black"] == pytest.approx(2 * m["decision.four_fifths_p.black"])
     # four groups in sex x race: female+black's data-chosen p lies between its pairwise p against the 5 of 5
     # groups and the union bound, 3 x that
     pair = st.shortfall_p(2, 5, 5, 5)
-    assert pair - 1e-6 <= m["decision.four_fifths_p.female+black"] <= 3 * pair + 1e-6
+    assert pair - 1e-4 <= m["decision.four_fifths_p.female+black"] <= 3 * pair + 1e-4
     assert m["decision.four_fifths_failures"] == 0  # 10 per group: not beyond chance
     # within a case: black against white, same set and sex; the refused variant is a no.
     # white yes / black no in female sets 2, 3, 4 and male sets 3, 4: McNemar 0 vs 5 -> 2 x (1/2)^5
