@@ -154,12 +154,8 @@ def row(probe: Probe, verdict: Verdict) -> dict[str, Any]:
             "upstream_order": order == [0, 1, 2], "original_choice": order[choice] if valid else -1}
 
 
-def _is_bbq(probe: Probe) -> bool:
-    return probe.kind == KIND
-
-
 #: scoring's question, prompt, reply and options travel with the table, for the findings' examples
-FRAME = FrameSpec(FAMILY, row, COLUMNS, marker=("target_chosen",), keep=_is_bbq,
+FRAME = FrameSpec(FAMILY, row, COLUMNS, marker=("target_chosen",), kind=KIND,
                   carry=(("question", "property"), ("prompt", "text"), ("reply", "reply"), ("options", "options")))
 
 

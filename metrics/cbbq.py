@@ -154,13 +154,8 @@ def row(probe: Probe, verdict: Verdict) -> dict[str, Any]:
     }
 
 
-def _is_cbbq(probe: Probe) -> bool:
-    """CBBQ's probes: multiple-choice ones that name a stereotyped target."""
-    return probe.kind == KIND and "target" in probe.meta
-
-
 #: scoring's question, reply and options travel with the table, for the findings' examples
-FRAME = FrameSpec(FAMILY, row, COLUMNS, marker=("choice",), keep=_is_cbbq,
+FRAME = FrameSpec(FAMILY, row, COLUMNS, marker=("choice",), kind=KIND, needs=("target",),
                   carry=(("question", "text"), ("reply", "reply"), ("options", "options")))
 
 

@@ -121,11 +121,7 @@ def row(probe: Probe, usage: Any) -> dict[str, Any]:
             "line": probe.meta.get("line"), "upstream_ppl1": up1, "upstream_ppl2": up2}
 
 
-def _is_chbias(probe: Probe) -> bool:
-    return probe.kind == KIND
-
-
-FRAME = FrameSpec(FAMILY, row, COLUMNS, marker=("ppl1",), keep=_is_chbias, sources=("probe", "usage"))
+FRAME = FrameSpec(FAMILY, row, COLUMNS, marker=("ppl1",), kind=KIND, sources=("probe", "usage"))
 
 
 def frame(pairs: Iterable[tuple[Probe, Any]]) -> pd.DataFrame:

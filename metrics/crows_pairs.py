@@ -134,11 +134,7 @@ def row(probe: Probe, usage: Any) -> dict[str, Any]:
             "ll_more": ll_more, "ll_less": ll_less}
 
 
-def _is_crows_pair(probe: Probe) -> bool:
-    return probe.kind == KIND
-
-
-FRAME = FrameSpec(FAMILY, row, COLUMNS, marker=("ll_more",), keep=_is_crows_pair, sources=("probe", "usage"))
+FRAME = FrameSpec(FAMILY, row, COLUMNS, marker=("ll_more",), kind=KIND, sources=("probe", "usage"))
 
 
 def frame(pairs: Iterable[tuple[Probe, Any]]) -> pd.DataFrame:

@@ -25,18 +25,23 @@ class FrameSpec:
     """How one family's table is built: what it writes per probe and how a built table is recognised.
 
     `row` takes the scoring columns named in `sources`, in that order, one probe's values at a time (the
-    first is always the probe); `keep` says which probes are the family's (others are skipped); a frame
-    holding every column of `marker` is taken as already built; `carry` copies scoring columns onto the
-    built frame as (our name, scoring's name), where scoring has them.
+    first is always the probe); the family's probes are those of `kind` holding every key of `needs` in
+    their meta (others are skipped); a frame holding every column of `marker` is taken as already built;
+    `carry` copies scoring columns onto the built frame as (our name, scoring's name), where scoring has them.
     """
 
     family: str
     row: Callable[..., dict[str, Any]]
     columns: tuple[str, ...]
     marker: tuple[str, ...]
-    keep: Callable[[Probe], bool]
+    kind: str
+    needs: tuple[str, ...] = ()
     sources: tuple[str, ...] = ("probe", "verdict")
     carry: tuple[tuple[str, str], ...] = ()
+
+    def keep(self, probe: Probe) -> bool:
+        """Whether a probe is the family's: its kind, with the meta keys its rows read."""
+        return probe.kind == self.kind and all(key in probe.meta for key in self.needs)
 
     def build(self, items: Iterable[Sequence[Any]]) -> pd.DataFrame:
         """The family's table from (probe, ...) tuples ordered as `sources`; other families' probes skipped."""

@@ -132,11 +132,7 @@ def row(probe: Probe, verdict: Verdict, usage: Any) -> dict[str, Any]:
             "context": str(meta.get("context") or ""), "sentences": dict(zip(labels, probe.options, strict=False))}
 
 
-def _is_stereoset(probe: Probe) -> bool:
-    return probe.kind == KIND
-
-
-FRAME = FrameSpec(FAMILY, row, COLUMNS, marker=("scores", "instance"), keep=_is_stereoset,
+FRAME = FrameSpec(FAMILY, row, COLUMNS, marker=("scores", "instance"), kind=KIND,
                   sources=("probe", "verdict", "usage"))
 
 

@@ -18,8 +18,7 @@ def _row(probe: Probe, verdict: Verdict) -> dict[str, Any]:
     return {"probe_id": probe.id, "choice": verdict.favoured}
 
 
-SPEC = FrameSpec("toy", _row, ("probe_id", "choice"), marker=("choice",), keep=lambda p: p.kind == "toy",
-                 carry=(("question", "text"),))
+SPEC = FrameSpec("toy", _row, ("probe_id", "choice"), marker=("choice",), kind="toy", carry=(("question", "text"),))
 
 
 def _pair(kind: str, text: str, favoured: str) -> tuple[Probe, Verdict]:
@@ -55,6 +54,14 @@ def test_a_frame_of_neither_shape_is_one_sentence_naming_the_family() -> None:
     with pytest.raises(ValueError, match=r"harness\.metrics\.toy needs metrics\.toy\.frame\(\) columns or "
                                          r"`probe` \+ `verdict`$"):
         SPEC.ensure(pd.DataFrame({"reply": ["x"]}))
+
+
+def test_a_probe_without_the_meta_its_rows_read_is_not_the_familys() -> None:
+    spec = FrameSpec("toy", _row, ("probe_id", "choice"), marker=("choice",), kind="toy", needs=("target",))
+    plain = _pair("toy", "q", "0")
+    probe = Probe.make("s", "en", "toy", "b", "q2", meta={"target": 1})
+    df = spec.build([plain, (probe, Verdict(probe.id, LABEL_CHOICE, False, "rules", favoured="1"))])
+    assert list(df["choice"]) == ["1"]
 
 
 def test_the_families_declare_their_frames_here() -> None:
