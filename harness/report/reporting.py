@@ -115,12 +115,16 @@ def write_verdicts_csv(result: RunResult, path: Path) -> Path:
     if "confidence" in df.columns:  # the rules' calibrated confidence in their verdict (harness.judge.confidence)
         cols = [*cols, "confidence"]
     tmp = path.with_suffix(".csv.tmp")
-    with tmp.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["question" if c == "text" else c for c in cols])
-        for row in df[cols].itertuples(index=False) if not df.empty else []:
-            w.writerow([_csv_value(v) for v in row])
-    os.replace(tmp, path)
+    try:
+        with tmp.open("w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(["question" if c == "text" else c for c in cols])
+            for row in df[cols].itertuples(index=False) if not df.empty else []:
+                w.writerow([_csv_value(v) for v in row])
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a full disk (or Ctrl-C) left a 0-byte verdicts.csv.tmp (issue 36)
+        raise
     return path
 
 

@@ -95,3 +95,23 @@ def test_a_manifest_write_on_a_full_disk_leaves_no_tmp(tmp_path: Path, monkeypat
         mf.write_manifest(tmp_path, {"status": "x" * 10_000})  # would need more blocks: refused, old one kept
     assert json.loads((tmp_path / "manifest.json").read_text())["status"] == "interrupted"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json"]
+
+
+def test_verdicts_csv_on_a_full_disk_leaves_no_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    import pandas as pd
+
+    from harness.report import reporting
+
+    cols = ["probe_id", "suite", "lang", "kind", "bias_type", "attribute", "groups", "property", "categories",
+            "text", "reply", "label", "biased", "favoured", "score", "method", "evidence"]
+    result = types.SimpleNamespace(frame=pd.DataFrame([dict.fromkeys(cols, "x")]), unscored=None)
+
+    def full(value: Any) -> Any:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(reporting, "_csv_value", full)  # the disk fills as the first row is written
+    with pytest.raises(OSError):
+        reporting.write_verdicts_csv(result, tmp_path / "verdicts.csv")  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == []
