@@ -240,6 +240,9 @@ def _members(frame: pd.DataFrame, block: Block, levels: tuple[str, ...]) -> pd.S
 
 # --- one block's figures ------------------------------------------------------------------------------------
 
+_PAIR_COLUMNS = ["probe_id", "case", "set", "levels", "name", "label", "yes", "value", "question", "reply"]
+
+
 def _pairs(frame: pd.DataFrame, block: Block, group: tuple[str, ...], top: tuple[str, ...],
            decided: bool = False) -> list[tuple[Any, Any]]:
     """(group's row, top's row) of variants in one set with every other category equal (both decided when
@@ -248,7 +251,7 @@ def _pairs(frame: pd.DataFrame, block: Block, group: tuple[str, ...], top: tuple
 
     def index(levels: tuple[str, ...]) -> dict[tuple[str, ...], Any]:
         part = frame[_members(frame, block, levels)]
-        part = part[part["decided"]] if decided else part
+        part = (part[part["decided"]] if decided else part)[_PAIR_COLUMNS]  # itertuples pays per column
         return {(r.set, *(r.levels.get(c) for c in others)): r for r in part.itertuples()}
 
     mine, theirs = index(group), index(top)
