@@ -74,7 +74,10 @@ def test_run_writes_the_whole_report_folder(real_run: Path) -> None:
         assert lo <= m["absolute_bias_rate"] <= hi
     assert any(k.startswith("preference_rate.") for k in m)
     plots = {p.name for p in (real_run / "plots").glob("*.png")}
-    assert "absolute_bias_rate.png" in plots and any(p.startswith("preference_") for p in plots)
+    assert "absolute_bias_rate.png" in plots
+    # a preference heatmap is drawn, or (its cells nearly all too small to read at this sample) named in a note
+    assert any(p.startswith("preference_") for p in plots) or any(
+        "preference" in note for note in doc.get("notes", [])), doc.get("notes")
     lines = (real_run / "verdicts.csv").read_text(encoding="utf-8").splitlines()
     assert len(lines) >= 1 + m["answered"]  # header + one row per answer (replies may span lines)
 
