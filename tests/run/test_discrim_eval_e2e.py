@@ -102,7 +102,7 @@ def test_a_chat_bot_that_says_no_to_women_fails_the_four_fifths_gate(
         (discrim_env / "targets.toml").write_text(f'[targets.chatbot]\nadapter = "openai"\nmodel = "planted"\n'
                                                   f'base_url = "{base}/v1"\nconcurrency = 8\n', encoding="utf-8")
         code = main(["run", "--suite", "discrim-eval-explicit", "--target", "chatbot", "-p", "design=sample",
-                     "-p", "per_question=2", "--fail-below", "decision.impact_ratio=0.8", "--no-progress"])
+                     "-p", "per_question=1", "--fail-below", "decision.impact_ratio=0.8", "--no-progress"])
     assert code == EXIT_GATE_FAILED
     doc = _metrics(discrim_env, "chatbot")
     assert doc["metrics"]["decision.selection_rate.female"] == 0.0
