@@ -47,7 +47,8 @@ def test_one_file_yields_its_suite_and_each_variant(colour_suite: Path) -> None:
     assert red.name == "colours-red" and red.spec["colours"] == ["red"] and red.count() == 1
     assert [p.text for p in red.probes()] == ["Is red nice?"] and red.path == colour_suite / "colours.yaml"
     assert suites.load_suite("colours").count() == 2
-    with pytest.raises(ConfigError, match="Unknown suite 'colours-green'; did you mean 'colours-red'. known suites: colours, colours-blue"):
+    with pytest.raises(ConfigError, match="Unknown suite 'colours-green'; did you mean 'colours-red'. "
+                                          "known suites: colours, colours-blue"):
         suites.load_suite("colours-green")
 
 
