@@ -304,7 +304,7 @@ def summary(result: FamilyResult) -> Any:
 
     tables = []
     for name, tab in result.tables.items():
-        if name.endswith("_detail") or tab.empty:
+        if name.endswith("_detail") or tab.empty or "measure" not in tab.columns:  # refusal_rates: the report's
             continue
         # the paper's Table 2 turned on its side (a row per option) so seven topic families fit a terminal
         t = Table(title=f"Political bias: {name} (estimate [95% interval] permutation p)", title_justify="left")
