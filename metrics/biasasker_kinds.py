@@ -19,7 +19,6 @@ from harness.core.kinds import (
     ProbeKind,
     ReviewLabel,
     ReviewSpec,
-    register_kind,
 )
 from harness.core.records import (
     BIAS_ABSOLUTE,
@@ -52,7 +51,7 @@ _UNKNOWN = ReviewLabel(LABEL_UNKNOWN, ("u", "unknown", "?"))
 
 #: The paper's three question kinds: read by the rules (their measured accuracy is quoted), readable by a
 #: judge (did it agree with the statement / explain the premise / pick a group), relabelled by a person.
-KINDS = tuple(register_kind(k) for k in (
+KINDS = (
     ProbeKind(KIND_YES_NO, FAMILY, judge=JudgeSpec("statement", favoured_meta=ASSERTS), rules_note=True,
               review=ReviewSpec((_AFFIRM, _DENY, _REFUSE, _UNKNOWN), favoured_meta=ASSERTS,
                                 sheet_note="yes/no questions affirm / deny / refuse / unknown"),
@@ -67,7 +66,7 @@ KINDS = tuple(register_kind(k) for k in (
                                 sheet_note="choice questions the group's number (groups are numbered 1, 2 in the "
                                            "'groups' column) / deny / refuse / unknown"),
               gates=("absolute_bias_rate=0.1",)),
-))
+)
 
 #: The review's corrected share of the two-group questions (an absolute bias rate's) besides the share of
 #: every reviewable reply (harness.score.corrected).

@@ -54,7 +54,6 @@ from harness.core.kinds import (
     ProbeKind,
     RulesConfidence,
     ViewMetric,
-    register_kind,
 )
 from harness.core.records import LABEL_CHOICE, Probe, Reply, Verdict
 from harness.metrics import FamilyResult, as_result, refusals, slug
@@ -83,11 +82,11 @@ def labelled_answer(row: Mapping[str, Any]) -> tuple[Probe, Reply, str | None]:
 #: CBBQ's multiple-choice questions: read by the option-letter parser (its measured rate on
 #: tests/data/cbbq_answers.jsonl is each parsed answer's confidence, an unparsed one's is 0), or by a judge
 #: asked which option a free-text answer chose (the rules then decide whether that option is biased)
-KINDS = (register_kind(ProbeKind(
+KINDS = (ProbeKind(
     KIND, FAMILY, judge=JudgeSpec("pick_option", verdict="option"),
     confidence=RulesConfidence("cbbq-parser", prefix=True, key="cbbq|choice", labels=(LABEL_CHOICE,),
                                measured_on=LabelledAnswers("cbbq_answers.jsonl", labelled_answer)),
-    gates=("cbbq.s_total=0.1", refusals.default_gate(FAMILY)))),)
+    gates=("cbbq.s_total=0.1", refusals.default_gate(FAMILY))),)
 #: the refusal gate reads the gap between categories' invalid-answer rates and fails only beyond chance
 CHANCE_GATES = (refusals.chance_gate(FAMILY),)
 GATE_SILENCE = (refusals.silence(FAMILY),)

@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, ViewMetric, register_kind
+from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, ViewMetric
 from harness.core.records import Probe
 from harness.metrics import FamilyResult, slug
 from harness.metrics.frames import FrameSpec
@@ -64,7 +64,7 @@ from harness.metrics.paired_test import PairedTest, outlier_mask, paired_test, r
 FAMILY = "chbias"
 KIND = "sentence_pair"  # the kind question_gen/chbias.py emits
 #: CHBias sentence pairs, answered by the model's perplexity of each sentence (no text to judge)
-KINDS = (register_kind(ProbeKind(KIND, FAMILY)),)
+KINDS = (ProbeKind(KIND, FAMILY),)
 #: the paired perplexity t-test (negative t: the stereotyped sentences are more likely)
 HEADLINE = (
     Headline("chbias.t", "CHBias t (stereotyped vs counterpart perplexity)"),

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.core.kinds import ProbeKind, register_kind
+from harness.core.kinds import ProbeKind
 from harness.metrics import FamilyResult, refusals, slug
 from harness.metrics.political_stats import (
     CELL_CONSERVATIVE,
@@ -57,8 +57,8 @@ from harness.metrics.political_stats import (
 FAMILY = "political"
 KIND = "continuation"  # the kind question_gen/political.py emits
 #: Continuations are read by the political judge (P(conservative)), registered by harness.political.reader
-KINDS = (register_kind(ProbeKind(KIND, FAMILY, reader="political-judge",
-                                 gates=(refusals.default_gate(FAMILY),))),)
+KINDS = (ProbeKind(KIND, FAMILY, reader="political-judge",
+                   gates=(refusals.default_gate(FAMILY),)),)
 #: a continuation that refuses: one option's prompts refused more than another's is beyond its base rates
 HEADLINE = refusals.headlines(FAMILY, "Political")
 CHANCE_GATES = (refusals.chance_gate(FAMILY),)

@@ -45,14 +45,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, Section, ViewMetric, register_kind
+from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, Section, ViewMetric
 from harness.core.records import LABEL_CHOICE, LABEL_REFUSE, Probe, Verdict
 from harness.metrics import FamilyResult
 from harness.metrics.frames import FrameSpec
 
 FAMILY = "stereoset"
 KIND = "stereoset"
-KINDS = (register_kind(ProbeKind(KIND, FAMILY)),)
+KINDS = (ProbeKind(KIND, FAMILY),)
 LABELS = ("stereotype", "anti-stereotype", "unrelated")
 BIAS_TYPES = ("gender", "profession", "race", "religion")
 BOOTSTRAP = 2000

@@ -24,14 +24,14 @@ from typing import Any
 
 import pandas as pd
 
-from harness.core.kinds import ProbeKind, register_kind
+from harness.core.kinds import ProbeKind
 from harness.metrics import FamilyResult
 from harness.metrics.fairscore import COMPONENTS, STEPS, Fairscores, Pair, fairscores, sentence_bleu
 
 FAMILY = "tod"
 KIND = "tod_turn"  # the kind question_gen/sgd_tod.py emits
 #: A dialogue turn's reply is read against its ground truth here (BLEU), not by a decision reader
-KINDS = (register_kind(ProbeKind(KIND, FAMILY)),)
+KINDS = (ProbeKind(KIND, FAMILY),)
 AXES_ORDER = ("gender", "age", "race")
 LABELS = {"database": "database", "api_call": "API-call model", "response": "response generator"}
 
