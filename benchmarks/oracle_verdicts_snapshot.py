@@ -9,7 +9,7 @@
 What is scored (every field of every Verdict is kept: label, biased, favoured, score, method, evidence):
   * every hand-labelled real reply of tests/data/labelled_*.jsonl (all batches, both languages), by the
     default rules and by compat mode;
-  * every CBBQ answer of tests/data/cbbq_answers.jsonl as a multiple_choice probe (both modes);
+  * every CBBQ answer of tests/data/cbbq_answers.jsonl as a cbbq probe (both modes);
   * the synthetic replies of benchmarks/oracle_speed.py (the first --synthetic of them, both modes);
   * with --meaning (the default), the hand-written sentences of the oracle meaning tests: those tests
     run in this process with a plugin that records every verdict oracles.score / score_one returns and
@@ -54,12 +54,12 @@ def labelled_pairs() -> list[tuple[Probe, Reply]]:
 
 
 def cbbq_pairs() -> list[tuple[Probe, Reply]]:
-    """The CBBQ parser's labelled answers as multiple_choice probes (target A, non-target B)."""
+    """The CBBQ parser's labelled answers as cbbq probes (target A, non-target B)."""
     out = []
     for n, line in enumerate((DATA / "cbbq_answers.jsonl").read_text(encoding="utf-8").splitlines()):
         if line.strip():
             row = json.loads(line)
-            probe = Probe.make("snapshot-cbbq", "zh", "multiple_choice", "ambiguous", f"q{n}",
+            probe = Probe.make("snapshot-cbbq", "zh", "cbbq", "ambiguous", f"q{n}",
                                options=row["options"], meta={"polarity": "neg" if n % 2 else "nonneg",
                                                              "target": 0, "non_target": 1})
             out.append((probe, Reply(probe.id, "cbbq", row["reply"])))

@@ -11,7 +11,7 @@ Refusals as outcomes (harness.metrics.refusals): each category's share of invali
 (``cbbq.group_refusal_rate.<category>``), the widest gap between two categories (``cbbq.refusal_disparity``,
 a default gate) and the exact permutation test of "every category refused alike" (``cbbq.refusal_disparity_p``).
 
-Invalid answers (no option, two options, refusal: oracles.cbbq_parser) are NEVER guessed. Decision: they
+Invalid answers (no option, two options, refusal: oracles.cbbq) are NEVER guessed. Decision: they
 leave every denominator, and the invalid rate is reported (and gateable) beside the scores. Why: the
 README's n_examples assumes every item got an option; counting an unreadable reply as "not biased" would
 let a bot lower S_amb by refusing, and counting it as biased would punish it for our parser. For
@@ -64,7 +64,7 @@ from harness.metrics.frames import FrameSpec
 from harness.metrics.score_bars import finish, score_bars
 
 FAMILY = "cbbq"
-KIND = "multiple_choice"  # the kind question_gen/cbbq.py emits
+KIND = "cbbq"  # the kind question_gen/cbbq.py emits
 
 
 def labelled_answer(row: Mapping[str, Any]) -> tuple[Probe, Reply, str | None]:

@@ -53,7 +53,7 @@ HEADLINE = refusals.headlines(FAMILY, "Counterfactual")
 CHANCE_GATES = (refusals.chance_gate(FAMILY),)
 GATE_SILENCE = (refusals.silence(FAMILY),)
 #: Kinds whose oracle reads a decision from the reply; the others are compared by similarity only.
-DECISION_KINDS = frozenset({"yes_no", "choice", "wh", "multiple_choice"})
+DECISION_KINDS = frozenset({"yes_no", "choice", "wh", "cbbq"})
 #: labels that say no decision could be read (a CBBQ answer naming no option is "invalid")
 UNREAD = frozenset({LABEL_UNKNOWN, LABEL_INVALID})
 
@@ -61,7 +61,7 @@ UNREAD = frozenset({LABEL_UNKNOWN, LABEL_INVALID})
 def _decision(kind: str, label: str, favoured: Any, groups: tuple[str, ...]) -> tuple[str, Any]:
     if kind == "choice" and favoured is not None:
         return label, groups.index(favoured) if favoured in groups else favoured
-    if kind == "multiple_choice":
+    if kind == "cbbq":
         return label, favoured
     return label, None
 

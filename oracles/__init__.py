@@ -7,11 +7,11 @@
 is never a finding). The rules are the default Reader of every kind (ProbeKind.reader "rules"): each reply is
 read by the rule its probe's kind and the scoring mode call for (RULE_TABLE, a harness.core.registry Registry
 named "mode/kind", filled from the methods' declarations, harness.core.method.Method.rules: `"rules/yes_no":
-affirmation.read`, `"*/multiple_choice"` for every mode, `"compat/*"` for every kind; rule_for): in the
+affirmation.read`, `"*/cbbq"` for every mode, `"compat/*"` for every kind; rule_for): in the
 "rules" mode yes_no ->
 oracles.affirmation, choice -> oracles.choice, wh -> oracles.explanation; in the "compat" mode (`compat=True`)
-oracles.compat reproduces upstream BiasAsker's decisions exactly; in every mode multiple_choice ->
-oracles.cbbq_parser (CBBQ) and sentence_pair -> oracles.sentence_pair (CHBias: which sentence the model's
+oracles.compat reproduces upstream BiasAsker's decisions exactly; in every mode cbbq ->
+oracles.cbbq (CBBQ) and sentence_pair -> oracles.sentence_pair (CHBias: which sentence the model's
 perplexity favours), tod_turn -> oracles.reference (task-oriented turns, read against their reference by
 metrics/tod.py); open (a user's own prompts) -> oracles.reference.read_open (refusals only). Every rule has
 one signature, rule(probe, reply, method) -> Verdict. `method` picks the existence-measurement method of
@@ -37,7 +37,7 @@ What a Verdict means (task F's metrics read label / favoured / biased, nothing e
     "a stereotype") is deny, a refusal is refuse, anything else unknown; all biased=False.
   * wh: label explain (the reply accepts the premise and explains it) -> biased=True; for why-
     comparatives favoured = meta["asserts"]. deny (premise rejected) / refuse / unknown -> False.
-  * multiple_choice: see oracles.cbbq_parser (label choice with favoured = option index, or invalid).
+  * cbbq: see oracles.cbbq (label choice with favoured = option index, or invalid).
 Every verdict carries `method` (e.g. "ngram", "sentence", "compat"), `score` (similarity of the
 deciding expression, in [0, 1]) and `evidence` (the span of the reply that decided it).
 """
@@ -56,7 +56,7 @@ from typing import Any
 # The rule modules, imported with the package as before (the readers' module attributes, and a fork's
 # workers inherit them loaded); which reads what is said by the entry points, not here.
 import harness.oracles.affirmation
-import harness.oracles.cbbq_parser
+import harness.oracles.cbbq
 import harness.oracles.choice
 import harness.oracles.compat
 import harness.oracles.explanation
@@ -115,7 +115,7 @@ def _rule_entry(name: str, obj: Any) -> Rule:
 
 def rule_name(kind: str, mode: str | None = RULES) -> str:
     """The RULE_TABLE name of (mode, kind): "rules/yes_no", "compat/*" (the mode's reader for any kind),
-    "*/multiple_choice" (the kind's reader in every mode)."""
+    "*/cbbq" (the kind's reader in every mode)."""
     return f"{ANY_MODE if mode is None else mode}/{kind}"
 
 

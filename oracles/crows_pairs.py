@@ -20,7 +20,7 @@ from typing import Any
 from harness.core.records import LABEL_CHOICE, LABEL_UNKNOWN, Probe, Reply, Verdict
 
 METHOD = "loglikelihood"
-KIND = "crows_pair"  # declared by harness.metrics.crows_pairs
+KIND = "crows_pairs"  # declared by harness.metrics.crows_pairs
 
 
 def loglikelihoods(usage: Any) -> tuple[float, float] | None:

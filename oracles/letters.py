@@ -5,7 +5,7 @@ Why one module: the two readers had the same letter search written twice (a lead
 negated letters, two letters joined, a letter contradicted by another option's text, an echoed option list,
 a mention inside a longer option's mention). Each reader keeps its own patterns (`Grammar`: the answer
 prefixes and copulas of its language) and its own order of the other rules; the decisions are the same as
-before (tests/oracles/test_bbq_reader.py, tests/oracles/test_cbbq_parser.py pin them).
+before (tests/oracles/test_bbq_reader.py, tests/oracles/test_cbbq_reader.py pin them).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ Spec keys (all optional; CLI overrides arrive through ``question_gen.suites.sele
 ``permute``      ``none`` (default, upstream's order), ``rotate`` (3 probes per instance, one per cyclic
                  order) or ``shuffle`` (one seeded order per instance). See question_gen.cbbq_prompts.
 
-Probe fields: kind ``multiple_choice``; bias_type ``ambiguous``/``disambiguous``; options = the three answer
+Probe fields: kind ``cbbq``; bias_type ``ambiguous``/``disambiguous``; options = the three answer
 texts in displayed order; groups = (ans0, ans1) in upstream order; attribute = the category; property =
 the question; categories = (category,). meta: label / target / non_target / unknown (displayed indices),
 polarity (``neg``/``non_neg``), category, subcategory, question_index, bias_targeted_groups,
@@ -44,7 +44,7 @@ from harness.question_gen.cbbq_templates import (
 )
 
 #: the kind these probes are (declared by metrics/cbbq.py; the name is the contract between the two)
-KIND = "multiple_choice"
+KIND = "cbbq"
 
 DEFAULT_PROMPT = "chat"
 DEFAULT_PERMUTE = "none"

@@ -1,4 +1,4 @@
-"""The CrowS-Pairs suite generator: the 1,508 English sentence pairs -> `crows_pair` probes
+"""The CrowS-Pairs suite generator: the 1,508 English sentence pairs -> `crows_pairs` probes
 (``generator: crows_pairs``).
 
 CrowS-Pairs (Nangia et al., EMNLP 2020) pairs a sentence about a historically disadvantaged group in the
@@ -20,7 +20,7 @@ Spec keys (data read from $HARNESS_DATA_DIR/crows-pairs, checksum verified):
 One suite file yields ``crows-pairs`` and one suite per bias type (``crows-pairs-race-color``, ...) through
 `variants`.
 
-Probe fields: kind ``crows_pair``; bias_type = the pair's direction (``stereo`` / ``antistereo``); text =
+Probe fields: kind ``crows_pairs``; bias_type = the pair's direction (``stereo`` / ``antistereo``); text =
 sent_more; options = (sent_more, sent_less); groups = ("more stereotyping", "less stereotyping");
 attribute and categories = upstream's bias type. meta: upstream_id (the CSV's first column, the pair's id
 upstream and in lm-evaluation-harness's data), bias_type, direction, line (1-based data row), template,
@@ -41,7 +41,7 @@ from harness.core.records import Probe
 
 DATASET = "crows-pairs"
 DATA_FILE = "data/crows_pairs_anonymized.csv"
-KIND = "crows_pair"
+KIND = "crows_pairs"
 ANSWER_MODE = "perplexity"  # the pairs can only be answered by scoring sentences (harness.run.plan)
 #: upstream's nine bias types, in the order of its README
 BIAS_TYPES = ("race-color", "gender", "sexual-orientation", "religion", "age", "nationality", "disability",

@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 
 from harness.core.errors import HarnessError
+from harness.core.records import canonical_kind
 
 DEFAULT_REPLY_TOKENS = 256  # a reply's assumed length when the target sets no max_tokens (as harness run)
 
@@ -79,7 +80,7 @@ def _run_kinds(suite: str | None, run: str | None) -> set[str]:
                     if number >= KIND_LINES:
                         break
                     try:
-                        kinds.add(str(json.loads(raw)["probe"]["kind"]))
+                        kinds.add(canonical_kind(str(json.loads(raw)["probe"]["kind"])))
                     except (ValueError, KeyError, TypeError):
                         continue
         except OSError:

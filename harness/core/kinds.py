@@ -47,6 +47,7 @@ from harness.core.parts import (  # the declaration types, imported from here by
     ShortfallGate,
     ViewMetric,
 )
+from harness.core.records import canonical_kind
 from harness.core.registry import RegistrationError, Registry
 
 __all__ = ["READER_RULES", "ChanceGate", "CorrectedRate", "GateSilence", "Headline", "Heatmap", "JudgeLabel",
@@ -86,8 +87,9 @@ def unregister_kind(name: str) -> None:
 
 
 def kind_spec(name: str) -> ProbeKind | None:
-    """The declaration of a kind, None when no method declares it."""
-    return KINDS.get(name)
+    """The declaration of a kind, None when no method declares it (a renamed kind's old name, read from an
+    older verdicts.csv or baseline, finds the kind it was renamed to: harness.core.records.KIND_ALIASES)."""
+    return KINDS.get(canonical_kind(name))
 
 
 def registered_kinds() -> dict[str, ProbeKind]:

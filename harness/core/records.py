@@ -21,6 +21,20 @@ Lang = Literal["en", "zh"]
 # (question_gen/cbbq.py's KIND, ...), its family declares it (harness.core.kinds.ProbeKind) and its readers
 # read it; the name is the contract between them, like an entry point's.
 
+#: Kinds renamed so that a method has one name across kind, family, reader and generator (issue 37): old name
+#: -> name now. The one alias table: every record read back (a transcript line, Probe.from_dict; a verdicts.csv
+#: row or a raw probe dict, canonical_kind; a kind looked up, harness.core.kinds.kind_spec) gets the new name,
+#: so run folders, baselines and review files written before the rename score and compare as they did.
+KIND_ALIASES: dict[str, str] = {"multiple_choice": "cbbq", "crows_pair": "crows_pairs"}
+#: the name a renamed kind's probe ids are hashed with: its old one, so every probe keeps the id it had (the id
+#: joins a run folder to its resume, cache, answer sheets and review labels)
+_ID_KIND: dict[str, str] = {new: old for old, new in KIND_ALIASES.items()}
+
+
+def canonical_kind(kind: str) -> str:
+    """The kind's name now (an old name from before a rename -> its new one; any other name unchanged)."""
+    return KIND_ALIASES.get(kind, kind)
+
 # Bias types, in the BiasAsker paper's sense: `absolute` probes name two groups (the bot may pick one),
 # `relative` probes name one group (bias shows as different attitudes across groups). CBBQ probes use
 # `ambiguous` / `disambiguous`.
@@ -108,13 +122,16 @@ class Probe:
 
     @classmethod
     def make(cls, suite: str, lang: str, kind: str, bias_type: str, text: str, **rest: Any) -> Probe:
-        """Build a probe whose id is derived from the suite and its content."""
+        """Build a probe whose id is derived from the suite and its content (a renamed kind's old name is read as
+        its new one; its id is hashed with the old name, so the id did not change with the rename)."""
         groups = tuple(rest.pop("groups", ()))
         options = tuple(rest.pop("options", ()))
         categories = tuple(rest.pop("categories", ()))
         meta = rest.pop("meta", {}) or {}
         template = meta.get("template", "")
-        pid = stable_id(suite, lang, kind, bias_type, text, list(groups), list(options), template)
+        kind = KIND_ALIASES.get(kind, kind)
+        pid = stable_id(suite, lang, _ID_KIND.get(kind, kind), bias_type, text, list(groups), list(options),
+                        template)
         return cls(id=pid, suite=suite, lang=lang, kind=kind, bias_type=bias_type, text=text,
                    groups=groups, options=options, categories=categories, meta=meta, **rest)
 
@@ -128,9 +145,12 @@ class Probe:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Probe:
-        return cls(id=d["id"], suite=d["suite"], lang=d["lang"], kind=d["kind"], bias_type=d["bias_type"],
-                   text=d["text"], groups=tuple(d.get("groups", ())), attribute=d.get("attribute", ""),
-                   property=d.get("property", ""), categories=tuple(d.get("categories", ())),
+        """A probe read back (a transcript line): a kind's old name is read as its new one (KIND_ALIASES)."""
+        kind = d["kind"]
+        return cls(id=d["id"], suite=d["suite"], lang=d["lang"], kind=KIND_ALIASES.get(kind, kind),
+                   bias_type=d["bias_type"], text=d["text"], groups=tuple(d.get("groups", ())),
+                   attribute=d.get("attribute", ""), property=d.get("property", ""),
+                   categories=tuple(d.get("categories", ())),
                    options=tuple(d.get("options", ())), meta=dict(d.get("meta") or {}))
 
 

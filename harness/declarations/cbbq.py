@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness.core.method import FamilySpec, Method, SuiteGenerator
 from harness.metrics import cbbq as family
-from harness.oracles import cbbq_parser as reader
+from harness.oracles import cbbq as reader
 from harness.question_gen import cbbq as generator
 
 METHOD = Method(
@@ -12,7 +12,7 @@ METHOD = Method(
     generators={"cbbq": SuiteGenerator(generate=generator.generate, count=generator.count,
                                        generate_at=generator.generate_at, count_by_type=generator.count_by_type)},
     kinds=family.KINDS,
-    rules={"*/multiple_choice": reader.read},
+    rules={"*/cbbq": reader.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, leaderboard=family.LEADERBOARD,
                       view_metrics=family.VIEW_METRICS, gate_silence=family.GATE_SILENCE,
                       chance_gates=family.CHANCE_GATES, tables=family.tables, plots=family.plots),

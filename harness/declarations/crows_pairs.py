@@ -14,7 +14,7 @@ METHOD = Method(
                                               count_by_type=generator.count_by_type, variants=generator.variants,
                                               answer_mode=generator.ANSWER_MODE)},
     kinds=family.KINDS,
-    rules={"*/crows_pair": reader.read},
+    rules={"*/crows_pairs": reader.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, sections=family.SECTIONS,
                       leaderboard=family.LEADERBOARD, view_metrics=family.VIEW_METRICS,
                       gate_silence=family.GATE_SILENCE, findings_caption=family.FINDINGS_CAPTION,

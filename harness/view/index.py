@@ -39,7 +39,7 @@ from typing import Any
 
 from harness.core.display import no_surrogates
 from harness.core.paths import cache_dir
-from harness.core.records import STATUS_OK
+from harness.core.records import STATUS_OK, canonical_kind
 from harness.run.transcript import TRANSCRIPT_FILE
 from harness.score.review import REVIEWS_FILE, read_reviews, reply_sha
 
@@ -454,7 +454,8 @@ def _row(raw: bytes, seq: int, pair_keys: tuple[str, ...]) -> dict[str, Any] | N
                 pair, role = f"{key}:{info['pair']}", f"{key} {info.get('role') or ''}".strip()
                 break
         return {"probe_id": str(probe["id"]), "seq": seq, "suite": probe.get("suite"),
-                "lang": probe.get("lang"), "kind": probe.get("kind"), "bias_type": probe.get("bias_type"),
+                "lang": probe.get("lang"), "kind": canonical_kind(str(probe.get("kind") or "")),
+                "bias_type": probe.get("bias_type"),
                 "attribute": probe.get("attribute") or "",
                 "groups": _wrap(probe.get("groups")), "property": probe.get("property") or "",
                 "categories": " | ".join(probe.get("categories") or ()),

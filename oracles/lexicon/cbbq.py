@@ -1,4 +1,4 @@
-"""How chatbots word an answer to a CBBQ multiple-choice question (oracles.cbbq_parser).
+"""How chatbots word an answer to a CBBQ multiple-choice question (oracles.cbbq).
 
 The phrase lists are plain strings, matched as substrings of the normalised answer. The tuples of regex
 fragments (ANSWER_PREFIXES, *_COPULAS, LETTER_NEGATIONS, LETTER_JOINERS, ANSWER_LEADS) are joined with "|"

@@ -27,7 +27,7 @@ def sentence_pairs() -> list[Probe]:
 
 
 def choices() -> list[Probe]:
-    return [Probe.make("choices", "en", "multiple_choice", "gender", q, options=o) for q, o in QUESTIONS]
+    return [Probe.make("choices", "en", "cbbq", "gender", q, options=o) for q, o in QUESTIONS]
 
 
 def scoring_requests(server: ScriptedServer) -> int:

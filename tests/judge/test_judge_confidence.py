@@ -56,7 +56,7 @@ def test_smoothing_toward_the_coarser_path_by_hand() -> None:
     # +bias type (0 + 2*.625)/(1 + 2) = .41667
     assert cal.confidence(probe, verdict) == pytest.approx(0.4167, abs=1e-4)
     assert cal.confidence(probe, Verdict(probe.id, "affirm", True, "sentence")) is None  # not a measured method
-    cbbq = Probe.make("t", "zh", "multiple_choice", "ambiguous", "q", options=["a", "b", "c"])
+    cbbq = Probe.make("t", "zh", "cbbq", "ambiguous", "q", options=["a", "b", "c"])
     cal = Calibration({"cbbq|choice": (98, 100)})
     assert cal.confidence(cbbq, Verdict(cbbq.id, "choice", False, "cbbq-parser:letter", favoured="0")) == \
         pytest.approx(99 / 102, abs=1e-4)

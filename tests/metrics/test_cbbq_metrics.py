@@ -9,7 +9,7 @@ import pytest
 
 from harness.core.records import Probe, Reply
 from harness.metrics import cbbq as M
-from harness.oracles.cbbq_parser import score_cbbq
+from harness.oracles.cbbq import score_cbbq
 from harness.question_gen import cbbq
 
 

@@ -12,7 +12,7 @@ from harness.core.records import Reply
 from harness.metrics import cbbq as M
 from harness.metrics.cbbq_position import expected_shares, notes, position_test
 from harness.metrics.stats import multinomial_test
-from harness.oracles.cbbq_parser import score_cbbq
+from harness.oracles.cbbq import score_cbbq
 from harness.question_gen import cbbq
 
 

@@ -76,7 +76,7 @@ def test_bootstrap_interval_covers_by_simulation() -> None:
     assert 0.90 <= hits / trials <= 0.985, hits / trials
 
 
-def _probe(pid: str, text: str, role: str, pair: str, kind: str = "multiple_choice", **cf: object) -> Probe:
+def _probe(pid: str, text: str, role: str, pair: str, kind: str = "cbbq", **cf: object) -> Probe:
     meta = {"counterfactual": {"role": role, "pair": pair, "axis": "gender", **cf}}
     return Probe(id=pid, suite="s", lang="en", kind=kind, bias_type="ambiguous", text=text,
                  options=("the man", "the woman", "unknown"), meta=meta)

@@ -144,7 +144,7 @@ def _cbbq(pattern: str) -> dict:
     rows = []
     for gi, category in enumerate(("age", "gender", "race")):
         for i in range(20):
-            p = Probe.make("unit", "zh", "multiple_choice", "ambiguous", f"{category} question {i}",
+            p = Probe.make("unit", "zh", "cbbq", "ambiguous", f"{category} question {i}",
                            options=("A", "B", "C"),
                            meta={"category": category, "polarity": "neg", "target": 0, "non_target": 1,
                                  "unknown": 2, "label": 2, "instance": f"{category}{i}"})
@@ -210,7 +210,7 @@ def _political(pattern: str) -> dict:
     return political.compute(pd.DataFrame(rows), n_boot=50, n_perm=50).metrics
 
 
-FAMILIES = {"cbbq": (_cbbq, "multiple_choice"), "bbq": (_bbq, "bbq"), "political": (_political, "continuation"),
+FAMILIES = {"cbbq": (_cbbq, "cbbq"), "bbq": (_bbq, "bbq"), "political": (_political, "continuation"),
             "counterfactual": (lambda pattern: _pairs(pattern, "counterfactual"), None),
             "metamorphic": (lambda pattern: _pairs(pattern, "metamorphic"), None)}
 

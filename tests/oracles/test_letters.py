@@ -3,20 +3,20 @@ same text reads the same through the BBQ reader's English grammar and the CBBQ p
 
 from __future__ import annotations
 
-from harness.oracles import bbq, cbbq_parser
+from harness.oracles import bbq, cbbq
 from harness.oracles.letters import conflicting, find_letters, outermost, strip_echo
 
 
 def test_leading_stated_negated_and_paired_letters() -> None:
-    for grammar in (bbq.GRAMMAR, cbbq_parser.GRAMMAR):
+    for grammar in (bbq.GRAMMAR, cbbq.GRAMMAR):
         assert find_letters("B", grammar) == ({1}, "B")
         assert find_letters("b", grammar) == ({1}, "b")  # a lower-case letter as the whole reply
         assert find_letters("A person did it", grammar) == (set(), "")  # the article, not option A
         assert find_letters("A or B", grammar)[0] == {0, 1}
     assert find_letters("The answer is C", bbq.GRAMMAR) == ({2}, "answer is C")
     assert find_letters("not A, the answer is C", bbq.GRAMMAR)[0] == {2}
-    assert find_letters("答案是C", cbbq_parser.GRAMMAR)[0] == {2}
-    assert find_letters("不是A", cbbq_parser.GRAMMAR)[0] == set()
+    assert find_letters("答案是C", cbbq.GRAMMAR)[0] == {2}
+    assert find_letters("不是A", cbbq.GRAMMAR)[0] == set()
 
 
 def test_a_letter_contradicted_by_another_option_and_an_echoed_list() -> None:

@@ -20,8 +20,8 @@ def test_each_kind_has_its_reader_in_each_mode() -> None:
     assert oracles.rule_for("choice") is oracles.choice.read
     assert oracles.rule_for("yes_no", oracles.COMPAT) is oracles.compat.read
     # a CBBQ answer is read by its parser whatever the mode
-    assert oracles.rule_for("multiple_choice") is oracles.rule_for("multiple_choice", oracles.COMPAT)
-    assert oracles.rule_for("multiple_choice") is oracles.cbbq_parser.read
+    assert oracles.rule_for("cbbq") is oracles.rule_for("cbbq", oracles.COMPAT)
+    assert oracles.rule_for("cbbq") is oracles.cbbq.read
 
 
 def test_a_kind_without_a_reader_is_unknown_in_its_modes_method() -> None:

@@ -24,7 +24,7 @@ def test_the_whole_file_by_bias_type() -> None:
 
 def test_a_probe_is_one_pair_with_its_upstream_id() -> None:
     first = next(iter(select_probes("crows-pairs", limit=1)))
-    assert first.kind == "crows_pair" and first.bias_type == "stereo" and first.lang == "en"
+    assert first.kind == "crows_pairs" and first.bias_type == "stereo" and first.lang == "en"
     assert first.text == first.options[0] and first.options[0].endswith("most black kids don't have the best "
                                                                         "education growing up.")
     assert first.options[1].endswith("most white kids don't have the best education growing up.")

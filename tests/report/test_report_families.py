@@ -39,7 +39,7 @@ def test_both_families_scored_and_reported(mixed_run: Path) -> None:
     result = score_run(mixed_run)
     assert set(result.families) == {"biasasker", "cbbq"}
     m = result.metrics
-    assert m["cbbq.items"] == len(result.frame[result.frame["kind"] == "multiple_choice"])
+    assert m["cbbq.items"] == len(result.frame[result.frame["kind"] == "cbbq"])
     assert m["cbbq.position.a"] == 1.0  # every valid answer was option A
     # every two-group choice reply names exactly one group -> biased
     assert m["absolute_bias_rate.kind.choice"] == 1.0

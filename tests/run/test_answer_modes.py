@@ -45,7 +45,7 @@ def test_a_generator_picks_its_mode_through_the_registry() -> None:
 
 
 def test_loglik_reads_its_options_from_the_probe() -> None:
-    plain = Probe.make("s", "en", "multiple_choice", "", "Who? A. x B. y C. z", options=("x", "y", "z"))
+    plain = Probe.make("s", "en", "cbbq", "", "Who? A. x B. y C. z", options=("x", "y", "z"))
     assert question_for(plain, "letters", False).continuations == ["A", "B", "C"]
     assert question_for(plain, "options", True).continuations == ["x", "y", "z"]
     assert question_for(plain, "options", True).answers == ["A", "B", "C"]  # the letter is the reply

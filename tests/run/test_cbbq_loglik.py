@@ -12,7 +12,7 @@ from tiny_models import build_tiny_gpt2
 
 from harness.core.errors import HarnessError
 from harness.core.records import STATUS_ERROR
-from harness.oracles.cbbq_parser import score_cbbq
+from harness.oracles.cbbq import score_cbbq
 from harness.question_gen import cbbq
 from harness.run.loglik import choose, run_loglik
 from harness.run.transcript import TRANSCRIPT_FILE, TranscriptWriter, read_entries

@@ -71,7 +71,7 @@ def test_hf_sentences_are_scored_after_the_start_token_alone(project: Path) -> N
     by_hand = []
     for line in lines:
         probe, reply = line["probe"], line["reply"]
-        assert probe["kind"] == "crows_pair" and probe["meta"]["bias_type"] == "religion"
+        assert probe["kind"] == "crows_pairs" and probe["meta"]["bias_type"] == "religion"
         values = []
         for sentence in probe["options"]:
             ids = tok(sentence, add_special_tokens=False)["input_ids"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.core.records import LABEL_CHOICE, LABEL_INVALID, Reply
-from harness.oracles.cbbq_parser import parse_answer, score_cbbq
+from harness.oracles.cbbq import parse_answer, score_cbbq
 from harness.question_gen import cbbq
 
 DATA = Path(__file__).parent.parent / "data" / "cbbq_answers.jsonl"
