@@ -63,9 +63,10 @@ def load_suite_any(suite: Suite | str | Path) -> Suite:
     return load_suite(str(suite))
 
 
-def _load_suite(suite: Suite | str | Path, previous: dict[str, Any]) -> Suite:
+def load_planned_suite(suite: Suite | str | Path, previous: dict[str, Any]) -> Suite:
     """The suite to ask; a resumed run of a suite given as a file is loaded from the file its manifest names
-    (`suite_file`) when its name is no known suite (--resume of such a run said "Unknown suite")."""
+    (`suite_file`) when its name is no known suite (--resume of such a run said "Unknown suite"; `harness run
+    --dry-run --resume` did until it planned through here too)."""
     try:
         return load_suite_any(suite)
     except HarnessError:
@@ -206,6 +207,51 @@ class RunPlan:
         return self.target.adapter
 
 
+def _same_suite(suite: str, previous: dict[str, Any]) -> bool:
+    """Whether --suite names the suite of the run being resumed: its name, or the file it was read from (the
+    manifest's `suite_file`; `--resume RUN --suite mine.yaml` was refused as "asked suite 'mine', not ...")."""
+    if suite == previous.get("suite"):
+        return True
+    stored = previous.get("suite_file")
+    return isinstance(stored, str) and Path(suite).is_file() and Path(suite).resolve() == Path(stored)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a run asks, of whom and how much: as the caller gives it, or as the manifest of the run being
+    resumed stores it (the caller's suite options on top). plan_run and `harness run --dry-run` both read it,
+    so a dry run counts exactly what the run would ask."""
+
+    suite: Suite | str | Path | None
+    target: str | Adapter | None
+    sample: int | None
+    seed: int
+    limit: int | None
+    overrides: dict[str, Any]
+    answer_mode: str
+    run_dir: Path | None = None  # the folder of the run being resumed
+    previous: dict[str, Any] = field(default_factory=dict)  # its manifest
+
+    def load_suite(self) -> Suite:
+        """The suite, loaded (from the file a resumed run's manifest names when its name is no known suite)."""
+        if self.suite is None:
+            raise HarnessError("Say what to ask and whom: --suite NAME --target NAME (or --resume RUN).")
+        return load_planned_suite(self.suite, self.previous)
+
+
+def selection(suite: Suite | str | Path | None, target: str | Adapter | None, *, sample: int | None, seed: int,
+              limit: int | None, overrides: dict[str, Any], answer_mode: str, resume: str | None) -> Selection:
+    """The run's selection: the one given, or with `resume` the stored one (a suite or target named beside
+    --resume that is not the stored one is a one-sentence error)."""
+    if not resume:
+        return Selection(suite, target, sample, seed, limit, dict(overrides), answer_mode)
+    run_dir, previous, suite, target = _resumed_selection(resume, suite, target)
+    sel = previous.get("selection", {})
+    return Selection(suite, target, sel.get("sample"), sel.get("seed", 0), sel.get("limit"),
+                     {**(sel.get("overrides") or {}), **overrides}, previous.get("answer_mode", answer_mode),
+                     run_dir, previous)
+
+
 def _resumed_selection(resume: str, suite: Suite | str | Path | None, target: str | Adapter | None,
                        ) -> tuple[Path, dict[str, Any], Suite | str | Path | None, str | Adapter | None]:
     """The run folder and manifest of a run being resumed, with its suite and target (a different one named
@@ -214,7 +260,7 @@ def _resumed_selection(resume: str, suite: Suite | str | Path | None, target: st
     previous = mf.read_manifest(run_dir)
     suite = suite or previous.get("suite")
     target = target or previous.get("target")
-    if previous.get("suite") and isinstance(suite, str) and suite != previous["suite"]:
+    if previous.get("suite") and isinstance(suite, str) and not _same_suite(suite, previous):
         raise HarnessError(f"Run {run_dir.name} asked suite '{previous['suite']}', not '{suite}'; "
                            "drop --suite or start a new run.")
     if previous.get("target") and isinstance(target, str) and target != previous["target"]:
@@ -247,15 +293,11 @@ def plan_run(suite: Suite | str | Path | None = None, target: str | Adapter | No
     `has_probes`: the caller passes the probes itself, so the suite is only a name for the manifest.
     """
     registered_mode(answer_mode)  # an unknown mode: one sentence naming those --answer-mode takes
-    overrides = dict(overrides or {})
-    previous: dict[str, Any] = {}
-    run_dir: Path | None = None
-    if resume:
-        run_dir, previous, suite, target = _resumed_selection(resume, suite, target)
-        sel = previous.get("selection", {})
-        sample, seed, limit = sel.get("sample"), sel.get("seed", 0), sel.get("limit")
-        overrides = {**(sel.get("overrides") or {}), **overrides}
-        answer_mode = previous.get("answer_mode", answer_mode)
+    chosen = selection(suite, target, sample=sample, seed=seed, limit=limit, overrides=overrides or {},
+                       answer_mode=answer_mode, resume=resume)
+    suite, target, sample, seed, limit = chosen.suite, chosen.target, chosen.sample, chosen.seed, chosen.limit
+    overrides, answer_mode, previous, run_dir = chosen.overrides, chosen.answer_mode, chosen.previous, chosen.run_dir
+    if run_dir is not None:
         run_id = run_dir.name
     if suite is None or target is None:
         raise HarnessError("Say what to ask and whom: --suite NAME --target NAME (or --resume RUN).")
@@ -263,7 +305,7 @@ def plan_run(suite: Suite | str | Path | None = None, target: str | Adapter | No
     # --retry-errors takes the errored probes from the transcript (they travel with their replies), so a
     # resumed run need not load or regenerate its suite at all.
     from_transcript = retry_errors and not has_probes
-    suite_obj = None if (has_probes or (from_transcript and resume)) else _load_suite(suite, previous)
+    suite_obj = None if (has_probes or (from_transcript and resume)) else load_planned_suite(suite, previous)
     suite_name = getattr(suite_obj, "name", None) or (str(suite) if suite is not None else "custom")
     if suite_obj is not None:
         answer_mode = answer_mode_for(suite_obj, answer_mode)
