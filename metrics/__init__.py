@@ -193,6 +193,16 @@ class Family:
         kwargs: dict[str, Any] = {"result": result} if "result" in inspect.signature(fn).parameters else {}
         return [Path(p) for p in (fn(frame, out_dir, **kwargs) or [])]
 
+    @property
+    def draws_figures(self) -> bool:
+        """Whether it gives the report its figures as markup (then its PNGs are drawn only on request)."""
+        return self.spec.figures is not None
+
+    def figures(self, result: FamilyResult) -> list[Any]:
+        """Its figures as the report's own markup (harness.core.html_figures.HtmlFigure); none without them."""
+        fn = self.spec.figures
+        return list(fn(result) or []) if fn is not None else []
+
     def summary(self, result: FamilyResult) -> Any:
         """Its own table for the terminal summary, or None."""
         return self.spec.summary(result) if self.spec.summary is not None else None

@@ -439,3 +439,10 @@ def plots(df: pd.DataFrame, out_dir: Any, result: FamilyResult | None = None) ->
 
     return biasasker_plots(result if result is not None else compute(df), out_dir)
 
+
+def figures(result: FamilyResult) -> list[Any]:
+    """The report's own figures, as markup (harness.metrics.biasasker_figures): no matplotlib on a run's path."""
+    from harness.metrics.biasasker_figures import biasasker_figures  # lazy: only the report draws them
+
+    return biasasker_figures(result)
+

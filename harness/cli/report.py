@@ -75,8 +75,11 @@ def report(
     dry_run: Annotated[bool, typer.Option("--dry-run", metavar="",
                                           help="Count what the judge would be asked, with tokens and cost; "
                                                "ask nothing.")] = False,
+    plots: Annotated[bool, typer.Option("--plots", metavar="",
+                                        help="Also write every figure as a PNG in plots/ (the report shows "
+                                             "them without; matplotlib, ~1 s a figure).")] = False,
 ) -> None:
-    """Score a run and write verdicts.csv, metrics.json, plots/ and report.html into its folder.
+    """Score a run and write verdicts.csv, metrics.json and report.html (with its figures) into its folder.
 
     Example:  harness report biasasker-en__local__s200-seed0 --method sentence --fail-above absolute_bias_rate=0.1
     """
@@ -104,7 +107,7 @@ def report(
 
     power_notes, sentences = gate_power_notes(result.run_dir, result.metrics, gates, max_error_rate)
     result.notes.extend(sentences)  # in report.html and metrics.json too: a pass that could not have been a fail
-    write_report(result.run_dir, result, quiet=quiet, console=console)
+    write_report(result.run_dir, result, quiet=quiet, console=console, plots=plots)
     code = _gate_exit(result.metrics, gates, max_error_rate, power_notes)  # error rate: without gates too
     if code:
         raise typer.Exit(code)

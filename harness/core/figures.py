@@ -30,6 +30,15 @@ from matplotlib import font_manager  # noqa: E402
 from matplotlib.ft2font import FT2Font  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
+# the readability rule is the report's own figures' too (no matplotlib there): one definition
+from harness.core.html_figures import (  # noqa: E402, F401 - re-exported
+    MIN_READABLE_N,
+    MIN_READABLE_SHARE,
+    SMALL_CELL_COLOUR,
+    SMALL_TEXT_COLOUR,
+    readable_share,
+)
+
 CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans SC", "WenQuanYi Zen Hei", "WenQuanYi Micro Hei",
                 "Source Han Sans SC", "Droid Sans Fallback", "AR PL UMing CN")
 #: The PyPI package that ships Noto Sans SC (SIL OFL), and the function that returns its path.
@@ -139,23 +148,8 @@ def save_figure(fig: plt.Figure, path: Path, *, tight: bool = True, dpi: int = 1
     return path
 
 
-#: A heatmap cell with fewer answers than this is greyed out: its rate moves by 1/n per answer, too far to read.
-MIN_READABLE_N = 5
-#: A heatmap whose readable cells are fewer than this share of its cells is not drawn at all (its table is
-#: listed instead): a grid of grey squares costs its drawing time and shows nothing.
-MIN_READABLE_SHARE = 0.2
-SMALL_CELL_COLOUR = "#e6e6e6"
 #: The font of the numbers printed in heatmap cells (matplotlib's own, always installed).
 NUMBER_FONT = "DejaVu Sans"
-
-
-def readable_share(counts: Any, min_n: int = MIN_READABLE_N) -> float:
-    """The share of a heatmap's cells (those with a count) that have at least `min_n` answers; 0.0 when none."""
-    import numpy as np
-
-    n = np.asarray(counts, dtype=float)
-    present = np.isfinite(n)
-    return float((n[present] >= min_n).sum() / present.sum()) if present.any() else 0.0
 
 
 def heatmap(ax: Any, matrix: Any, *, cmap: str, vmin: float = 0.0, vmax: float = 1.0, fmt: str = "{:.2f}",
@@ -182,7 +176,7 @@ def heatmap(ax: Any, matrix: Any, *, cmap: str, vmin: float = 0.0, vmax: float =
             continue
         label = fmt.format(v) if n is None or not np.isfinite(n[i, j]) else f"{fmt.format(v)}\nn={int(n[i, j])}"
         if small[i, j]:
-            color = "#8c8c8c"
+            color = SMALL_TEXT_COLOUR
         else:
             r, g, b, _ = im.cmap(im.norm(v))
             color = "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"  # perceived luminance

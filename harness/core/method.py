@@ -83,6 +83,8 @@ class FamilySpec(Declared):
     gate_silence, chance_gates, shortfall_gates, corrected_rates, compare_hidden   how gates and compare read it
     findings_caption  what its findings are ("": the report's default sentence)
     tables, plots, summary, example_rows, paired_outcomes   optional functions (harness.metrics.Family)
+    figures        (FamilyResult) -> [harness.core.html_figures.HtmlFigure]: its figures as the report's own
+                   markup; a family with them draws its PNGs (plots) only on request (`harness report --plots`)
     compare_test   (key, metrics.json A, metrics.json B) -> (p, test name) of one of its keys, or None: its own
                    test of two runs (harness.report.compare), e.g. BBQ's s_AMB
     example        rows it scores (same columns as compute's): registration checks every headline key is written
@@ -105,6 +107,7 @@ class FamilySpec(Declared):
     findings_caption: str = ""
     tables: Callable[[Any], Mapping[str, Any]] | None = None
     plots: Callable[..., Any] | None = None
+    figures: Callable[[Any], Any] | None = None
     summary: Callable[[Any], Any] | None = None
     example_rows: Callable[[str, Any], Any] | None = None
     paired_outcomes: Callable[[str, Any], Any] | None = None
@@ -153,8 +156,8 @@ def _fail(method: Method, where: str, what: str) -> DeclarationError:
     return DeclarationError(f"Method '{method.name}': {where} {what}.")
 
 
-_FUNCTIONS = {FamilySpec: ("compute", "tables", "plots", "summary", "example_rows", "paired_outcomes", "compare_test",
-                           "example"),
+_FUNCTIONS = {FamilySpec: ("compute", "tables", "plots", "figures", "summary", "example_rows", "paired_outcomes",
+                           "compare_test", "example"),
               SuiteGenerator: ("generate", "count", "generate_at", "count_by_type", "variants")}
 
 

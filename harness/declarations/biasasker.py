@@ -23,7 +23,7 @@ METHOD = Method(
                       leaderboard_figures=family.LEADERBOARD_FIGURES, view_metrics=family.VIEW_METRICS,
                       gate_silence=family.GATE_SILENCE, chance_gates=family.CHANCE_GATES,
                       corrected_rates=family.CORRECTED_RATES, compare_hidden=family.COMPARE_HIDDEN,
-                      plots=family.plots, summary=family.summary, example_rows=family.example_rows,
-                      paired_outcomes=family.paired_outcomes),
+                      plots=family.plots, figures=family.figures, summary=family.summary,
+                      example_rows=family.example_rows, paired_outcomes=family.paired_outcomes),
     datasets=("biasasker",),
 )

@@ -3,8 +3,11 @@
 `write_report(run_dir, result)` writes, next to the transcript:
   verdicts.csv   one row per scored probe: question, reply, verdict (label, biased, favoured, evidence)
   metrics.json   flat gateable metrics + intervals + counts + tables (schema in harness.score.scoring)
-  plots/*.png    Figures 4-6 style heatmaps and bar charts, per metric family
-  report.html    one self-contained page: CSS inline, figures embedded as base64, no external URL
+  report.html    one self-contained page: CSS inline, no external URL; each family's figures as the page's own
+                 HTML heatmaps and SVG bars where the family gives them (BiasAsker's Figures 4-6), else its PNGs
+                 embedded as base64
+  plots/*.png    the PNG figures of the families without markup figures; every family's with `plots=True`
+                 (`harness report --plots`)
 
 Every piece of model text (and every name that came from a data file) reaches the HTML through jinja2
 autoescaping, and the page carries a Content-Security-Policy that forbids scripts: a reply containing
@@ -288,62 +291,97 @@ def _plot_title(path: Path) -> str:
     return path.stem.replace("_", " ")
 
 
-def write_plots(result: RunResult, out_dir: Path) -> list[Path]:
-    """Each family's figures; a plotting failure becomes a note in the report, never a lost report.
+def write_plots(result: RunResult, out_dir: Path, *, every: bool = True) -> list[Path]:
+    """Each family's PNG figures; a plotting failure becomes a note in the report, never a lost report.
 
+    `every=False`: only the families that give no markup figures (Family.draws_figures), whose PNGs are the
+    report's figures; the others' PNGs are drawn on request only (`harness report --plots`).
     Figures of an earlier scoring are removed first, so the folder never shows a stale attribute.
     """
-    from harness.core.figures import MissingGlyphsError  # lazy: matplotlib is slow to import
+    return [p for paths in _pngs(result, out_dir, every=every).values() for p in paths]
 
+
+def _pngs(result: RunResult, out_dir: Path, *, every: bool) -> dict[str, list[Path]]:
+    """write_plots, by family name."""
     if out_dir.is_dir():
         for old in out_dir.glob("*.png"):
             old.unlink()
-    paths: list[Path] = []
-    for name, fres in result.families.items():
-        if name not in FAMILIES:
-            continue
-        family = FAMILIES[name]
+    todo = [(name, FAMILIES[name], fres) for name, fres in result.families.items()
+            if name in FAMILIES and (every or not FAMILIES[name].draws_figures)]
+    if not todo:
+        return {}  # no matplotlib import at all
+    from harness.core.figures import MissingGlyphsError  # lazy: matplotlib is slow to import
+
+    out: dict[str, list[Path]] = {}
+    for name, family, fres in todo:
         try:
             fam_frame = family_rows(result.frame).get(name, result.frame.iloc[0:0])
             before = len(fres.notes)  # notes a family adds while drawing (figures it had to leave out)
-            paths += family.plots(fam_frame, out_dir, fres)
+            out[name] = family.plots(fam_frame, out_dir, fres)
             result.notes.extend(n for n in fres.notes[before:] if n not in result.notes)
         except MissingGlyphsError as exc:  # one line, once, however many families hit it
             if str(exc) not in result.notes:
                 result.notes.append(str(exc))
         except Exception as exc:  # noqa: BLE001 - figures are optional; the numbers must still be written
             result.notes.append(f"The {name} figures could not be drawn ({type(exc).__name__}: {exc}).")
-    return paths
+    return out
 
 
-def render_html(result: RunResult, plots: list[Path]) -> str:
+def markup_figures(result: RunResult) -> list[Any]:
+    """The figures of the families that give them as markup (harness.core.html_figures.HtmlFigure), in family
+    order; a failure becomes a note, as a PNG's does."""
+    out: list[Any] = []
+    for name, fres in result.families.items():
+        if name not in FAMILIES or not FAMILIES[name].draws_figures:
+            continue
+        try:
+            before = len(fres.notes)
+            out += FAMILIES[name].figures(fres)
+            result.notes.extend(n for n in fres.notes[before:] if n not in result.notes)
+        except Exception as exc:  # noqa: BLE001 - figures are optional; the numbers must still be written
+            result.notes.append(f"The {name} figures could not be drawn ({type(exc).__name__}: {exc}).")
+    return out
+
+
+def render_html(result: RunResult, plots: list[Path], figures: list[Any] | None = None) -> str:
+    """The page: `figures` (markup, harness.core.html_figures) first, then the PNGs of `plots`, embedded."""
+    from harness.core.html_figures import CSS
+
     env = Environment(loader=PackageLoader("harness.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
     template = env.get_template("report.html.j2")
     run = result.to_json()["run"]
-    embedded = [{"title": _plot_title(p), "data": base64.b64encode(p.read_bytes()).decode("ascii")}
-                for p in plots if p.exists()]
+    embedded = [{"title": f.title, "html": f.html} for f in figures or []]
+    embedded += [{"title": _plot_title(p), "data": base64.b64encode(p.read_bytes()).decode("ascii")}
+                 for p in plots if p.exists()]
     tables = _family_tables(result)
     rows = _findings(result)
     return template.render(run=run, cards=_cards(result), notes=result.notes,
                            error_reasons=list(result.error_reasons.items()),
                            key_tables=[t for t in tables if t["key"]],
-                           detail_tables=[t for t in tables if not t["key"]], plots=embedded,
+                           detail_tables=[t for t in tables if not t["key"]], plots=embedded, figure_css=CSS,
                            findings=rows, findings_caption=_findings_caption(result),
                            all_metrics=_all_metrics(result), **_lead(result, rows))
 
 
 def write_report(run_dir: str | Path, result: RunResult, *, quiet: bool = False,
-                 console: Console | None = None) -> ReportFiles:
-    """Write verdicts.csv, metrics.json, plots and report.html into the run folder; print the summary."""
+                 console: Console | None = None, plots: bool = False) -> ReportFiles:
+    """Write verdicts.csv, metrics.json and report.html into the run folder; print the summary.
+
+    The report shows every family's figures: as its own markup where the family gives it (BiasAsker), else as
+    the family's PNGs in plots/. `plots=True` also writes the PNGs of the families with markup figures
+    (`harness report --plots`): matplotlib cost ~0.9 CPU s per figure, half of a run's scoring and report."""
     run_dir = Path(run_dir)
-    plots = write_plots(result, run_dir / PLOTS_DIR)
+    figures = markup_figures(result)
+    by_family = _pngs(result, run_dir / PLOTS_DIR, every=plots)
+    pngs = [p for paths in by_family.values() for p in paths]
+    shown = [p for name, paths in by_family.items() if not FAMILIES[name].draws_figures for p in paths]
     files = ReportFiles(run_dir=run_dir, verdicts=write_verdicts_csv(result, run_dir / VERDICTS_FILE),
                         metrics=write_metrics_json(result, run_dir / METRICS_FILE),
-                        html=run_dir / REPORT_FILE, plots=plots)
+                        html=run_dir / REPORT_FILE, plots=pngs)
     if getattr(result.reader, "uses_judge", False):  # both readings of every reply, beside verdicts.csv
         write_readings_csv(result, run_dir / READINGS_FILE)
     tmp = files.html.with_suffix(".html.tmp")
-    tmp.write_text(no_surrogates(render_html(result, plots)), encoding="utf-8")
+    tmp.write_text(no_surrogates(render_html(result, shown, figures)), encoding="utf-8")
     os.replace(tmp, files.html)
     if not quiet:
         print_summary(result, console or Console(), files)

@@ -40,10 +40,7 @@ def test_report_folder_has_every_file_and_escapes_model_text(tmp_path: Path, fak
 
     for name in ("verdicts.csv", "metrics.json", "report.html", "transcript.jsonl"):
         assert (run_dir / name).stat().st_size > 0, name
-    pngs = sorted(p.name for p in (run_dir / "plots").glob("*.png"))
-    assert {"preference_gender.png", "preference_age.png", "advantage_gender.png",
-            "absolute_bias_rate.png", "relative_bias_rate.png"} <= set(pngs)
-    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in files.plots)
+    assert files.plots == [] and not list(run_dir.glob("plots/*.png"))  # BiasAsker's figures are the page's own
 
     doc = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
     m = doc["metrics"]
@@ -73,9 +70,12 @@ def test_report_folder_has_every_file_and_escapes_model_text(tmp_path: Path, fak
     parser.feed(html)
     tags = [t for t, _ in parser.tags]
     assert "script" not in tags
-    imgs = [a for t, a in parser.tags if t == "img"]
-    assert len(imgs) == len(files.plots) >= 5
-    assert all((a.get("src") or "").startswith("data:image/png;base64,") for a in imgs)
+    assert not [a for t, a in parser.tags if t == "img"]
+    heads = [d.strip() for d in parser.text]
+    for title in ("Preference rate: gender", "Preference rate: age", "Advantage (absolute bias): gender",
+                  "Absolute bias rate", "Relative bias rate"):  # every figure the PNGs showed
+        assert title in heads, title
+    assert tags.count("svg") == 4 and ("table", {"class": "hm"}) in parser.tags  # 2 bar charts per bar figure
     assert not any(a.get("onerror") for _, a in parser.tags)
     assert "http://" not in html and "https://" not in html  # opens offline: no external resource
     text = "".join(parser.text)
@@ -143,10 +143,25 @@ def test_figure_without_a_font_for_its_labels_is_left_out_with_one_note(tmp_path
     assert not (tmp_path / "zh.png").exists()
     run_dir = make_run(tmp_path / "run-nofont", xss=False)
     result = score_run(run_dir)
-    write_report(run_dir, result, quiet=True)
+    write_report(run_dir, result, quiet=True, plots=True)  # the PNGs, drawn with matplotlib's fonts
     notes = [n for n in result.notes if "CJK font" in n]
     assert len(notes) == 1 and "\n" not in notes[0]
     assert "preference_gender.png" in {p.name for p in (run_dir / "plots").glob("*.png")}  # English ones stay
+
+
+def test_plots_writes_the_same_figures_as_png_files_beside_the_page(tmp_path: Path, fake_oracle: None) -> None:
+    """`harness report --plots`: every BiasAsker figure the page shows is also a PNG file; the page still shows
+    its own markup (no figure twice), and a later report without --plots removes the stale PNGs."""
+    run_dir = make_run(tmp_path / "run-plots", xss=False)
+    files = write_report(run_dir, score_run(run_dir), quiet=True, plots=True)
+    pngs = {p.name for p in files.plots}
+    assert {"preference_gender.png", "preference_age.png", "advantage_gender.png", "absolute_bias_rate.png",
+            "relative_bias_rate.png"} <= pngs
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in files.plots)
+    html = files.html.read_text(encoding="utf-8")
+    assert "data:image/png" not in html and html.count('<table class="hm">') >= 3
+    write_report(run_dir, score_run(run_dir), quiet=True)
+    assert not list(run_dir.glob("plots/*.png"))
 
 
 def test_rescoring_is_stable_and_overwrites(tmp_path: Path, fake_oracle: None) -> None:

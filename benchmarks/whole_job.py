@@ -1,0 +1,170 @@
+"""The whole job after asking: what scoring, the report and its figures cost, beside the whole `harness run`.
+
+One OpenAI-compatible server in its own process (benchmarks/peers.py's counting server: benchmarks/
+run_throughput.py's raw asyncio HTTP/1.1 server) answers every chat completion after `--latency` seconds;
+`harness run --suite builtin-en --sample N` asks it at `--concurrency` from a cold start (fresh transcripts and
+cache directories), as benchmarks/peers.py does. Printed, medians of `--rounds`:
+
+  whole        `harness run` (ask, score, report): wall, CPU s per 1,000 replies (user + system of the process
+               and its children, from wait4), peak RSS, the requests the server saw (must be N);
+  no-report    `harness run --no-report`: the same, asking only;
+  phases       in a fresh process over the last whole run's folder, each phase's wall and CPU s
+               (time.process_time) and the process's peak RSS after it: importing the scoring and report
+               modules, score_run (read the transcript, the oracle, every family), and write_report split
+               into its parts (the markup figures, the PNGs of families without them, verdicts.csv,
+               metrics.json, report.html, the terminal summary); with --plots, also the PNGs `harness report
+               --plots` draws.
+
+The load average is printed with the figures (the machine is shared; CPU seconds move less than walls).
+
+Usage: .venv/bin/python benchmarks/whole_job.py [--probes 4000] [--concurrency 64] [--latency 0.1] [--rounds 3]
+       [--phases-only RUN_DIR] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import peers  # noqa: E402 - the counting server and the measured subprocess live there
+
+HARNESS = Path(sys.executable).with_name("harness")
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def phases(run_dir: Path) -> list[dict[str, Any]]:
+    """Score and report `run_dir` in this process, timing each phase (wall, CPU, peak RSS after it)."""
+    out: list[dict[str, Any]] = []
+
+    def timed(name: str, fn: Any) -> Any:
+        wall, cpu = time.perf_counter(), time.process_time()
+        value = fn()
+        out.append({"phase": name, "wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu,
+                    "rss_mb": _rss_mb()})
+        return value
+
+    def imports() -> Any:
+        from harness.report import reporting
+        from harness.score import scoring
+        return reporting, scoring
+
+    reporting, scoring = timed("import scoring + report", imports)
+    result = timed("score_run", lambda: scoring.score_run(run_dir))
+    from rich.console import Console
+
+    figures = timed("figures (markup)", lambda: reporting.markup_figures(result))
+    plots = timed("figures (PNG, families without markup)",
+                  lambda: reporting.write_plots(result, run_dir / reporting.PLOTS_DIR, every=False))
+    timed("verdicts.csv", lambda: reporting.write_verdicts_csv(result, run_dir / reporting.VERDICTS_FILE))
+    timed("metrics.json", lambda: reporting.write_metrics_json(result, run_dir / reporting.METRICS_FILE))
+    html = timed("report.html", lambda: reporting.render_html(result, plots, figures))
+    (run_dir / reporting.REPORT_FILE).write_text(html, encoding="utf-8")
+    with open(os.devnull, "w", encoding="utf-8") as sink:
+        timed("terminal summary", lambda: reporting.print_summary(result, Console(file=sink, width=120)))
+    out.append({"phase": "replies scored", "n": len(result.frame)})
+    return out
+
+
+def _phases_in_child(run_dir: Path, env: dict[str, str]) -> list[dict[str, Any]]:
+    cmd = [sys.executable, __file__, "--phases-only", str(run_dir)]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"the phase run failed: {done.stderr.strip().splitlines()[-1:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _print_phases(rounds: list[list[dict[str, Any]]]) -> None:
+    n = next((p["n"] for p in rounds[0] if p["phase"] == "replies scored"), 0)
+    print(f"\nphases (fresh process over the run folder, {n:,} replies scored; medians of {len(rounds)}):")
+    print("| phase | wall | CPU s | CPU s per 1,000 replies | peak RSS after |\n|---|---|---|---|---|")
+    names = [p["phase"] for p in rounds[0] if "wall_s" in p]
+    total_wall = total_cpu = 0.0
+    for name in names:
+        rows = [next(p for p in r if p["phase"] == name) for r in rounds]
+        wall = statistics.median(p["wall_s"] for p in rows)
+        cpu = statistics.median(p["cpu_s"] for p in rows)
+        total_wall, total_cpu = total_wall + wall, total_cpu + cpu
+        rss = statistics.median(p["rss_mb"] for p in rows)
+        print(f"| {name} | {wall:.3f} s | {cpu:.3f} | {cpu / max(n, 1) * 1000:.3f} | {rss:.0f} MB |")
+    print(f"| all | {total_wall:.3f} s | {total_cpu:.3f} | {total_cpu / max(n, 1) * 1000:.3f} | |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--probes", type=int, default=4000)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of each measure; the tables show medians")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--max-tokens", type=int, default=16)
+    parser.add_argument("--phases-only", default="", help="time the phases over this run folder and print JSON")
+    parser.add_argument("--keep", default="", help="copy the last whole run's folder here")
+    parser.add_argument("--no-whole", action="store_true", help="skip the whole-process runs (phases only)")
+    args = parser.parse_args(argv)
+    if args.phases_only:
+        print(json.dumps(phases(Path(args.phases_only))))
+        return 0
+
+    port = peers.run_throughput._free_port()
+    ready, counter = multiprocessing.Event(), multiprocessing.Value("q", 0)
+    server = multiprocessing.Process(target=peers._serve, args=(port, args.latency, ready, counter), daemon=True)
+    server.start()
+    if not ready.wait(10):
+        print("benchmark server did not start", file=sys.stderr)
+        return 3
+    work = Path(tempfile.mkdtemp(prefix="harness-whole-job-"))
+    (work / "targets.toml").write_text(
+        f'[targets.bench]\nadapter = "openai"\nmodel = "bench"\nbase_url = "http://127.0.0.1:{port}/v1"\n'
+        f'api_key_env = "BENCH_API_KEY"\nmax_tokens = {args.max_tokens}\n', encoding="utf-8")
+    try:
+        cmds = peers._commands(argparse.Namespace(**vars(args), lmeval="/nonexistent"), port, work, [])
+        results: dict[str, list[peers.Measure]] = {tool: [] for tool in cmds}
+        loads, phase_rounds, env = [], [], {}
+        for run in range(args.rounds):
+            for tool, cmd in cmds.items():
+                if args.no_whole and tool == "harness run --no-report":
+                    continue
+                env = peers._fresh_env(work, run)
+                loads.append(os.getloadavg()[0])
+                m = peers._measured(tool, cmd, env, work, counter)
+                results[tool].append(m)
+                print(f"round {run + 1}: {tool:26s} {m.wall_s:6.2f} s, {m.cpu_s:6.2f} CPU s, {m.rss_mb:5.0f} MB, "
+                      f"{m.requests:,} requests, exit {m.code}", flush=True)
+                if tool == "harness run":
+                    run_dir = next(Path(env["HARNESS_TRANSCRIPTS_DIR"]).iterdir())
+                    loads.append(os.getloadavg()[0])
+                    phase_rounds.append(_phases_in_child(run_dir, env))
+                    if args.keep:
+                        shutil.rmtree(args.keep, ignore_errors=True)
+                        shutil.copytree(run_dir, args.keep)
+        limit_s = args.probes / args.concurrency * args.latency
+        print(f"\n{args.probes:,} builtin-en replies, concurrency {args.concurrency}, server answers after "
+              f"{args.latency * 1000:g} ms: physical limit {limit_s:.2f} s; medians of {args.rounds} rounds; "
+              f"load average {min(loads):.2f}-{max(loads):.2f} on {os.cpu_count()} CPUs\n")
+        print(peers._table({k: v for k, v in results.items() if v}, limit_s, args.probes))
+        if phase_rounds:
+            _print_phases(phase_rounds)
+    finally:
+        server.terminate()
+        server.join(5)
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
