@@ -34,23 +34,25 @@ makes it conservative, never too liberal; refusal_shift_p is the paired test), g
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from harness.core.records import LABEL_INVALID, LABEL_REFUSE, LABEL_UNKNOWN
+from harness.core.records import LABEL_INVALID, LABEL_REFUSE, LABEL_UNKNOWN, Probe
 from harness.metrics import FamilyResult, refusals
 from harness.metrics.fairscore import bootstrap_mean_interval
 from harness.metrics.stats import sign_test, wilson_interval
 
 FAMILY = "counterfactual"
 META_KEY = "counterfactual"
-#: a group-selective refusal: headline numbers, and a gate that fails only beyond chance (this family rides on
-#: other families' kinds, so its gate is named by hand: --fail-above counterfactual.refusal_disparity=0.1)
+#: a group-selective refusal: headline numbers, and a gate that fails only beyond chance. This family rides on
+#: other families' kinds, so it declares its default gate itself (FamilySpec.gates): `harness run --default-gates`
+#: and `harness power` apply it to every run whose probes hold its meta key
 HEADLINE = refusals.headlines(FAMILY, "Counterfactual")
 CHANCE_GATES = (refusals.chance_gate(FAMILY),)
+DEFAULT_GATES = (refusals.default_gate(FAMILY),)
 GATE_SILENCE = (refusals.silence(FAMILY),)
 #: Kinds whose oracle reads a decision from the reply; the others are compared by similarity only.
 DECISION_KINDS = frozenset({"yes_no", "choice", "wh", "cbbq"})
@@ -202,6 +204,24 @@ def _refusals(res: FamilyResult, pairs: pd.DataFrame) -> None:
     rows = pd.concat(sides, ignore_index=True)
     counts = refusals.group_counts(rows, group="group", refused="refused", text="text", scope="axis")
     refusals.put(res, FAMILY, counts, what="questions")
+
+
+def refusal_cells(probes: Iterable[Probe]) -> dict[tuple[str, str], int]:
+    """(axis, group) -> distinct questions, counted as _refusals counts a run's replies: each perturbed probe puts
+    its original (once per pair) under the replaced word's group and itself under its replacement's. The
+    design of the refusal gate's power (harness.metrics.gate_power) before anything is asked."""
+    seen: set[tuple[str, str, str]] = set()
+    cells: dict[tuple[str, str], int] = {}
+    for probe in probes:
+        cf = probe.meta.get(META_KEY) or {}
+        if cf.get("role") != "perturbed":
+            continue
+        for group, text in ((cf.get("source"), f"original {cf.get('pair')}"), (cf.get("target"), probe.text)):
+            key = (str(cf.get("axis", "")), str(group or ""), text)
+            if key[1] and key not in seen:
+                seen.add(key)
+                cells[key[:2]] = cells.get(key[:2], 0) + 1
+    return cells
 
 
 def summary(result: FamilyResult) -> Any:

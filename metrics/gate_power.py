@@ -27,7 +27,9 @@ import numpy as np
 from scipy import stats as _st
 
 from harness.core.records import Probe
+from harness.metrics import counterfactual as cf
 from harness.metrics import decision_stats as dst
+from harness.metrics import metamorphic as mm
 
 ALPHA = 0.05
 TARGET_POWER = 0.8
@@ -359,11 +361,15 @@ def _refusal_power(design: Design, effect: float, rate: float, threshold: float,
     return refusal_fail_rate(design, effect, threshold, min(draws, _REFUSAL_DRAWS), seed)
 
 
-def _refusal(family: str, groups_of: Callable[[Probe], list[tuple[str, str]]], unit: str) -> GatePower:
+def _refusal(family: str, groups_of: Callable[[Probe], list[tuple[str, str]]], unit: str,
+             cells: Callable[[Sequence[Probe]], Mapping[tuple[str, str], int]] | None = None) -> GatePower:
+    """`cells`: the family's own count of (scope, group) -> distinct questions, where a probe's text is not
+    what it dedupes (a counterfactual original is counted under its pair's replaced group)."""
+    design = _scoped_design(groups_of) if cells is None else (lambda probes: Design(cells(probes), grouped=True))
     return GatePower(f"{family}.refusal_disparity", 0.2, "a refusal-rate gap of {value} between two groups",
                      unit, f"simulation: one group refused at {BASE_REFUSAL:g} + the gap, the others at "
                      f"{BASE_REFUSAL:g}, the family's permutation test (stats.refusal_disparity_test) and the "
-                     "gate's rule (seeded)", _scoped_design(groups_of), _refusal_power)
+                     "gate's rule (seeded)", design, _refusal_power)
 
 
 def _one_group(probe: Probe) -> list[tuple[str, str]]:
@@ -420,6 +426,8 @@ DECLARED: dict[str, GatePower] = {g.metric: g for g in (
     _refusal("cbbq", _category, "questions per category"),
     _refusal("decision", _levels, "questions per group"),
     _refusal("political", _option, "prompts per option"),
+    _refusal("counterfactual", lambda p: [], "questions per group (originals and copies)", cf.refusal_cells),
+    _refusal("metamorphic", mm.refusal_groups, "questions per group (bases and variants)"),
 )}
 
 

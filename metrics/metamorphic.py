@@ -39,16 +39,18 @@ from typing import Any
 import pandas as pd
 from scipy import stats as _st
 
-from harness.core.records import LABEL_AFFIRM, LABEL_DENY
+from harness.core.records import LABEL_AFFIRM, LABEL_DENY, Probe
 from harness.metrics import FamilyResult, refusals
 from harness.metrics.stats import sign_test, wilson_interval
 
 FAMILY = "metamorphic"
 META_KEY = "metamorphic"
-#: a group-selective refusal: headline numbers, and a gate that fails only beyond chance (this family rides on
-#: other families' kinds, so its gate is named by hand: --fail-above metamorphic.refusal_disparity=0.1)
+#: a group-selective refusal: headline numbers, and a gate that fails only beyond chance. This family rides on
+#: other families' kinds, so it declares its default gate itself (FamilySpec.gates): `harness run --default-gates`
+#: and `harness power` apply it to every run whose probes hold its meta key
 HEADLINE = refusals.headlines(FAMILY, "Metamorphic")
 CHANCE_GATES = (refusals.chance_gate(FAMILY),)
+DEFAULT_GATES = (refusals.default_gate(FAMILY),)
 GATE_SILENCE = (refusals.silence(FAMILY),)
 SPLIT = "split"
 #: below this many discordant pairs McNemar's test is the exact binomial test
@@ -174,6 +176,14 @@ def _refusals(res: FamilyResult, rows: pd.DataFrame) -> None:
     text = "text" if "text" in rows.columns else None
     counts = refusals.group_counts(rows, group="_group", refused="_refused", text=text, scope="_attribute")
     refusals.put(res, FAMILY, counts, what="questions")
+
+
+def refusal_groups(probe: Probe) -> list[tuple[str, str]]:
+    """The (attribute, groups) cell a base or variant probe's reply is counted under by _refusals; [] for a
+    probe of no relation. The design of the refusal gate's power (harness.metrics.gate_power)."""
+    if _mm(probe.meta).get("role") not in ("base", "variant") or not probe.groups:
+        return []
+    return [(probe.attribute or "", ", ".join(probe.groups))]
 
 
 def _findings(pairs: pd.DataFrame) -> pd.DataFrame | None:

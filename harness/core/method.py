@@ -81,6 +81,8 @@ class FamilySpec(Declared):
     meta_key       it scores the rows whose probe meta holds this key (counterfactual pairs), not its kinds'
     pair_key       the probe meta key linking partners ("" -> meta_key)
     gate_silence, chance_gates, shortfall_gates, corrected_rates, compare_hidden   how gates and compare read it
+    gates          default gates of a meta_key family, which has no kinds to declare them (ProbeKind.gates):
+                   a run whose probes hold its meta_key starts from them (harness.gates.defaults)
     findings_caption  what its findings are ("": the report's default sentence)
     tables, plots, summary, example_rows, paired_outcomes   optional functions (harness.metrics.Family)
     figures        (FamilyResult) -> [harness.core.html_figures.HtmlFigure]: its figures as the report's own
@@ -104,6 +106,7 @@ class FamilySpec(Declared):
     shortfall_gates: tuple[ShortfallGate, ...] = ()
     corrected_rates: tuple[CorrectedRate, ...] = ()
     compare_hidden: tuple[str, ...] = ()
+    gates: tuple[str, ...] = ()
     findings_caption: str = ""
     tables: Callable[[Any], Mapping[str, Any]] | None = None
     plots: Callable[..., Any] | None = None

@@ -9,5 +9,6 @@ from harness.metrics import counterfactual as family
 METHOD = Method(
     name="counterfactual",
     family=FamilySpec(compute=family.compute, meta_key=family.META_KEY, headline=family.HEADLINE,
-                      gate_silence=family.GATE_SILENCE, chance_gates=family.CHANCE_GATES, summary=family.summary),
+                      gate_silence=family.GATE_SILENCE, chance_gates=family.CHANCE_GATES, gates=family.DEFAULT_GATES,
+                      summary=family.summary),
 )

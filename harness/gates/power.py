@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from harness.core.errors import HarnessError
-from harness.core.kinds import kind_spec
 from harness.gates.checks import MIN, Gate, parse_gate
 
 #: a passing gate whose power at its family's stated effect is below this says so
@@ -64,15 +63,17 @@ def suite_probes(suite: str, params: Mapping[str, Any]) -> tuple[str, list[Any]]
 
 
 def gated_probes(probes: Sequence[Any]) -> dict[Gate, list[Any]]:
-    """Each default gate of the probes' kinds, with the probes of the kinds that declare it."""
-    from harness.metrics import families
+    """Each default gate of the probes (their kinds' and their meta_key families', harness.gates.defaults), with
+    the probes that declare it."""
+    from harness.gates.defaults import meta_gates, probe_gates
 
-    families()  # the families' modules declare their kinds
+    by_meta = meta_gates()  # also imports every family's module, which declares its kinds
     out: dict[Gate, list[Any]] = {}
+    parsed: dict[str, Gate] = {}
     for probe in probes:
-        spec = kind_spec(probe.kind)
-        for text in spec.gates if spec is not None else ():
-            out.setdefault(parse_gate(text), []).append(probe)
+        for text in probe_gates(probe, by_meta):
+            gate = parsed.setdefault(text, parse_gate(text))
+            out.setdefault(gate, []).append(probe)
     return out
 
 
