@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import shlex
 import signal
 import sys
@@ -132,9 +131,11 @@ def _interactive(run_dir: Path, run_id: str, chosen: list, *, report: bool, scor
     and mode are the ones the report is rewritten with)."""
     from harness.human.review_session import ReviewSession
 
+    # No readline here, on purpose (as in manual mode, harness.human.manual.run_manual): readline reads the
+    # terminal in raw mode, and a Ctrl-D typed before it switched to raw mode (typed ahead on a busy machine)
+    # reached it as a NUL byte, so the session waited forever instead of stopping. The terminal's own line mode
+    # reads Ctrl-D as the end of input whenever it was typed; it edits a label with Backspace, Ctrl-U, Ctrl-W.
     session = ReviewSession(run_dir, run_id, chosen, console=console)
-    with contextlib.suppress(ImportError):
-        import readline  # noqa: F401  (line editing in input())
 
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
