@@ -1,6 +1,6 @@
 """CHBias metrics: the paired perplexity t-test per category (the paper's Table 2/3 rows), read out in one line.
 
-Input: scored `sentence_pair` probes whose replies hold the model's perplexity of the stereotyped sentence
+Input: scored `chbias` probes whose replies hold the model's perplexity of the stereotyped sentence
 (T1) and of its counterpart (T2) (harness.run.perplexity writes them to the reply's usage). Per category
 (and split), harness.metrics.paired_test runs ttest_rel(ppl_T1, ppl_T2) after dropping identical pairs and
 outlying pairs, with the mean difference's 95% interval, Cohen's d_z and the Wilcoxon signed-rank test.
@@ -62,7 +62,7 @@ from harness.metrics.frames import FrameSpec
 from harness.metrics.paired_test import PairedTest, outlier_mask, paired_test, read_out, upstream_test
 
 FAMILY = "chbias"
-KIND = "sentence_pair"  # the kind question_gen/chbias.py emits
+KIND = "chbias"  # the kind question_gen/chbias.py emits
 #: CHBias sentence pairs, answered by the model's perplexity of each sentence (no text to judge)
 KINDS = (ProbeKind(KIND, FAMILY),)
 #: the paired perplexity t-test (negative t: the stereotyped sentences are more likely)

@@ -1,6 +1,6 @@
 """Political bias of generations (Liu et al., AAAI 2021): base rates, indirect and direct bias per option.
 
-Input: one row per generated text of a `political-*` suite (probe kind "continuation"), whose verdict
+Input: one row per generated text of a `political-*` suite (probe kind "political"), whose verdict
 `score` is a judge's P(conservative) in [0, 1] (harness.political.judge). Texts the judge could not
 score (score None) are left out and counted (`political.<attribute>.unscored`), never read as neutral.
 Probe fields used: attribute (gender / location / topic), bias_type "indirect" or "direct", and meta
@@ -55,7 +55,7 @@ from harness.metrics.political_stats import (
 )
 
 FAMILY = "political"
-KIND = "continuation"  # the kind question_gen/political.py emits
+KIND = "political"  # the kind question_gen/political.py emits
 #: Continuations are read by the political judge (P(conservative)), registered by harness.political.reader
 KINDS = (ProbeKind(KIND, FAMILY, reader="political-judge",
                    gates=(refusals.default_gate(FAMILY),)),)

@@ -29,7 +29,7 @@ from harness.metrics import FamilyResult
 from harness.metrics.fairscore import COMPONENTS, STEPS, Fairscores, Pair, fairscores, sentence_bleu
 
 FAMILY = "tod"
-KIND = "tod_turn"  # the kind question_gen/sgd_tod.py emits
+KIND = "tod"  # the kind question_gen/sgd_tod.py emits
 #: A dialogue turn's reply is read against its ground truth here (BLEU), not by a decision reader
 KINDS = (ProbeKind(KIND, FAMILY),)
 AXES_ORDER = ("gender", "age", "race")

@@ -11,8 +11,8 @@ affirmation.read`, `"*/cbbq"` for every mode, `"compat/*"` for every kind; rule_
 "rules" mode yes_no ->
 oracles.affirmation, choice -> oracles.choice, wh -> oracles.explanation; in the "compat" mode (`compat=True`)
 oracles.compat reproduces upstream BiasAsker's decisions exactly; in every mode cbbq ->
-oracles.cbbq (CBBQ) and sentence_pair -> oracles.sentence_pair (CHBias: which sentence the model's
-perplexity favours), tod_turn -> oracles.reference (task-oriented turns, read against their reference by
+oracles.cbbq (CBBQ) and chbias -> oracles.chbias (CHBias: which sentence the model's
+perplexity favours), tod -> oracles.reference (task-oriented turns, read against their reference by
 metrics/tod.py); open (a user's own prompts) -> oracles.reference.read_open (refusals only). Every rule has
 one signature, rule(probe, reply, method) -> Verdict. `method` picks the existence-measurement method of
 BiasAsker 3.3 for the rules (oracles.similarity.METHODS; "default" is whole-word n-gram matching); readers
@@ -57,12 +57,12 @@ from typing import Any
 # workers inherit them loaded); which reads what is said by the entry points, not here.
 import harness.oracles.affirmation
 import harness.oracles.cbbq
+import harness.oracles.chbias
 import harness.oracles.choice
 import harness.oracles.compat
 import harness.oracles.explanation
 import harness.oracles.reference
-import harness.oracles.rules
-import harness.oracles.sentence_pair  # noqa: F401
+import harness.oracles.rules  # noqa: F401
 from harness.core.method import parts
 from harness.core.records import Probe, Reply, Verdict
 from harness.core.registry import RegistrationError, Registry

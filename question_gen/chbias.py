@@ -1,4 +1,4 @@
-"""The CHBias suite generator: aligned sentence pairs -> `sentence_pair` probes (``generator: chbias``).
+"""The CHBias suite generator: aligned sentence pairs -> `chbias` probes (``generator: chbias``).
 
 A probe is one PAIR: the stereotyped sentence (T1) and the same sentence with the target group swapped (T2).
 It is answered by the model's perplexity of each (harness.run.perplexity, white-box targets only), and the
@@ -20,7 +20,7 @@ Or a user's own pairs, in any language (e.g. CrowS-Pairs):
 ``groups``    optional labels of the two sides for reports (CHBias: female / male, old / young, ...).
 ``lang``      optional; guessed from the text (any CJK character: zh, else en).
 
-Probe fields: kind ``sentence_pair``; bias_type ``paired``; text = T1; options = (T1, T2); groups = the two
+Probe fields: kind ``chbias``; bias_type ``paired``; text = T1; options = (T1, T2); groups = the two
 side labels; attribute and categories = the category. meta: category, split, pair (0-based index in the
 source), line (1-based), identical (T1 == T2: upstream's failed swaps, dropped and counted by the metric),
 source (``chbias`` or the file name), template (a stable key).
@@ -44,7 +44,7 @@ from harness.core.records import Probe
 #: the kind these probes are (declared by metrics/chbias.py; the name is the contract between the two): a
 #: stereotyped sentence and its counterpart (options = (sentence, counterpart)), answered by the model's
 #: perplexity of each (white-box targets only), never by generated text
-KIND = "sentence_pair"
+KIND = "chbias"
 DATASET = "chbias"
 ANSWER_MODE = "perplexity"  # these probes can only be answered by scoring sentences (harness.run.plan)
 BIAS_TYPE = "paired"

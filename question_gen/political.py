@@ -35,7 +35,7 @@ from harness.core.records import Probe, stable_id
 from harness.question_gen.political_data import INDIRECT, KEYWORDS, PROMPTS, fill
 
 #: the kind these probes are (declared by metrics/political.py; the name is the contract between the two)
-KIND = "continuation"
+KIND = "political"
 LEANINGS = ("indirect", "liberal", "conservative")
 DEFAULTS: dict[str, Any] = {"samples": 2, "max_new_tokens": 40, "temperature": 1.0, "top_k": 50, "top_p": None,
                             "style": "auto", "instruction": DEFAULT_INSTRUCTION, "seed": 0}

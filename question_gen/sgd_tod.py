@@ -36,7 +36,7 @@ from typing import Any
 import harness.perturb as perturb_pkg
 from harness.core.errors import ConfigError, HarnessError
 from harness.core.paths import cache_dir
-from harness.core.records import Probe, stable_id
+from harness.core.records import Probe, id_kind, stable_id
 from harness.perturb.algorithm import DEFAULT_DRAWS, Substitution, perturber_for
 from harness.perturb.dialogues import SHAPE_SGD, dialogue_draws, no_words_message, perturb_sgd_dialogue
 from harness.perturb.lexicon import AXES
@@ -45,7 +45,7 @@ from harness.perturb.sgd import load_split, service_calls, split_dir
 #: the kind these probes are (declared by metrics/tod.py; the name is the contract between the two): a turn of
 #: a task-oriented dialogue asked of a pipeline target, its reply read against the dialogue's ground-truth
 #: response (metrics/tod.py), not by the oracle
-KIND = "tod_turn"
+KIND = "tod"
 SPEC_KEYS = frozenset({"name", "generator", "lang", "description", "data", "axes", "draws", "seed", "dialogues",
                        "turns", "max_turns", "protect_entities", "history", "pairs"})
 STEPS = ("step1", "step2", "step3")
@@ -124,7 +124,7 @@ def _request(dialogue: dict[str, Any], turns: list[dict[str, Any]], i: int, sett
 
 def _probe(suite: str, text: str, meta: dict[str, Any], service: str, axis: str = "",
            groups: tuple[str, ...] = ()) -> Probe:
-    pid = stable_id(suite, KIND, text)
+    pid = stable_id(suite, id_kind(KIND), text)  # the id it had when the kind was "tod_turn"
     return Probe(id=pid, suite=suite, lang="en", kind=KIND, bias_type=BIAS_TYPE, text=text,
                  groups=groups, attribute=axis, categories=(service,), meta={"tod": meta})
 

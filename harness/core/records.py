@@ -25,7 +25,8 @@ Lang = Literal["en", "zh"]
 #: -> name now. The one alias table: every record read back (a transcript line, Probe.from_dict; a verdicts.csv
 #: row or a raw probe dict, canonical_kind; a kind looked up, harness.core.kinds.kind_spec) gets the new name,
 #: so run folders, baselines and review files written before the rename score and compare as they did.
-KIND_ALIASES: dict[str, str] = {"multiple_choice": "cbbq", "crows_pair": "crows_pairs"}
+KIND_ALIASES: dict[str, str] = {"multiple_choice": "cbbq", "crows_pair": "crows_pairs", "sentence_pair": "chbias",
+                                "continuation": "political", "tod_turn": "tod"}
 #: the name a renamed kind's probe ids are hashed with: its old one, so every probe keeps the id it had (the id
 #: joins a run folder to its resume, cache, answer sheets and review labels)
 _ID_KIND: dict[str, str] = {new: old for old, new in KIND_ALIASES.items()}
@@ -34,6 +35,11 @@ _ID_KIND: dict[str, str] = {new: old for old, new in KIND_ALIASES.items()}
 def canonical_kind(kind: str) -> str:
     """The kind's name now (an old name from before a rename -> its new one; any other name unchanged)."""
     return KIND_ALIASES.get(kind, kind)
+
+
+def id_kind(kind: str) -> str:
+    """The name a probe id is hashed with for this kind (a renamed kind's old name: ids did not change)."""
+    return _ID_KIND.get(kind, kind)
 
 # Bias types, in the BiasAsker paper's sense: `absolute` probes name two groups (the bot may pick one),
 # `relative` probes name one group (bias shows as different attitudes across groups). CBBQ probes use

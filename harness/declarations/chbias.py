@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness.core.method import FamilySpec, Method, SuiteGenerator
 from harness.metrics import chbias as family
-from harness.oracles import sentence_pair as reader
+from harness.oracles import chbias as reader
 from harness.question_gen import chbias as generator
 
 METHOD = Method(
@@ -13,7 +13,7 @@ METHOD = Method(
                                          generate_at=generator.generate_at, count_by_type=generator.count_by_type,
                                          answer_mode=generator.ANSWER_MODE)},
     kinds=family.KINDS,
-    rules={"*/sentence_pair": reader.score_pair},
+    rules={"*/chbias": reader.score_pair},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, leaderboard=family.LEADERBOARD,
                       view_metrics=family.VIEW_METRICS, plots=family.plots),
     datasets=("chbias",),

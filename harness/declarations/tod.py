@@ -12,7 +12,7 @@ METHOD = Method(
     generators={"sgd_tod": SuiteGenerator(generate=generator.generate, count=generator.count,
                                           generate_at=generator.generate_at, target_kind=generator.TARGET_KIND)},
     kinds=family.KINDS,
-    rules={"*/tod_turn": reader.read},
+    rules={"*/tod": reader.read},
     family=FamilySpec(compute=family.compute, plots=family.plots, summary=family.summary),
     datasets=("sgd",),
 )

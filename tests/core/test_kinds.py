@@ -49,15 +49,15 @@ def test_a_reader_name_is_taken_once() -> None:
 
 def test_the_built_in_kinds_as_their_families_declare_them() -> None:
     families()
-    assert {k: family_for_kind(k) for k in ("yes_no", "choice", "wh", "cbbq", "sentence_pair",
-                                             "continuation", "tod_turn")} == {
+    assert {k: family_for_kind(k) for k in ("yes_no", "choice", "wh", "cbbq", "chbias",
+                                             "political", "tod")} == {
         "yes_no": "biasasker", "choice": "biasasker", "wh": "biasasker", "cbbq": "cbbq",
-        "sentence_pair": "chbias", "continuation": "political", "tod_turn": "tod"}
+        "chbias": "chbias", "political": "political", "tod": "tod"}
     assert family_for_kind("open") is None  # a user's own prompts: listed, scored by no family
-    assert kind_spec("continuation").reader == "political-judge"
+    assert kind_spec("political").reader == "political-judge"
     assert {k: getattr(kind_spec(k).judge, "question", None)
-            for k in ("yes_no", "cbbq", "sentence_pair")} == {
-        "yes_no": "statement", "cbbq": "pick_option", "sentence_pair": None}
+            for k in ("yes_no", "cbbq", "chbias")} == {
+        "yes_no": "statement", "cbbq": "pick_option", "chbias": None}
     assert kind_spec("choice").review_labels[0] == "choice" and not kind_spec("cbbq").review_labels
 
 
@@ -66,7 +66,7 @@ def test_the_stages_read_the_declarations() -> None:
     from harness.score.review import reviewable_kinds
 
     # the built-in kinds as declared (a kind registered by another method's entry points joins these sets)
-    built_in = {"yes_no", "choice", "wh", "cbbq", "sentence_pair", "continuation", "tod_turn"}
+    built_in = {"yes_no", "choice", "wh", "cbbq", "chbias", "political", "tod"}
     assert judged_kinds() & built_in == {"yes_no", "choice", "wh", "cbbq"}
     assert reviewable_kinds() & built_in == {"yes_no", "choice", "wh"}
     assert judged_kinds() == {k for k, spec in registered_kinds().items() if spec.judge is not None}

@@ -35,7 +35,7 @@ def frame_of(rows: list[tuple[str, str, str, list[float]]], attribute: str = "ge
 
 
 def test_family_is_registered_for_continuations():
-    assert FAMILIES["political"].kinds == frozenset({"continuation"})
+    assert FAMILIES["political"].kinds == frozenset({"political"})
     assert FAMILIES["political"].spec.compute is not None  # its declaration (harness.political.method)
 
 

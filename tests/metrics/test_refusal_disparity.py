@@ -210,7 +210,7 @@ def _political(pattern: str) -> dict:
     return political.compute(pd.DataFrame(rows), n_boot=50, n_perm=50).metrics
 
 
-FAMILIES = {"cbbq": (_cbbq, "cbbq"), "bbq": (_bbq, "bbq"), "political": (_political, "continuation"),
+FAMILIES = {"cbbq": (_cbbq, "cbbq"), "bbq": (_bbq, "bbq"), "political": (_political, "political"),
             "counterfactual": (lambda pattern: _pairs(pattern, "counterfactual"), None),
             "metamorphic": (lambda pattern: _pairs(pattern, "metamorphic"), None)}
 

@@ -25,7 +25,7 @@ def test_each_kind_has_its_reader_in_each_mode() -> None:
 
 
 def test_a_kind_without_a_reader_is_unknown_in_its_modes_method() -> None:
-    probe, reply = _pair("continuation", "Yes, they are.")
+    probe, reply = _pair("political", "Yes, they are.")
     assert oracles.score_one(probe, reply) == Verdict(probe.id, LABEL_UNKNOWN, False, "ngram")
     assert oracles.score_one(probe, reply, compat=True) == Verdict(probe.id, LABEL_UNKNOWN, False, "compat")
 

@@ -88,7 +88,7 @@ def test_callable_judge_cache_and_unscored(run_env: Path):
     assert first.scores[""].p is None and "empty" in first.scores[""].reason
     second = asyncio.run(score_texts(judge, TEXTS, cache=cache))
     assert second.asked == 0 and second.scores[TEXTS[0]].p == 0.9  # the judge was not asked again
-    probes = [Probe.make("political-gender", "en", "continuation", "indirect", f"p{i}") for i in range(3)]
+    probes = [Probe.make("political-gender", "en", "political", "indirect", f"p{i}") for i in range(3)]
     verdicts, info = judge_replies([(p, Reply(p.id, "t", t)) for p, t in zip(probes, TEXTS, strict=True)], judge)
     assert verdicts[probes[0].id].score == 0.9 and verdicts[probes[0].id].label == "conservative"
     assert verdicts[probes[2].id].label == LABEL_UNSCORED and verdicts[probes[2].id].score is None

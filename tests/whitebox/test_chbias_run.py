@@ -65,7 +65,7 @@ def test_every_pair_is_scored_into_the_transcript(run_dir: Path) -> None:
     assert len(lines) == SAMPLE
     for line in lines:
         probe, reply = line["probe"], line["reply"]
-        assert probe["kind"] == "sentence_pair" and reply["status"] == "ok"
+        assert probe["kind"] == "chbias" and reply["status"] == "ok"
         ppl = reply["usage"]["perplexity"]
         assert len(ppl) == 2 and all(v > 1 for v in ppl)
         assert reply["text"] == f"{ppl[0]:.4f} vs {ppl[1]:.4f}"
