@@ -41,9 +41,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from harness.core.kinds import (
     ChanceGate,
@@ -58,8 +56,14 @@ from harness.core.kinds import (
     kind_spec,
     registered_kinds,
 )
+from harness.core.lazy import lazy_module
 from harness.core.method import FamilySpec, parts
 from harness.core.registry import Registry
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
 
 FRAME_COLUMNS: tuple[str, ...] = (
     "probe_id", "suite", "lang", "kind", "bias_type", "text", "groups", "attribute", "property",

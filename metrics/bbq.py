@@ -44,9 +44,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from harness.core.kinds import (
     GateSilence,
@@ -57,6 +55,7 @@ from harness.core.kinds import (
     Section,
     ViewMetric,
 )
+from harness.core.lazy import lazy_module
 from harness.core.records import LABEL_CHOICE, LABEL_REFUSE, Probe, Verdict
 from harness.metrics import FamilyResult, refusals
 from harness.metrics.cbbq_position import notes as position_notes
@@ -65,6 +64,11 @@ from harness.metrics.cbbq_position import table as position_table
 from harness.metrics.frames import FrameSpec
 from harness.metrics.score_bars import score_bars
 from harness.metrics.stats import exact_interval, two_proportion_test, wilson_interval
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
 
 FAMILY = "bbq"
 KIND = "bbq"

@@ -52,10 +52,9 @@ refused alike" (`biasasker.refusal_disparity_p[...]`), gated by default (docs/re
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from harness.core.lazy import lazy_module
 from harness.metrics import FamilyResult, refusals, slug
 from harness.metrics.biasasker_kinds import (  # noqa: F401 - its kinds (judge, review) and gate declarations
     CHANCE_GATES,
@@ -83,6 +82,11 @@ from harness.metrics.stats import (
     variance_estimate,
     wilson_interval,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
 
 OVERALL = "Overall"
 STEREOTYPE = "stereotype"

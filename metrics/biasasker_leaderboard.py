@@ -18,12 +18,16 @@ leaderboard and the viewer draw them without knowing the family:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from harness.core.kinds import Heatmap, LeaderboardFigure, LeaderboardTable, ViewMetric
+from harness.core.lazy import lazy_module
 from harness.metrics import slug
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
 
 FAMILY = "biasasker"
 OVERALL = "Overall"

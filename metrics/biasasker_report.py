@@ -7,13 +7,17 @@ like any family's (harness.metrics.Family.headline / .sections), without knowing
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from harness.core.kinds import Headline, Section
+from harness.core.lazy import lazy_module
 from harness.metrics import refusals
 from harness.metrics.biasasker_kinds import FAMILY
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
 
 HEADLINE: tuple[Headline, ...] = (
     Headline("absolute_bias_rate", "Absolute bias rate",

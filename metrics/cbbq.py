@@ -42,9 +42,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from harness.core.kinds import (
     Headline,
@@ -55,6 +53,7 @@ from harness.core.kinds import (
     RulesConfidence,
     ViewMetric,
 )
+from harness.core.lazy import lazy_module
 from harness.core.records import LABEL_CHOICE, Probe, Reply, Verdict
 from harness.metrics import FamilyResult, as_result, refusals, slug
 from harness.metrics.cbbq_position import notes as position_notes
@@ -62,6 +61,11 @@ from harness.metrics.cbbq_position import position_test
 from harness.metrics.cbbq_position import table as position_table
 from harness.metrics.frames import FrameSpec
 from harness.metrics.score_bars import finish, score_bars
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
 
 FAMILY = "cbbq"
 KIND = "cbbq"  # the kind question_gen/cbbq.py emits

@@ -50,16 +50,21 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, ViewMetric
+from harness.core.lazy import lazy_module
 from harness.core.records import Probe
 from harness.metrics import FamilyResult, slug
 from harness.metrics.frames import FrameSpec
 from harness.metrics.paired_test import PairedTest, outlier_mask, paired_test, read_out, upstream_test
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
 
 FAMILY = "chbias"
 KIND = "chbias"  # the kind question_gen/chbias.py emits

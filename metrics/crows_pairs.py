@@ -34,10 +34,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from harness.core.kinds import (
     GateSilence,
@@ -47,10 +46,16 @@ from harness.core.kinds import (
     Section,
     ViewMetric,
 )
+from harness.core.lazy import lazy_module
 from harness.core.records import Probe
 from harness.metrics import FamilyResult, slug
 from harness.metrics.frames import FrameSpec
 from harness.metrics.stats import sign_test, wilson_interval
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
 
 FAMILY = "crows_pairs"
 KIND = "crows_pairs"

@@ -58,9 +58,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from harness.core.kinds import (
     GateSilence,
@@ -73,12 +71,18 @@ from harness.core.kinds import (
     ShortfallGate,
     ViewMetric,
 )
+from harness.core.lazy import lazy_module
 from harness.core.records import LABEL_AFFIRM, LABEL_DENY, LABEL_REFUSE, LABEL_UNKNOWN
 from harness.metrics import FamilyResult, refusals
 from harness.metrics import decision_evidence as ev
 from harness.metrics import decision_stats as st
 from harness.metrics import discrim_eval as de
 from harness.metrics.stats import wilson_interval
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
 
 FAMILY = "decision"
 KIND = "decision"

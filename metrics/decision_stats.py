@@ -30,12 +30,19 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import stats as _st
-from scipy.special import expit
 
+from harness.core.lazy import lazy_module
 from harness.metrics.stats import Z95, holm_adjust, sign_test
+
+if TYPE_CHECKING:
+    from scipy import special as _special
+    from scipy import stats as _st
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    _st = lazy_module("scipy.stats")
+    _special = lazy_module("scipy.special")
 
 FOUR_FIFTHS = 0.8
 _GRID = 400  # nuisance values searched by the exact test, then refined around the largest
@@ -364,7 +371,7 @@ def irls_logit(y: np.ndarray, x: np.ndarray, *, max_iter: int = 100,
     converged = False
     for _ in range(max_iter):
         eta = x @ beta
-        mu = np.clip(expit(eta), 1e-12, 1 - 1e-12)
+        mu = np.clip(_special.expit(eta), 1e-12, 1 - 1e-12)
         w = mu * (1 - mu)
         z = eta + (y - mu) / w
         xtw = x.T * w
@@ -373,7 +380,7 @@ def irls_logit(y: np.ndarray, x: np.ndarray, *, max_iter: int = 100,
             beta, converged = new, True
             break
         beta = new
-    mu = np.clip(expit(x @ beta), 1e-12, 1 - 1e-12)
+    mu = np.clip(_special.expit(x @ beta), 1e-12, 1 - 1e-12)
     cov = np.linalg.inv((x.T * (mu * (1 - mu))) @ x)
     return beta, cov, converged
 
@@ -415,7 +422,7 @@ def logistic_fixed_effects(y: Sequence[float], cases: Sequence[str], dummies: di
     yk = yv[keep]
     beta, cov, converged = irls_logit(yk, x)
     n, p = x.shape
-    mu = expit(x @ beta)
+    mu = _special.expit(x @ beta)
     scale = 1.0
     if fractional and n > p:
         scale = float(np.sum((yk - mu) ** 2 / (mu * (1 - mu))) / (n - p))

@@ -34,10 +34,16 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+from harness.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
 
 META_KEY = "discrim_eval"  # probe meta written by question_gen.discrim_eval
 REFERENCE = {"gender": "male", "race": "white"}

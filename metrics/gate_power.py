@@ -22,14 +22,20 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import stats as _st
 
+from harness.core.lazy import lazy_module
 from harness.core.records import Probe
 from harness.metrics import counterfactual as cf
 from harness.metrics import decision_stats as dst
 from harness.metrics import metamorphic as mm
+
+if TYPE_CHECKING:
+    from scipy import stats as _st
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    _st = lazy_module("scipy.stats")
 
 ALPHA = 0.05
 TARGET_POWER = 0.8

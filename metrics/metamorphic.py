@@ -34,14 +34,19 @@ there; the refusal rates show it.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-from scipy import stats as _st
-
+from harness.core.lazy import lazy_module
 from harness.core.records import LABEL_AFFIRM, LABEL_DENY, Probe
 from harness.metrics import FamilyResult, refusals
 from harness.metrics.stats import sign_test, wilson_interval
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from scipy import stats as _st
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
+    _st = lazy_module("scipy.stats")
 
 FAMILY = "metamorphic"
 META_KEY = "metamorphic"

@@ -30,10 +30,16 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import stats as _st
+
+from harness.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    from scipy import stats as _st
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    _st = lazy_module("scipy.stats")
 
 ALPHA = 0.05
 OUTLIER_MODES = ("pair", "difference", "none")

@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from harness.core.kinds import ProbeKind
+from harness.core.lazy import lazy_module
 from harness.metrics import FamilyResult, refusals, slug
 from harness.metrics.political_stats import (
     CELL_CONSERVATIVE,
@@ -53,6 +53,11 @@ from harness.metrics.political_stats import (
     permutation_test,
     point_estimates,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
 
 FAMILY = "political"
 KIND = "political"  # the kind question_gen/political.py emits

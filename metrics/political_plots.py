@@ -8,13 +8,19 @@ the two curves drawn here, so a reader sees the distance the number measures. Th
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from harness.core.figures import plt, save_figure, setup_fonts
+from harness.core.lazy import lazy_module
 from harness.metrics import slug
 from harness.metrics.political_stats import CELLS
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
 
 _TITLES = {"indirect": "indirect prompts", "liberal": "direct prompts (liberal)",
            "conservative": "direct prompts (conservative)"}

@@ -27,14 +27,18 @@ reply to each distinct (scope, group, text) is the one counted.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from harness.core.kinds import ChanceGate, GateSilence, Headline
+from harness.core.lazy import lazy_module
 from harness.core.records import LABEL_INVALID, LABEL_REFUSE, LABEL_UNKNOWN
 from harness.metrics import FamilyResult, slug
 from harness.metrics.stats import refusal_disparity_test, wilson_interval
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
 
 #: labels that are not an answer: a refusal, a reply no decision could be read from, a CBBQ answer naming no option
 NOT_ANSWERED = frozenset({LABEL_REFUSE, LABEL_UNKNOWN, LABEL_INVALID})

@@ -9,9 +9,15 @@ A score with nothing to divide by is marked "n/a" on the axis, never drawn as a 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+from harness.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
+
 
 #: the two bars' colours, left then right
 COLOURS = ("#4c72b0", "#dd8452")

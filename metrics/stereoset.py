@@ -40,15 +40,20 @@ import math
 import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, Section, ViewMetric
+from harness.core.lazy import lazy_module
 from harness.core.records import LABEL_CHOICE, LABEL_REFUSE, Probe, Verdict
 from harness.metrics import FamilyResult
 from harness.metrics.frames import FrameSpec
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
 
 FAMILY = "stereoset"
 KIND = "stereoset"

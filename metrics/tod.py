@@ -20,13 +20,17 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from harness.core.kinds import ProbeKind
+from harness.core.lazy import lazy_module
 from harness.metrics import FamilyResult
 from harness.metrics.fairscore import COMPONENTS, STEPS, Fairscores, Pair, fairscores, sentence_bleu
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    pd = lazy_module("pandas")
 
 FAMILY = "tod"
 KIND = "tod"  # the kind question_gen/sgd_tod.py emits
