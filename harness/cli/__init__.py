@@ -4,7 +4,8 @@ Each command group lives in its own module and registers itself on the app (its 
 COMMANDS registry names them by the harness.commands entry points (the harness's own in pyproject.toml,
 another package's in its own), so a new command is one module and one entry-point line.
 Command modules import the heavy machinery (pandas, the oracle, models, the run engine) inside their
-commands, not at the top: that keeps `harness --help` and a mistyped option instant.
+commands, not at the top: that keeps `harness --help` and a mistyped option instant. `harness NAME` imports
+only the group adding NAME (ADDS), so `harness suites` or `harness --version` never imports the run engine.
 User mistakes raise HarnessError and end as one sentence with a non-zero exit code, never a traceback.
 """
 
@@ -22,16 +23,23 @@ from harness.core.display import assemble
 from harness.core.errors import EXIT_INFRA, HarnessError
 from harness.core.registry import GROUP_COMMANDS, Registry, StaleInstallError
 
-app = typer.Typer(
-    name="harness",
-    help="Test chatbots for social bias (BiasAsker, CBBQ), in English and Chinese.",
-    epilog="Start offline: harness run -s builtin-en -t local --sample 20  |  "
-           "Exit codes: 0 ok, 1 a bias gate failed, 2 bad input, 3 infrastructure, 130 interrupted.  |  "
-           "Guide: README.md and docs/.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-)
+
+def _new_app() -> typer.Typer:
+    """The bare app (its options, help and callback): main() adds the command groups a command line needs."""
+    app = typer.Typer(
+        name="harness",
+        help="Test chatbots for social bias (BiasAsker, CBBQ), in English and Chinese.",
+        epilog="Start offline: harness run -s builtin-en -t local --sample 20  |  "
+               "Exit codes: 0 ok, 1 a bias gate failed, 2 bad input, 3 infrastructure, 130 interrupted.  |  "
+               "Guide: README.md and docs/.",
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        add_completion=False,
+    )
+    app.callback()(_root)
+    return app
+
+
 err_console = Console(stderr=True)
 
 
@@ -48,7 +56,6 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback()
 def _root(version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_version,
                                                 help="Show the version and exit.")] = False) -> None:
     """Test chatbots for social bias (BiasAsker, CBBQ), in English and Chinese."""
@@ -56,7 +63,7 @@ def _root(version: Annotated[bool, typer.Option("--version", is_eager=True, call
 
 #: the command groups: a module with `register(app)` (or a `module:function` taking the app) per name. The
 #: harness's own are the harness.commands entry points of its pyproject.toml (run = "harness.cli.run"),
-#: exactly as another package adds a command; nothing is imported until the app is built.
+#: exactly as another package adds a command; nothing is imported until a command line needs the group.
 COMMANDS: Registry[Any] = Registry("command group", GROUP_COMMANDS, built_in=True)
 
 #: The order `harness --help` lists the harness's own command groups in (a display order; the table is
@@ -64,24 +71,49 @@ COMMANDS: Registry[Any] = Registry("command group", GROUP_COMMANDS, built_in=Tru
 HELP_ORDER: tuple[str, ...] = ("data", "questions", "targets", "run", "report", "manual", "review", "debias",
                                "perturb", "judging", "calibrate", "view")
 
+#: The commands each of the harness's own groups adds, so `harness NAME ...` imports only the group adding
+#: NAME (start-up, issue 38: `harness suites` imported the run engine, the report and the view); a name not
+#: here (a plugin's command, a typo, --help) builds every group. tests/cli/test_suites_startup.py checks this
+#: table against what each group's register(app) adds.
+ADDS: dict[str, tuple[str, ...]] = {
+    "calibrate": ("calibrate",), "data": ("data",), "debias": ("debias",), "judging": ("oracle-eval",),
+    "manual": ("manual", "export", "import"), "perturb": ("perturb",), "power": ("power",),
+    "questions": ("suites", "questions"), "report": ("report", "compare", "leaderboard"), "review": ("review",),
+    "run": ("run", "runs"), "targets": ("targets",), "view": ("view",)}
+
 
 def _help_rank(name: str) -> tuple[int, str]:
     return (HELP_ORDER.index(name) if name in HELP_ORDER else len(HELP_ORDER), name)
 
 
-def _register() -> None:
-    for name in sorted(COMMANDS.names(), key=_help_rank):
+def groups_for(argv: list[str]) -> list[str]:
+    """The command groups a command line needs: the one adding its command, none for a bare --version, else
+    every group (--help, a plugin's command, a mistyped one: click then lists or suggests among them all)."""
+    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    if command is None and "--version" in argv and not {"--help", "-h"} & set(argv):
+        return []
+    owners = [group for group, adds in ADDS.items() if command in adds]
+    if owners and all(group in COMMANDS for group in owners):
+        return owners
+    return sorted(COMMANDS.names(), key=_help_rank)
+
+
+def build_app(groups: list[str] | None = None) -> typer.Typer:
+    """The app with these command groups (None: all of them) registered."""
+    app = _new_app()
+    for name in sorted(COMMANDS.names(), key=_help_rank) if groups is None else groups:
         entry = COMMANDS.get(name)
         register = entry.register if isinstance(entry, ModuleType) else entry
         register(app)
+    return app
 
 
-#: why the app could not be built (the installed metadata lacks the commands' entry points): main() says so
-_SETUP_ERROR: HarnessError | None = None
-try:
-    _register()
-except StaleInstallError as exc:
-    _SETUP_ERROR = exc
+def __getattr__(name: str) -> Any:
+    """`harness.cli.app`: the whole app (every group), built on first use, for tests and embedders (CliRunner)."""
+    if name == "app":
+        globals()["app"] = built = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _redacted(text: str) -> str:
@@ -102,11 +134,14 @@ def main(argv: list[str] | None = None) -> int:
     would read as "the bot failed a bias gate". HARNESS_DEBUG=1 shows the traceback as well, and still
     exits 3 (re-raising would have let Python exit 1). Messages are Text: they may quote a server or a file.
     """
-    if _SETUP_ERROR is not None:
-        err_console.print(assemble(("error:", "bold red"), " ", str(_SETUP_ERROR)), soft_wrap=True)
-        return _SETUP_ERROR.exit_code
+    args = sys.argv[1:] if argv is None else argv
+    try:  # the installed metadata may lack the commands' entry points (a source updated, not installed again)
+        app = build_app(groups_for(args))
+    except StaleInstallError as exc:
+        err_console.print(assemble(("error:", "bold red"), " ", str(exc)), soft_wrap=True)
+        return exc.exit_code
     try:
-        app(args=argv, prog_name="harness")
+        app(args=args, prog_name="harness")
     except SystemExit as exc:
         code = exc.code
         if code == 1 and _pipe_closed():  # click's exit 1 for a closed pipe: exit 1 is "a gate failed"
