@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigError
-from harness.core.method import SuiteGenerator, parts
+from harness.core.method import METHODS, SuiteGenerator, parts
 from harness.core.records import Probe
 from harness.core.registry import Registry
 from harness.core.yaml_files import read_yaml_file
@@ -97,6 +97,7 @@ class SuiteInfo:
     generator: str
     description: str
     path: Path
+    method: str = ""  # the method whose declaration ships the file (Method.suites); "" for the harness's own
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,7 @@ class Suite:
     spec: dict[str, Any] = field(repr=False)
     path: Path | None = None
     description: str = ""
+    method: str = ""  # the method whose declaration ships the file (a plugin's Method.suites); "" for suites/
 
     @property
     def module(self) -> SuiteGenerator:
@@ -161,7 +163,7 @@ class Suite:
         if not changed:
             return self
         return Suite(self.name, self.lang, self.generator, {**self.spec, **changed}, self.path,
-                     self.description)
+                     self.description, self.method)
 
 
 def _with_transform_keys(exc: ConfigError) -> ConfigError:
@@ -203,13 +205,26 @@ def _read_spec(path: Path) -> dict[str, Any]:
     return spec
 
 
-def _suite_from_spec(spec: dict[str, Any], path: Path) -> Suite:
+def _suite_from_spec(spec: dict[str, Any], path: Path, method: str = "") -> Suite:
     return Suite(name=spec["name"], lang=str(spec.get("lang", "")), generator=spec["generator"], spec=spec,
-                 path=path, description=str(spec.get("description", "")).strip())
+                 path=path, description=str(spec.get("description", "")).strip(), method=method)
 
 
 def _builtin_files() -> list[Path]:
     return sorted(p for p in suites_dir().iterdir() if p.suffix in (".yaml", ".yml"))
+
+
+def _method_files() -> list[tuple[Path, str]]:
+    """The suite files the registered methods ship (Method.suites: a plugin's package data), with the method's
+    name, so a plugin's suite is listed and found by name like the harness's own (issue 36)."""
+    files = []
+    for method in METHODS.values():
+        for suite in method.suites:
+            path = Path(suite).expanduser()
+            if not path.is_file():
+                raise ConfigError(f"Method '{method.name}' ships the suite file {path}, which does not exist.")
+            files.append((path, method.name))
+    return files
 
 
 def variant_specs(spec: dict[str, Any], path: Path) -> list[dict[str, Any]]:
@@ -231,18 +246,22 @@ def variant_specs(spec: dict[str, Any], path: Path) -> list[dict[str, Any]]:
 
 
 def builtin_suites() -> list[Suite]:
-    """The built-in suites, sorted by name: each file's own, and the variants its generator makes of it,
-    each read once (a listing that counts every suite loads them here, not by name one at a time)."""
-    suites = []
-    for path in _builtin_files():
+    """The built-in suites and those the registered methods ship (Method.suites), sorted by name: each file's
+    own, and the variants its generator makes of it, each read once (a listing that counts every suite loads
+    them here, not by name one at a time)."""
+    suites: list[Suite] = []
+    for path, method in [*((p, "") for p in _builtin_files()), *_method_files()]:
         spec = _read_spec(path)
-        suites += [_suite_from_spec(s, path) for s in [spec, *variant_specs(spec, path)]]
+        taken = {s.name for s in suites}
+        # a method's suite named like one listed before is not listed (a built-in name stays the built-in's)
+        suites += [_suite_from_spec(one, path, method) for one in [spec, *variant_specs(spec, path)]
+                   if not (method and one["name"] in taken)]
     return sorted(suites, key=lambda s: s.name)
 
 
 def list_suites() -> list[SuiteInfo]:
     """The built-in suites, sorted by name, without generating anything (see builtin_suites)."""
-    return [SuiteInfo(s.name, s.lang, s.generator, s.description, s.path) for s in builtin_suites()]
+    return [SuiteInfo(s.name, s.lang, s.generator, s.description, s.path, s.method) for s in builtin_suites()]
 
 
 def load_suite(name_or_path: str | Path) -> Suite:
@@ -260,12 +279,11 @@ def load_suite(name_or_path: str | Path) -> Suite:
             spec = _read_spec(candidate)
             if spec["name"] == text:
                 return _suite_from_spec(spec, candidate)
-    for info in list_suites():
-        if info.name == text:
-            spec = _read_spec(info.path)
-            found = next((v for v in [spec, *variant_specs(spec, info.path)] if v["name"] == text), spec)
-            return _suite_from_spec(found, info.path)
-    names = [i.name for i in list_suites()]
+    listed = builtin_suites()  # every file's variants, and the suites the registered methods ship
+    found = next((s for s in listed if s.name == text), None)
+    if found is not None:
+        return found
+    names = [s.name for s in listed]
     close = difflib.get_close_matches(text, names, n=1, cutoff=0.6)  # a typo: name the suite meant first
     hint = f"did you mean '{close[0]}'? " if close else ""
     raise ConfigError(f"Unknown suite '{text}'; {hint}known suites: {', '.join(names)} (or give a path to a suite "

@@ -35,7 +35,7 @@ def _fmt_counts(counts: dict[str, int]) -> tuple[str, str]:
 
 
 def suites_command() -> None:
-    """List the built-in suites with their probe counts."""
+    """List the suites (the built-in ones and those installed methods ship) with their probe counts."""
     from harness.question_gen.suites import builtin_suites
 
     # At 80 columns every column keeps a width (issue 36: the description was hidden and counts cut): on a
@@ -60,11 +60,14 @@ def suites_command() -> None:
             missing.setdefault(suite.generator, str(exc))
         # suite files are data: their names and descriptions are Text, never markup
         parts_text = parts if isinstance(parts, Text) else untrusted(parts)
+        name = untrusted(suite.name)
+        if suite.method:  # a suite a method's declaration ships (a plugin's): the method's name beside it
+            name = Text.assemble(name, "\n", (f"method {suite.method}", "dim"))
         if wide:
-            table.add_row(untrusted(suite.name), untrusted(suite.lang), untrusted(suite.generator), total, parts_text,
+            table.add_row(name, untrusted(suite.lang), untrusted(suite.generator), total, parts_text,
                           untrusted(suite.description))
         else:
-            table.add_row(Text.assemble(untrusted(suite.name), "\n", (suite.generator, "dim")), untrusted(suite.lang),
+            table.add_row(Text.assemble(name, "\n", (suite.generator, "dim")), untrusted(suite.lang),
                           Text.assemble(total, "\n", parts_text), untrusted(suite.description))
     console.print(table)
     for message in missing.values():  # one line per data source, below the table so the columns stay readable

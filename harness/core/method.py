@@ -11,7 +11,9 @@ the registered methods; the generic layers read these objects' fields, never a m
   Method        name, generators (suite YAML `generator:` -> SuiteGenerator), kinds (ProbeKind), rules
                 ("mode/kind" -> (probe, reply, method) -> Verdict: how the default Reader, the rules, reads one
                 reply), kind_readers (name -> another Reader of a kind's whole batch, ProbeKind.reader: the
-                political judge), family (FamilySpec), datasets (names of harness/core/data_registry.json), notes
+                political judge), family (FamilySpec), datasets (names of harness/core/data_registry.json), notes,
+                suites (the suite YAML files it ships: a plugin's, listed by `harness suites` and found by
+                `--suite NAME` beside the harness's own)
   FamilySpec    compute and what the family shows: headline, sections, leaderboard, view, gates, pairing
   SuiteGenerator  generate / count and the suite's options (variants, answer mode, target kind)
 
@@ -24,6 +26,7 @@ the method does not declare, and a headline naming a metric the family never wri
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -150,6 +153,7 @@ class Method(Declared):
     family: FamilySpec | None = None
     datasets: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    suites: tuple[str | os.PathLike[str], ...] = ()
 
     def __post_init__(self) -> None:
         check(self)
@@ -179,6 +183,9 @@ def check(method: Method) -> None:
         if not isinstance(gen, SuiteGenerator):
             raise _fail(method, f"generators['{gen_name}']", f"is {gen!r}, not a SuiteGenerator")
         _functions(method, f"generators['{gen_name}']", gen)
+    for suite in method.suites:
+        if not isinstance(suite, str | os.PathLike):
+            raise _fail(method, "suites", f"holds {suite!r}, not a suite file's path")
     for kind in method.kinds:
         if not isinstance(kind, ProbeKind):
             raise _fail(method, "kinds", f"holds {kind!r}, not a ProbeKind")

@@ -6,6 +6,8 @@ echoplug.method:METHOD`), exactly as the harness's own methods are named in its 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from echoplug import family, generator, reader
 from harness.core.method import FamilySpec, Method, SuiteGenerator
 
@@ -16,4 +18,5 @@ METHOD = Method(
     rules={"*/echo_pair": reader.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, sections=family.SECTIONS,
                       leaderboard=family.LEADERBOARD, pair_key=family.PAIR_KEY, example=family.example),
+    suites=(Path(__file__).with_name("echo.yaml"),),  # listed by `harness suites`, found by `--suite echoplug-en`
 )
