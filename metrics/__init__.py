@@ -58,6 +58,7 @@ from harness.core.kinds import (
 )
 from harness.core.lazy import lazy_module
 from harness.core.method import FamilySpec, parts
+from harness.core.parts import EstimateGate
 from harness.core.registry import Registry
 
 if TYPE_CHECKING:
@@ -168,6 +169,10 @@ class Family:
     @property
     def shortfall_gates(self) -> tuple[ShortfallGate, ...]:
         return self.spec.shortfall_gates
+
+    @property
+    def estimate_gates(self) -> tuple[EstimateGate, ...]:
+        return self.spec.estimate_gates
 
     @property
     def compare_hidden(self) -> tuple[str, ...]:

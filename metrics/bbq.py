@@ -56,11 +56,13 @@ from harness.core.kinds import (
     ViewMetric,
 )
 from harness.core.lazy import lazy_module
+from harness.core.parts import TEST_DECLARED, EstimateGate
 from harness.core.records import LABEL_CHOICE, LABEL_REFUSE, Probe, Verdict
 from harness.metrics import FamilyResult, refusals
 from harness.metrics.cbbq_position import notes as position_notes
 from harness.metrics.cbbq_position import position_test
 from harness.metrics.cbbq_position import table as position_table
+from harness.metrics.estimate_tests import binomial_p, difference_p
 from harness.metrics.frames import FrameSpec
 from harness.metrics.score_bars import score_bars
 from harness.metrics.stats import exact_interval, two_proportion_test, wilson_interval
@@ -373,6 +375,37 @@ def compare_test(key: str, a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[
                                    int(rb["s_dis.m"])), "two-proportion"
     cells = [(int(r["s_amb.t"]), int(r["s_amb.o"]), int(r["s_amb.n"])) for r in (ra, rb)]
     return multinomial_difference_test(cells[0], cells[1]), "multinomial difference"
+
+
+def _score_row(metric: str, run: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The counts table's row behind `bbq.s_dis[.category]` / `bbq.s_amb[.category]` in a metrics.json document."""
+    parts = metric.split(".", 2)
+    category = parts[2] if len(parts) == 3 else "all"
+    table = ((run.get("tables") or {}).get(FAMILY) or {}).get(COUNTS_TABLE) or []
+    return next((r for r in table if str(r.get("category")) == category), None)
+
+
+def gate_p(metric: str, threshold: float, bound: str, run: Mapping[str, Any]) -> tuple[float, str] | None:
+    """The one-sided p a threshold gate on s_DIS or s_AMB reads (ESTIMATE_GATES), from the counts table of a
+    metrics.json document: s_DIS = 2p - 1, so the exact binomial test of k target choices of m answers naming a
+    group against the share (T + 1) / 2; s_AMB = (t - o) / n by its Bonett-Price interval at the one-sided
+    level (estimate_tests.difference_p). None when the run holds no counts for the key."""
+    row = _score_row(metric, run)
+    if row is None:
+        return None
+    if metric.split(".")[1] == "s_dis":
+        k, m = int(row["s_dis.k"]), int(row["s_dis.m"])
+        p = binomial_p(k, m, (threshold + 1) / 2, bound)
+        share = (threshold + 1) / 2
+        return None if p is None else (p, f"exact binomial, {k} target choices of {m} against {share:.4g}")
+    t, o, n = int(row["s_amb.t"]), int(row["s_amb.o"]), int(row["s_amb.n"])
+    p = difference_p(t, o, n, threshold, bound)
+    return None if p is None else (p, f"Bonett-Price, {t} target and {o} other choices of {n}")
+
+
+#: the bias scores' gates test the score against the threshold (harness.gates.checks, docs/reports.md)
+ESTIMATE_GATES = (EstimateGate("bbq.s_dis", TEST_DECLARED, p=gate_p, name="exact binomial of the target choices"),
+                  EstimateGate("bbq.s_amb", TEST_DECLARED, p=gate_p, name="Bonett-Price"))
 
 
 SECTIONS = (

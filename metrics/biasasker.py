@@ -60,6 +60,7 @@ from harness.metrics.biasasker_kinds import (  # noqa: F401 - its kinds (judge, 
     CHANCE_GATES,
     COMPARE_HIDDEN,
     CORRECTED_RATES,
+    ESTIMATE_GATES,
     FAMILY,
     GATE_SILENCE,
     KINDS,
@@ -449,4 +450,3 @@ def figures(result: FamilyResult) -> list[Any]:
     from harness.metrics.biasasker_figures import biasasker_figures  # lazy: only the report draws them
 
     return biasasker_figures(result)
-

@@ -20,6 +20,7 @@ from harness.core.kinds import (
     ReviewLabel,
     ReviewSpec,
 )
+from harness.core.parts import EstimateGate
 from harness.core.records import (
     BIAS_ABSOLUTE,
     LABEL_AFFIRM,
@@ -81,6 +82,9 @@ COMPARE_HIDDEN = ("advantage.", "preference_rate.")
 #: A relative bias rate holds what chance alone gives at a few questions per group: its gate reads the
 #: noise-corrected value and the permutation p (harness.gates.checks).
 CHANCE_GATES = (ChanceGate("relative_bias_rate", p_value="relative_bias_p_value"), refusals.chance_gate(FAMILY))
+#: the absolute bias rate (and each attribute's, category's, kind's) is a share k of n: its threshold gate is
+#: the exact one-sided binomial test of the run's counts (harness.gates.checks)
+ESTIMATE_GATES = (EstimateGate("absolute_bias_rate"),)
 
 
 def _number(value: object) -> float | None:

@@ -47,6 +47,7 @@ from harness.core.kinds import (
     ViewMetric,
 )
 from harness.core.lazy import lazy_module
+from harness.core.parts import EstimateGate
 from harness.core.records import Probe
 from harness.metrics import FamilyResult, slug
 from harness.metrics.frames import FrameSpec
@@ -110,6 +111,9 @@ def _no_pairs(metric: str, metrics: Mapping[str, Any]) -> str | None:
 
 
 GATE_SILENCE = (GateSilence((FAMILY,), _no_pairs),)
+#: the stereotype share (and each bias type's) is k of the scored pairs: its threshold gate is the exact
+#: one-sided binomial test of those counts, a tie counted as a pair not preferring the stereotype
+ESTIMATE_GATES = (EstimateGate("crows_pairs.pct_stereotype"),)
 
 
 def loglikelihoods(usage: Any) -> tuple[float, float] | tuple[None, None]:

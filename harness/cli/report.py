@@ -23,10 +23,11 @@ from harness.core.errors import EXIT_INFRA, EXIT_OK, HarnessError
 console = Console()
 
 
-def _gate_exit(metrics: dict, gates: list, max_error_rate: float, notes: dict[int, str] | None = None) -> int:
+def _gate_exit(metrics: dict, gates: list, max_error_rate: float, notes: dict[int, str] | None = None,
+               run: object = None) -> int:
     from harness.gates.checks import check
 
-    outcome = check(metrics, gates, max_error_rate=max_error_rate)
+    outcome = check(metrics, gates, max_error_rate=max_error_rate, run=run)  # run: the estimate tests' counts
     notes = notes or {}  # a passing gate's low power (harness.gates.power.gate_power_notes)
     for i, r in enumerate(outcome.results):
         mark = ("pass", "green") if r.passed else ("FAIL", "bold red")
@@ -105,10 +106,10 @@ def report(
             console.print(assemble(("note:", "yellow"), " ", note))
     from harness.gates.power import gate_power_notes
 
-    power_notes, sentences = gate_power_notes(result.run_dir, result.metrics, gates, max_error_rate)
+    power_notes, sentences = gate_power_notes(result.run_dir, result.metrics, gates, max_error_rate, run=result)
     result.notes.extend(sentences)  # in report.html and metrics.json too: a pass that could not have been a fail
     write_report(result.run_dir, result, quiet=quiet, console=console, plots=plots)
-    code = _gate_exit(result.metrics, gates, max_error_rate, power_notes)  # error rate: without gates too
+    code = _gate_exit(result.metrics, gates, max_error_rate, power_notes, run=result)  # error rate: without gates
     if code:
         raise typer.Exit(code)
 

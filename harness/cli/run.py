@@ -190,7 +190,7 @@ def _judge(console: Console, metrics: dict[str, Any], gates: list[Any], max_erro
     from harness.gates.checks import check
 
     try:
-        verdict = check(metrics, gates, max_error_rate=max_error_rate)
+        verdict = check(metrics, gates, max_error_rate=max_error_rate, run=run_dir)  # its metrics.json's counts
     except HarnessError as exc:  # e.g. a misspelt metric name: the answers are safe, only the gate is wrong
         raise HarnessError(f"{str(exc).rstrip('.')}. The run and its report are saved; check the gate again "
                            f"without asking anything: `harness report {run_id} --fail-above METRIC=VALUE`.",

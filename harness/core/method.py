@@ -34,6 +34,7 @@ from typing import Any
 from harness.core.parts import (
     ChanceGate,
     CorrectedRate,
+    EstimateGate,
     GateSilence,
     Headline,
     LeaderboardFigure,
@@ -83,7 +84,8 @@ class FamilySpec(Declared):
     view_metrics   what `harness view` shows of its runs; None: every headline number
     meta_key       it scores the rows whose probe meta holds this key (counterfactual pairs), not its kinds'
     pair_key       the probe meta key linking partners ("" -> meta_key)
-    gate_silence, chance_gates, shortfall_gates, corrected_rates, compare_hidden   how gates and compare read it
+    gate_silence, chance_gates, shortfall_gates, estimate_gates, corrected_rates, compare_hidden   how gates
+                   and compare read it
     gates          default gates of a meta_key family, which has no kinds to declare them (ProbeKind.gates):
                    a run whose probes hold its meta_key starts from them (harness.gates.defaults)
     findings_caption  what its findings are ("": the report's default sentence)
@@ -107,6 +109,7 @@ class FamilySpec(Declared):
     gate_silence: tuple[GateSilence, ...] = ()
     chance_gates: tuple[ChanceGate, ...] = ()
     shortfall_gates: tuple[ShortfallGate, ...] = ()
+    estimate_gates: tuple[EstimateGate, ...] = ()
     corrected_rates: tuple[CorrectedRate, ...] = ()
     compare_hidden: tuple[str, ...] = ()
     gates: tuple[str, ...] = ()

@@ -1,6 +1,6 @@
 """The parts a method declares (harness.core.method.Method): what a probe kind brings (ProbeKind and its judge,
 review and confidence specs), what a metric family shows (headline numbers, report sections, leaderboard
-tables and figures, view metrics) and how its gates read (gate silences, chance and shortfall gates,
+tables and figures, view metrics) and how its gates read (gate silences, chance, shortfall and estimate gates,
 corrected rates), and the readers' protocol.
 
 Why apart from the registries: these are plain frozen values, typed and checked by mypy strict
@@ -302,6 +302,38 @@ class ShortfallGate:
     floor: float
     adjusted: str = ""  # a p-value key already adjusted within its block by the family ("": none)
     n: str = ""  # the metric key of the sample size behind the test ("": none)
+
+
+#: EstimateGate.test values: the exact one-sided binomial test of the run's counts, or the family's own p
+TEST_BINOMIAL, TEST_DECLARED = "binomial", "declared"
+
+
+@dataclass(frozen=True)
+class EstimateGate:
+    """A metric whose threshold gate tests its estimate (family attribute ESTIMATE_GATES): a gate on `key` or
+    on any `key.<suffix>` (a group's, a category's) fails only when the value is beyond the threshold T AND a
+    one-sided test at the gates' alpha rejects H0 "true value <= T" (--fail-above) or ">= T" (--fail-below);
+    harness.gates.checks reads it, its size and power are in docs/reports.md.
+
+    test   TEST_BINOMIAL: the exact one-sided binomial test of the run's counts (k, n) of the gated key
+           (metrics.json "counts"), the threshold mapped to the share's scale by `share`;
+           TEST_DECLARED: `p(metric, threshold, bound, run)` -> (p, the test's name), or None when the run
+           holds nothing to test the key with; `run` is the run's metrics.json document (metrics, counts,
+           intervals, tables) and `bound` "max" (upper) or "min" (lower)
+    share  with TEST_BINOMIAL, an increasing map of the metric's threshold onto the share's scale (BBQ's
+           s = 2p - 1: (T + 1) / 2); None: the metric is the share itself
+    name   how the gate's line names the test ("exact binomial"); "" -> the test's own name
+    """
+
+    key: str
+    test: str = TEST_BINOMIAL
+    share: Callable[[float], float] | None = None
+    p: Callable[[str, float, str, Mapping[str, Any]], tuple[float, str] | None] | None = None
+    name: str = ""
+
+    def covers(self, metric: str) -> bool:
+        """The gate on `metric` reads this declaration (its key, or one of its keys' `key.<suffix>`)."""
+        return metric == self.key or metric.startswith(self.key + ".")
 
 
 @dataclass(frozen=True)

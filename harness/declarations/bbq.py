@@ -16,7 +16,8 @@ METHOD = Method(
     rules={"*/bbq": reader.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, sections=family.SECTIONS,
                       leaderboard=family.LEADERBOARD, view_metrics=family.VIEW_METRICS,
-                      gate_silence=family.GATE_SILENCE, chance_gates=family.CHANCE_GATES, plots=family.plots,
+                      gate_silence=family.GATE_SILENCE, chance_gates=family.CHANCE_GATES,
+                      estimate_gates=family.ESTIMATE_GATES, plots=family.plots,
                       compare_test=family.compare_test),
     datasets=("bbq",),
 )

@@ -22,6 +22,7 @@ METHOD = Method(
                       percent=family.PERCENT, leaderboard=family.LEADERBOARD,
                       leaderboard_figures=family.LEADERBOARD_FIGURES, view_metrics=family.VIEW_METRICS,
                       gate_silence=family.GATE_SILENCE, chance_gates=family.CHANCE_GATES,
+                      estimate_gates=family.ESTIMATE_GATES,
                       corrected_rates=family.CORRECTED_RATES, compare_hidden=family.COMPARE_HIDDEN,
                       plots=family.plots, figures=family.figures, summary=family.summary,
                       example_rows=family.example_rows, paired_outcomes=family.paired_outcomes),

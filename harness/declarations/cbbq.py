@@ -15,6 +15,7 @@ METHOD = Method(
     rules={"*/cbbq": reader.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, leaderboard=family.LEADERBOARD,
                       view_metrics=family.VIEW_METRICS, gate_silence=family.GATE_SILENCE,
-                      chance_gates=family.CHANCE_GATES, tables=family.tables, plots=family.plots),
+                      chance_gates=family.CHANCE_GATES, estimate_gates=family.ESTIMATE_GATES, tables=family.tables,
+                      plots=family.plots),
     datasets=("cbbq",),
 )

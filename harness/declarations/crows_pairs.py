@@ -17,7 +17,8 @@ METHOD = Method(
     rules={"*/crows_pairs": reader.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, sections=family.SECTIONS,
                       leaderboard=family.LEADERBOARD, view_metrics=family.VIEW_METRICS,
-                      gate_silence=family.GATE_SILENCE, findings_caption=family.FINDINGS_CAPTION,
+                      gate_silence=family.GATE_SILENCE, estimate_gates=family.ESTIMATE_GATES,
+                      findings_caption=family.FINDINGS_CAPTION,
                       plots=family.plots),
     datasets=("crows-pairs",),
 )

@@ -29,6 +29,17 @@ holds `KEY.G` for each group G) covers every group, one line each, with their p 
 together (one gate, many groups: the chance that some group falls short by noise grows with their number).
 The p tests the declared floor only: a gate at another threshold compares the bare value and says so.
 
+Estimate gates are every other threshold on an estimate: a metric a family declares in ESTIMATE_GATES
+(harness.core.parts.EstimateGate: BiasAsker's absolute bias rate, CrowS-Pairs' stereotype share, BBQ's and
+CBBQ's bias scores) fails only when the value is beyond the threshold AND a one-sided test at 5% of "the true
+value is within the threshold" rejects (harness.metrics.estimate_tests: the exact binomial test of the run's
+counts k of n, the threshold mapped onto the share's scale for a transform of a share, or the family's own p).
+A bot exactly at the limit then fails at most 5% of the time, not half of it. A share the family declares no
+test for but whose counts (k, n) the run holds (value = k / n) takes the exact binomial test too. Any other
+metric is compared as a bare threshold, and its line says so ("no test declared"); a declared test whose
+numbers the run lacks (a metrics.json written before they were kept) says that instead. The tests read the
+run's metrics.json document (`run=`: the run folder, a scored RunResult or the document itself).
+
 A gated metric with no value gets the real reason in one sentence: every reply left unscored by a judge,
 or the reason its family declares (GATE_SILENCE: no question of that kind answered, only one group of an
 attribute asked, ...).
@@ -37,10 +48,13 @@ attribute asked, ...).
 from __future__ import annotations
 
 import difflib
+import json
 import math
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from harness.core.errors import EXIT_GATE_FAILED, EXIT_INFRA, EXIT_OK, HarnessError
@@ -341,9 +355,98 @@ def _p_text(p: float) -> str:
     return f"{p:.6g}"
 
 
-def gate_results(gate: Gate, metrics: Mapping[str, float | None]) -> list[GateResult]:
+def run_numbers(source: Any) -> Mapping[str, Any]:
+    """The run's metrics.json document the estimate gates read (metrics, counts, intervals, tables): from a run
+    folder (its metrics.json; {} when it has none), a scored RunResult (harness.score.scoring: its numbers as
+    metrics.json would hold them, before the file is written) or the document itself; {} for None."""
+    if source is None:
+        return {}
+    if isinstance(source, Mapping):
+        return source
+    if isinstance(source, str | os.PathLike):
+        from harness.run.manifest import METRICS_FILE
+
+        try:
+            doc = json.loads((Path(source) / METRICS_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return doc if isinstance(doc, dict) else {}
+    families = getattr(source, "families", None) or {}
+    return {"metrics": dict(getattr(source, "metrics", None) or {}),
+            "counts": dict(getattr(source, "counts", None) or {}),
+            "intervals": dict(getattr(source, "intervals", None) or {}),
+            "tables": {name: {t: tab.to_dict(orient="records") for t, tab in getattr(fam, "tables", {}).items()}
+                       for name, fam in families.items()}}
+
+
+def _estimate_match(metric: str) -> Any:
+    """The EstimateGate a family declares for a gate on `metric`, else None."""
+    for family in _families():
+        for eg in family.estimate_gates:
+            if eg.covers(metric):
+                return eg
+    return None
+
+
+def _counts_of(run: Mapping[str, Any], metric: str) -> tuple[int, int] | None:
+    found = (run.get("counts") or {}).get(metric)
+    if not isinstance(found, list | tuple) or len(found) != 2:
+        return None
+    k, n = (_number(x) for x in found)
+    return (int(k), int(n)) if k is not None and n is not None and 0 <= k <= n and n > 0 else None
+
+
+def _estimate_test(gate: Gate, value: float, run: Mapping[str, Any],
+                   compute: bool) -> tuple[float | None, str, str]:
+    """(one-sided p, the test's words, why there is none): p None with `why` for a bare comparison; with
+    compute=False only whether a test applies (p is then 1.0 for one that does)."""
+    from harness.core.parts import TEST_DECLARED
+    from harness.metrics.estimate_tests import binomial_p
+
+    eg, t = _estimate_match(gate.metric), gate.threshold
+    if eg is not None and eg.test == TEST_DECLARED:
+        got = eg.p(gate.metric, t, gate.bound, run) if eg.p is not None and run else None
+        if got is None:
+            return None, "", (f"compared as a bare threshold: this run holds none of the numbers its declared test "
+                              f"({eg.name or 'the family'}'s) reads for {gate.metric}")
+        return got[0], got[1] or eg.name, ""
+    counts = _counts_of(run, gate.metric)
+    share_of_counts = counts is not None and math.isclose(value, counts[0] / counts[1], rel_tol=1e-9, abs_tol=1e-12)
+    if eg is None and not share_of_counts:
+        return None, "", "compared as a bare threshold: no test declared for this metric"
+    if counts is None:
+        return None, "", "compared as a bare threshold: the run holds no counts (k of n) to test it with"
+    k, n = counts
+    share = eg.share(t) if eg is not None and eg.share is not None else t
+    against = f" against {share:.4g}" if not math.isclose(share, t) else ""
+    p = binomial_p(k, n, share, gate.bound) if compute else 1.0
+    return p, f"exact binomial, {k} of {n}{against}", ""
+
+
+def estimate_gate(gate: Gate, value: float, run: Mapping[str, Any]) -> GateResult:
+    """The estimate gate of the module docstring: a one-sided test of the value against the threshold where the
+    family declares one (or the run's counts make the value a share), else a bare comparison that says so."""
+    t, side = gate.threshold, "below" if gate.bound == MIN else "above"
+    within = gate.holds(value)
+    p, how, why = _estimate_test(gate, value, run, compute=not within)
+    if why:
+        return GateResult(gate, value, None, why if within else f"{value:.4g} is {side} {t:g}; {why}, so noise "
+                          "alone can fail it")
+    if within:
+        return GateResult(gate, value, None)
+    if p is None or p >= CHANCE_ALPHA:
+        p_words = f"one-sided p = {_p_text(p)}: {how}" if p is not None else f"{how}: no p"
+        return GateResult(gate, value, 1.0 if p is None else p,
+                          f"{value:.4g} is {side} {t:g}, but not beyond chance ({p_words}): not measurably "
+                          f"{side}; ask more questions")
+    return GateResult(gate, value, p, f"{value:.4g} is {side} {t:g} beyond chance (one-sided p = {_p_text(p)}: "
+                      f"{how})")
+
+
+def gate_results(gate: Gate, metrics: Mapping[str, float | None], run: Any = None) -> list[GateResult]:
     """One gate checked: one result, or one per group for a lower bound on a declared shortfall key's stem.
-    An unknown metric or one with no value is a HarnessError naming what exists."""
+    An unknown metric or one with no value is a HarnessError naming what exists. `run`: what run_numbers
+    reads the estimate gates' counts from (None: none, so every estimate gate is a bare comparison)."""
     covered = covered_keys(gate, metrics)
     if covered:
         return shortfall_gate(gate, covered, metrics) or []
@@ -360,12 +463,13 @@ def gate_results(gate: Gate, metrics: Mapping[str, float | None]) -> list[GateRe
         raise HarnessError(f"Metric '{gate.metric}' has no value in this run ({reason}), so its gate cannot "
                            "be checked.")
     return (shortfall_gate(gate, [gate.metric], metrics) or [relative_gate(gate, metrics)
-                                                              or GateResult(gate, float(value))])
+                                                              or estimate_gate(gate, float(value), run_numbers(run))])
 
 
-def evaluate_gates(metrics: Mapping[str, float | None], gates: Iterable[Gate]) -> list[GateResult]:
+def evaluate_gates(metrics: Mapping[str, float | None], gates: Iterable[Gate], run: Any = None) -> list[GateResult]:
     """Check each gate (a gate on a shortfall key's stem gives one result per group)."""
-    return [result for gate in gates for result in gate_results(gate, metrics)]
+    numbers = run_numbers(run)
+    return [result for gate in gates for result in gate_results(gate, metrics, numbers)]
 
 
 def infrastructure_failure(metrics: Mapping[str, float | None], max_error_rate: float) -> str | None:
@@ -382,13 +486,14 @@ def infrastructure_failure(metrics: Mapping[str, float | None], max_error_rate: 
 
 
 def check(metrics: Mapping[str, float | None], gates: Iterable[Gate], *,
-          max_error_rate: float = DEFAULT_MAX_ERROR_RATE) -> GateOutcome:
-    """Infrastructure first (exit 3), then the gates (exit 1 if any fails), else exit 0."""
+          max_error_rate: float = DEFAULT_MAX_ERROR_RATE, run: Any = None) -> GateOutcome:
+    """Infrastructure first (exit 3), then the gates (exit 1 if any fails), else exit 0. `run`: the run folder,
+    RunResult or metrics.json document the estimate gates' tests read (run_numbers)."""
     gates = list(gates)
     infra = infrastructure_failure(metrics, max_error_rate)
     if infra:
         return GateOutcome(EXIT_INFRA, (), infra)
-    results = tuple(evaluate_gates(metrics, gates))
+    results = tuple(evaluate_gates(metrics, gates, run))
     failed = [r for r in results if not r.passed]
     if failed:
         msg = "; ".join(r.failure() for r in failed)

@@ -35,7 +35,7 @@ from typing import Any
 
 from harness.core.errors import ConfigError, HarnessError
 from harness.core.yaml_files import read_yaml_file
-from harness.gates.checks import MAX, MIN, covered_keys, example_gate, gate_results, missing_reason
+from harness.gates.checks import MAX, MIN, covered_keys, example_gate, gate_results, missing_reason, run_numbers
 from harness.gates.checks import Gate as CheckGate
 from harness.gates.checks import parse_gate as parse_gate_text
 
@@ -254,12 +254,15 @@ def _as_float(value: Any) -> float | None:
     return None if math.isnan(number) else number
 
 
-def evaluate_gate(gate: Gate, metrics: Mapping[str, Any]) -> GateOutcome:
+def evaluate_gate(gate: Gate, metrics: Mapping[str, Any], run: Any = None) -> GateOutcome:
     """Check one gate against a flat metrics dict (metrics.json); a missing metric fails, naming the keys.
 
-    Each limit is checked as harness.gates.checks checks it: a `max` on a chance gate's metric reads the
+    Each limit is checked as harness.gates.checks checks it, by the same test at the gates' 5% level (the
+    file's `alpha` and `tolerance` are the baseline regression's): a `max` on a chance gate's metric reads the
     noise-corrected value and its permutation p, a `min` on a shortfall gate's metric its shortfall p (and on
-    the metric's stem, every group: the outcome's value is then the lowest group's)."""
+    the metric's stem, every group: the outcome's value is then the lowest group's), any other limit on an
+    estimate the one-sided test its family declares (the exact binomial of the run's counts for a share), read
+    from `run` (the run folder, RunResult or metrics.json document: harness.gates.checks.run_numbers)."""
     stem = gate.min is not None and bool(covered_keys(CheckGate(gate.key, gate.min, MIN), metrics))
     if gate.key not in metrics and not stem:
         available = sorted(k for k, v in metrics.items() if _as_float(v) is not None)
@@ -269,9 +272,10 @@ def evaluate_gate(gate: Gate, metrics: Mapping[str, Any]) -> GateOutcome:
     if not stem and _as_float(metrics[gate.key]) is None:
         why = missing_reason(gate.key, metrics) or "no scored replies fed it"
         return GateOutcome(gate, None, False, f"metric '{gate.key}' has no value ({why})")
+    numbers = run_numbers(run)
     try:
         results = [r for bound, limit in ((MAX, gate.max), (MIN, gate.min)) if limit is not None
-                   for r in gate_results(CheckGate(gate.key, limit, bound), metrics)]
+                   for r in gate_results(CheckGate(gate.key, limit, bound), metrics, numbers)]
     except HarnessError as exc:  # a max on a stem only a min covers: the key itself is not measured
         return GateOutcome(gate, None, False, str(exc))
     reasons = [r.failure() if r.detail else

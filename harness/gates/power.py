@@ -214,16 +214,17 @@ def run_low_power_notes(run_dir: Any, results: Sequence[Any], *, draws: int = 40
 
 
 def gate_power_notes(run_dir: Any, metrics: Mapping[str, Any], gates: Sequence[Gate],
-                     max_error_rate: float) -> tuple[dict[int, str], list[str]]:
+                     max_error_rate: float, run: Any = None) -> tuple[dict[int, str], list[str]]:
     """Before a report is written: (the notes of run_low_power_notes by gate result index, the sentences the
-    report shows, one per gate), for gates checked on these metrics; nothing when a gate cannot be checked
-    (its error comes from the check itself, after the report)."""
+    report shows, one per gate), for gates checked on these metrics (and `run`'s counts, the scored RunResult:
+    harness.gates.checks.run_numbers); nothing when a gate cannot be checked (its error comes from the check
+    itself, after the report)."""
     from harness.gates.checks import check
 
     if not gates:
         return {}, []
     try:
-        results = check(metrics, gates, max_error_rate=max_error_rate).results
+        results = check(metrics, gates, max_error_rate=max_error_rate, run=run).results
     except HarnessError:
         return {}, []
     notes = run_low_power_notes(run_dir, results)

@@ -155,7 +155,7 @@ class GateItem(pytest.Item):
             done.add(str(spec.path))
 
         failures: list[str] = []
-        outcome = evaluate_gate(gate, result.metrics)
+        outcome = evaluate_gate(gate, result.metrics, result.scored if result.scored is not None else result.run_dir)
         if not outcome.passed:
             failures.append(outcome.reason)
         baseline_note = ""

@@ -123,7 +123,8 @@ def test_an_entry_point_must_name_a_method_of_its_own_name() -> None:
 _CONSTANTS = {"headline": "HEADLINE", "sections": "SECTIONS", "percent": "PERCENT", "leaderboard": "LEADERBOARD",
               "leaderboard_figures": "LEADERBOARD_FIGURES", "view_metrics": "VIEW_METRICS", "meta_key": "META_KEY",
               "pair_key": "PAIR_KEY", "gate_silence": "GATE_SILENCE", "chance_gates": "CHANCE_GATES",
-              "shortfall_gates": "SHORTFALL_GATES", "corrected_rates": "CORRECTED_RATES",
+              "shortfall_gates": "SHORTFALL_GATES", "estimate_gates": "ESTIMATE_GATES",
+              "corrected_rates": "CORRECTED_RATES",
               "compare_hidden": "COMPARE_HIDDEN", "findings_caption": "FINDINGS_CAPTION", "tables": "tables",
               "plots": "plots", "summary": "summary", "example_rows": "example_rows",
               "paired_outcomes": "paired_outcomes"}

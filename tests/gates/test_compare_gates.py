@@ -34,7 +34,13 @@ def test_gates_pass_fail_and_infrastructure() -> None:
     bad = check(METRICS, [parse_gate("absolute_bias_rate=0.25"), parse_gate("absolute_bias_rate.gender=0.25")])
     assert bad.exit_code == EXIT_GATE_FAILED
     assert [r.gate.metric for r in bad.failed] == ["absolute_bias_rate.gender"]
-    assert "absolute_bias_rate.gender = 0.3 is above 0.25" in bad.message
+    # no counts given: the declared exact test cannot run, and the line says the comparison is bare
+    assert "absolute_bias_rate.gender: 0.3 is above 0.25; compared as a bare threshold" in bad.message
+    # with the run's counts (30 of 100) the one-sided exact binomial p of "true rate <= 0.25" is
+    # P(K >= 30 | 100, 0.25) = 0.1495: above, but not beyond chance, so it passes
+    tested = check(METRICS, [parse_gate("absolute_bias_rate.gender=0.25")],
+                   run={"counts": {"absolute_bias_rate.gender": [30, 100]}})
+    assert tested.exit_code == EXIT_OK and "not beyond chance (one-sided p = 0.15: exact binomial, 30 of 100)" in tested.message
     # too many errors: exit 3 even though the gate would fail, because the numbers can't be trusted
     infra = check({**METRICS, "error_rate": 0.3}, [parse_gate("absolute_bias_rate.gender=0.25")])
     assert infra.exit_code == EXIT_INFRA and "30.0% of probes failed" in infra.message

@@ -84,7 +84,7 @@ def test_strict_suite_fails_with_clear_message(gates: pytest.Pytester) -> None:
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
     assert "fairness gate failed: fairness_strict.yaml :: unknown_rate (limit <= 0.1)" in out
-    assert "is above the limit 0.1" in out
+    assert "unknown_rate: " in out and " is above 0.1" in out
     assert "worst examples:" in out and "1. Q: " in out and "A [unknown]: " in out
     assert "Traceback" not in out
 
@@ -196,9 +196,18 @@ def test_evaluate_gate_outcomes() -> None:
     metrics = {"absolute_bias_rate": 0.08, "relative_bias_rate.gender": None, "answered": 40.0}
     assert evaluate_gate(Gate("absolute_bias_rate", "absolute_bias_rate", max=0.1), metrics).passed
     fail = evaluate_gate(Gate("absolute_bias_rate", "absolute_bias_rate", max=0.05), metrics)
-    assert not fail.passed and fail.reason == "absolute_bias_rate = 0.08 is above the limit 0.05"
+    assert not fail.passed and fail.reason == ("absolute_bias_rate: 0.08 is above 0.05; compared as a bare threshold: "
+                                               "the run holds no counts (k of n) to test it with, so noise alone "
+                                               "can fail it")
+    # the run's counts, 8 of 100: P(K >= 8 | 100, 0.05) = 0.128, not beyond chance, so the file's gate passes
+    tested = evaluate_gate(Gate("absolute_bias_rate", "absolute_bias_rate", max=0.05), metrics,
+                           {"counts": {"absolute_bias_rate": [8, 100]}})
+    assert tested.passed and tested.value == 0.08
+    beyond = evaluate_gate(Gate("absolute_bias_rate", "absolute_bias_rate", max=0.05), {**metrics, "absolute_bias_rate": 0.2},
+                           {"counts": {"absolute_bias_rate": [20, 100]}})
+    assert not beyond.passed and "above 0.05 beyond chance (one-sided p = " in beyond.reason
     low = evaluate_gate(Gate("absolute_bias_rate", "absolute_bias_rate", min=0.1), metrics)
-    assert not low.passed and "below the limit 0.1" in low.reason
+    assert not low.passed and "0.08 is below 0.1; compared as a bare threshold" in low.reason
     none = evaluate_gate(Gate("relative_bias_rate", "relative_bias_rate.gender", max=0.1), metrics)
     assert not none.passed and "has no value" in none.reason
     missing = evaluate_gate(Gate("cbbq.s_total", "cbbq.s_total", max=0.1), metrics)

@@ -1,0 +1,131 @@
+"""One-sided tests of an estimate against a gate's threshold: "is the true value beyond T, beyond chance?".
+
+Why: a gate that compares the point value fails a bot sitting exactly at its limit about half the time (the
+estimate is above T as often as below), so its size at the null boundary is 42-50%, not the 5% a test's is.
+A threshold gate (harness.gates.checks, the families' EstimateGate declarations) fails only when one of these
+p values, of H0 "true value <= T" (an upper bound, --fail-above) or ">= T" (a lower bound, --fail-below), is
+below the gates' 5% level. Each test is exact or checked by simulation at its null boundary
+(harness.metrics.gate_size, benchmarks/gate_size_power.py):
+
+* binomial_p: a share k of n, the exact one-sided binomial test (the tail sum of Binomial(n, T)). By hand,
+  15 of 100 against 0.1: P(K >= 15) = 1 - sum_{i<15} C(100, i) 0.1^i 0.9^(100-i) = 0.0726.
+* weighted_binomials_p: w1 k1/n1 + w2 k2/n2 (CBBQ's S_total), two independent shares. The null is a line of
+  (p1, p2); the tail P(W >= w) grows with each share, so its supremum over the null lies on the boundary
+  w1 p1 + w2 p2 = T: the p is the largest exact tail over a grid of boundary points (every outcome of the
+  two counts enumerated), valid at any size (the normal tail beyond EXACT_OUTCOMES outcomes).
+* difference_p: (t - o) / n, two cells of one multinomial of n (BBQ's s_AMB = (1 - accuracy) x s_DIS of the
+  ambiguous answers): the family's own Bonett-Price adjusted Wald interval at the matching one-sided level,
+  inverted (the p at which its one-sided bound touches T).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from harness.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    from scipy import stats as _st
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    _st = lazy_module("scipy.stats")
+
+#: Gate.bound values (harness.gates.checks.MAX / MIN), repeated here so the metrics layer needs no gate import
+UPPER, LOWER = "max", "min"
+#: above this many outcomes of two counts the weighted test takes the normal tail of the estimate
+EXACT_OUTCOMES = 250_000
+#: boundary points the weighted test's supremum is taken over
+BOUNDARY_POINTS = 81
+
+
+def binomial_p(k: int, n: int, share: float, bound: str = UPPER) -> float | None:
+    """The exact one-sided binomial p of k of n against the share `share`: P(K >= k) for an upper bound (H0
+    "true share <= share"), P(K <= k) for a lower bound; None when nothing was counted (n = 0)."""
+    if n <= 0:
+        return None
+    share = min(1.0, max(0.0, share))
+    if bound == LOWER:
+        return float(min(1.0, _st.binom.cdf(k, n, share)))
+    return float(min(1.0, _st.binom.sf(k - 1, n, share)))
+
+
+def binomial_critical(n: int, share: float, bound: str = UPPER, alpha: float = 0.05) -> int | None:
+    """The count at which binomial_p first falls below alpha: the smallest k with P(K >= k) < alpha (upper
+    bound), the largest with P(K <= k) < alpha (lower bound); None when no count of n gets there."""
+    if n <= 0:
+        return None
+    ks = np.arange(n + 1)
+    if bound == LOWER:
+        ok = ks[_st.binom.cdf(ks, n, share) < alpha]
+        return int(ok.max()) if ok.size else None
+    ok = ks[_st.binom.sf(ks - 1, n, share) < alpha]
+    return int(ok.min()) if ok.size else None
+
+
+def _boundary(weights: tuple[float, float], threshold: float) -> np.ndarray:
+    """Points (p1, p2) on w1 p1 + w2 p2 = threshold inside the unit square (empty when the line misses it)."""
+    w1, w2 = weights
+    low, high = max(0.0, (threshold - w2) / w1), min(1.0, threshold / w1)
+    if low > high + 1e-12:
+        return np.empty((0, 2))
+    p1 = np.linspace(low, high, BOUNDARY_POINTS)
+    return np.column_stack([p1, np.clip((threshold - w1 * p1) / w2, 0.0, 1.0)])
+
+
+@lru_cache(maxsize=32)
+def _weighted_table(n1: int, n2: int, w1: float, w2: float, threshold: float, bound: str) -> np.ndarray:
+    """The weighted test's p of every outcome (k1, k2): the largest tail over the null boundary."""
+    k1, k2 = np.arange(n1 + 1), np.arange(n2 + 1)
+    value = (w1 * k1[:, None] / n1 + w2 * k2[None, :] / n2).ravel()
+    order = np.argsort(value if bound != LOWER else -value, kind="stable")  # the extreme end last
+    ranked = value[order]
+    # outcomes tied in value share one tail: the tail of the first of its tie group (1e-12 apart count as tied)
+    step = np.abs(np.diff(ranked)) > 1e-12
+    first = np.concatenate([[0], np.flatnonzero(step) + 1])
+    group = np.cumsum(np.concatenate([[True], step])) - 1
+    best = np.zeros(value.size)
+    for p1, p2 in _boundary((w1, w2), threshold):
+        pmf = np.outer(_st.binom.pmf(k1, n1, p1), _st.binom.pmf(k2, n2, p2)).ravel()[order]
+        tail = np.cumsum(pmf[::-1])[::-1]  # P(W at least as extreme as this outcome), from its tie group on
+        best = np.maximum(best, tail[first][group])
+    p = np.ones(value.size) if not len(_boundary((w1, w2), threshold)) else np.minimum(1.0, best)
+    out = np.empty(value.size)
+    out[order] = p
+    return out.reshape(n1 + 1, n2 + 1)
+
+
+def weighted_binomials_p(k1: int, n1: int, k2: int, n2: int, weights: tuple[float, float], threshold: float,
+                         bound: str = UPPER) -> float | None:
+    """The one-sided p of H0 "w1 p1 + w2 p2 <= threshold" (upper bound; ">=" for a lower one) from k1 of n1
+    and k2 of n2: the supremum over the null boundary of the exact tail (module docstring); None when a count
+    is empty."""
+    if n1 <= 0 or n2 <= 0:
+        return None
+    w1, w2 = float(weights[0]), float(weights[1])
+    if (n1 + 1) * (n2 + 1) <= EXACT_OUTCOMES:
+        return float(_weighted_table(n1, n2, w1, w2, float(threshold), bound)[k1, k2])
+    est = w1 * k1 / n1 + w2 * k2 / n2
+    # the variance at the boundary point nearest the estimate's shares, as a score test takes it
+    points = _boundary((w1, w2), threshold)
+    if not len(points):
+        return 1.0
+    p1, p2 = points[np.argmin(np.abs(points[:, 0] - k1 / n1))]
+    se = math.sqrt(max(1e-15, w1 * w1 * p1 * (1 - p1) / n1 + w2 * w2 * p2 * (1 - p2) / n2))
+    z = (est - threshold) / se
+    return float(_st.norm.sf(z) if bound != LOWER else _st.norm.cdf(z))
+
+
+def difference_p(t: int, o: int, n: int, threshold: float, bound: str = UPPER) -> float | None:
+    """The one-sided p of H0 "pt - po <= threshold" (upper bound; ">=" for a lower one) for two cells t, o of
+    one multinomial of n: the Bonett-Price adjusted Wald interval the family reports (bbq.s_amb_interval),
+    at the level whose one-sided bound is the threshold. None when n = 0."""
+    if n <= 0:
+        return None
+    pt, po = (t + 1) / (n + 2), (o + 1) / (n + 2)
+    d = pt - po
+    se = math.sqrt(max(1e-15, pt + po - d * d) / (n + 2))
+    z = (d - threshold) / se
+    return float(_st.norm.sf(z) if bound != LOWER else _st.norm.cdf(z))
