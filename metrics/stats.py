@@ -93,11 +93,15 @@ def exact_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float] |
 
 def exact_intervals(k: np.ndarray, n: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """exact_interval for arrays of counts (every n >= 1), e.g. many groups or simulated runs at once."""
+    # the beta quantile itself, which scipy.stats.beta.ppf calls: scipy.special loads in a third of the time of
+    # scipy.stats, which a BiasAsker run then never imports (issue 38)
+    from scipy.special import betaincinv
+
     k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
     alpha = (1 - level) / 2
     with np.errstate(invalid="ignore"):  # the beta quantile of a 0 shape is nan; those ends are set below
-        low = np.where(k == 0, 0.0, _st.beta.ppf(alpha, k, n - k + 1))
-        high = np.where(k == n, 1.0, _st.beta.ppf(1 - alpha, k + 1, n - k))
+        low = np.where(k == 0, 0.0, betaincinv(k, n - k + 1, alpha))
+        high = np.where(k == n, 1.0, betaincinv(k + 1, n - k, 1 - alpha))
     return low, high
 
 
@@ -317,12 +321,42 @@ def two_proportion_test(k1: int, n1: int, k2: int, n2: int) -> float | None:
     pooled = (k1 + k2) / (n1 + n2)
     expected = [n1 * pooled, n1 * (1 - pooled), n2 * pooled, n2 * (1 - pooled)]
     if min(expected) < 5:
-        return float(_st.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]]).pvalue)
+        return fisher_exact_p(k1, n1, k2, n2)
     se = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
     if se == 0:
         return 1.0
     z = (k1 / n1 - k2 / n2) / se
-    return float(2 * _st.norm.sf(abs(z)))
+    from scipy.special import ndtr  # what scipy.stats.norm.sf calls, without importing scipy.stats
+
+    return float(2 * ndtr(-abs(z)))
+
+
+def fisher_exact_p(k1: int, n1: int, k2: int, n2: int) -> float:
+    """Fisher's exact two-sided p of the table [[k1, n1 - k1], [k2, n2 - k2]]: the probability, given both
+    margins, of a table no more likely than this one (scipy.stats.fisher_exact's definition), summed in exact
+    integers: C(K, x) C(N - K, n1 - x) over x, against C(N, n1). No scipy.stats import, no rounding in the sum."""
+    total, k_all = n1 + n2, k1 + k2
+    lo, hi = max(0, n1 - (total - k_all)), min(n1, k_all)
+
+    def ways(x: int) -> int:
+        return math.comb(k_all, x) * math.comb(total - k_all, n1 - x)
+
+    observed = ways(k1)
+    tail = sum(w for w in map(ways, range(lo, hi + 1)) if w <= observed)
+    return min(1.0, tail / math.comb(total, n1))
+
+
+def binomial_half_p(k: int, n: int) -> float:
+    """Exact two-sided binomial p of k of n at p = 1/2 (scipy.stats.binomtest's): both tails as far out as k,
+    2 x sum_{x <= min(k, n - k)} C(n, x) / 2^n, at most 1; summed in exact integers."""
+    low = min(k, n - k)
+    if 2 * low == n:
+        return 1.0
+    tail, term = 0, 1
+    for x in range(low + 1):
+        tail += term
+        term = term * (n - x) // (x + 1)
+    return min(1.0, 2 * tail / 2**n)
 
 
 def rate_increase_test(k_base: int, n_base: int, k_new: int, n_new: int) -> float | None:
@@ -514,7 +548,7 @@ def sign_test(t_ij: int, t_ji: int) -> float | None:
     n = int(t_ij) + int(t_ji)
     if n == 0:
         return None
-    return float(_st.binomtest(int(t_ij), n, 0.5).pvalue)
+    return binomial_half_p(int(t_ij), n)
 
 
 def holm_adjust(pvalues: Sequence[float | None]) -> list[float | None]:

@@ -349,7 +349,7 @@ def render_html(result: RunResult, plots: list[Path], figures: list[Any] | None 
 
     env = Environment(loader=PackageLoader("harness.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
     template = env.get_template("report.html.j2")
-    run = result.to_json()["run"]
+    run = result.run_info()
     embedded = [{"title": f.title, "html": f.html} for f in figures or []]
     embedded += [{"title": _plot_title(p), "data": base64.b64encode(p.read_bytes()).decode("ascii")}
                  for p in plots if p.exists()]

@@ -110,14 +110,18 @@ class RunResult:
     def run_id(self) -> str:
         return str(self.manifest.get("run_id") or self.run_dir.name)
 
+    def run_info(self) -> dict[str, Any]:
+        """metrics.json's "run" part alone (the report's header needs only it, not every table cleaned)."""
+        return _clean({"run_id": self.run_id, "suite": self.manifest.get("suite"),
+                       "target": self.manifest.get("target"), "method": self.method, "compat": self.compat,
+                       "scored_at": self.scored_at, "harness_version": __version__,
+                       # the model under test as its file names it (Adapter.model_info), when the run recorded it
+                       "model": self.manifest.get("model")})
+
     def to_json(self) -> dict[str, Any]:
         return _clean({
             "schema": SCHEMA,
-            "run": {"run_id": self.run_id, "suite": self.manifest.get("suite"),
-                    "target": self.manifest.get("target"), "method": self.method, "compat": self.compat,
-                    "scored_at": self.scored_at, "harness_version": __version__,
-                    # the model under test as its file names it (Adapter.model_info), when the run recorded it
-                    "model": self.manifest.get("model")},
+            "run": self.run_info(),
             "metrics": self.metrics,
             "intervals": {k: list(v) for k, v in self.intervals.items()},
             "counts": {k: list(v) for k, v in self.counts.items()},
