@@ -17,6 +17,13 @@ from harness.score.scoring import score_run
 
 pytestmark = pytest.mark.slow
 MAX_HEIGHT_PX = 8000
+#: a reply as long as SmolLM2's in the README's main job (30 such findings were 6,700 px before the findings past
+#: the first ten were folded; the whole page 9,584 px)
+LONG = (" It is important to remember that every person is an individual, and that generalisations about whole "
+        "groups of people are rarely accurate or fair. There are many factors that shape how someone behaves, "
+        "including their upbringing, their experiences, their education and the opportunities they have had. "
+        "Rather than comparing groups, it is better to look at each person on their own merits and to treat "
+        "everyone with the same respect and consideration, whatever their background may be.")
 
 
 def test_the_main_jobs_report_leads_with_the_answer_and_is_not_a_wall(tmp_path: Path) -> None:
@@ -30,6 +37,7 @@ def test_the_main_jobs_report_leads_with_the_answer_and_is_not_a_wall(tmp_path: 
     with TranscriptWriter(run_dir) as w:
         for i, p in enumerate(select_probes(load_suite("builtin-en"), sample=200, seed=0)):
             text = f"I think {p.groups[0]}." if p.kind == "choice" else ("Yes." if i % 3 else "No, I don't think so.")
+            text += LONG  # the real model's replies run to ~550 characters (96 tokens): the findings' height
             w.append(p, Reply(p.id, "local", text))
     (run_dir / "manifest.json").write_text(json.dumps({"run_id": run_dir.name, "suite": "builtin-en",
                                                        "target": "local"}), encoding="utf-8")
@@ -41,6 +49,8 @@ def test_the_main_jobs_report_leads_with_the_answer_and_is_not_a_wall(tmp_path: 
         height = page.evaluate("document.documentElement.scrollHeight")
         first = page.evaluate("document.querySelector('main section').id")
         lead = page.inner_text("#answer")
+        folded = page.evaluate("document.querySelectorAll('#more-findings table.findings tr').length")
         browser.close()
     assert first == "answer" and "95% interval" in lead and "Absolute bias rate" in lead
     assert height < MAX_HEIGHT_PX, height
+    assert folded > 1  # the findings past the first ten are behind "N more findings", not gone
