@@ -48,8 +48,9 @@ def test_both_families_scored_and_reported(mixed_run: Path) -> None:
     assert "cbbq" in doc["tables"] and "biasasker" in doc["tables"]
     html = files.html.read_text(encoding="utf-8")
     assert "CBBQ S_amb" in html and "Absolute bias rate by group attribute" in html
-    names = {p.name for p in files.plots}
-    assert "absolute_bias_rate.png" in names and any(n.startswith("cbbq") for n in names)
+    names = {p.name for p in files.plots}  # CBBQ's figures are PNGs; BiasAsker's the page's own markup
+    assert any(n.startswith("cbbq") for n in names) and not any(n.startswith("absolute_bias") for n in names)
+    assert "<h3>Absolute bias rate</h3>" in html and html.count("data:image/png;base64,") == len(files.plots)
 
 
 def test_gate_on_a_cbbq_metric(mixed_run: Path) -> None:
