@@ -28,15 +28,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from harness.core.lazy import lazy_module
 from harness.metrics.stats import multinomial_test
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
     from scipy import stats as _st
 else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    np = lazy_module("numpy")
     pd = lazy_module("pandas")
     _st = lazy_module("scipy.stats")
 

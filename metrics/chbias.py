@@ -52,8 +52,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, ViewMetric
 from harness.core.lazy import lazy_module
 from harness.core.records import Probe
@@ -62,8 +60,10 @@ from harness.metrics.frames import FrameSpec
 from harness.metrics.paired_test import PairedTest, outlier_mask, paired_test, read_out, upstream_test
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    np = lazy_module("numpy")
     pd = lazy_module("pandas")
 
 FAMILY = "chbias"

@@ -37,8 +37,6 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from harness.core.lazy import lazy_module
 from harness.core.records import LABEL_INVALID, LABEL_REFUSE, LABEL_UNKNOWN, Probe
 from harness.metrics import FamilyResult, refusals
@@ -46,8 +44,10 @@ from harness.metrics.fairscore import bootstrap_mean_interval
 from harness.metrics.stats import sign_test, wilson_interval
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    np = lazy_module("numpy")
     pd = lazy_module("pandas")
 
 FAMILY = "counterfactual"

@@ -36,8 +36,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from harness.core.kinds import (
     GateSilence,
     Headline,
@@ -54,8 +52,10 @@ from harness.metrics.frames import FrameSpec
 from harness.metrics.stats import sign_test, wilson_interval
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    np = lazy_module("numpy")
     pd = lazy_module("pandas")
 
 FAMILY = "crows_pairs"

@@ -15,8 +15,15 @@ tests/metrics/test_decision_evidence.py.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+from harness.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    np = lazy_module("numpy")
+
 
 
 def _weights(labels: Sequence[str], strata: Sequence[str], draws: int,

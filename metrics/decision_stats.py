@@ -32,15 +32,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from harness.core.lazy import lazy_module
 from harness.metrics.stats import Z95, holm_adjust, sign_test
 
 if TYPE_CHECKING:
+    import numpy as np
     from scipy import special as _special
     from scipy import stats as _st
 else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    np = lazy_module("numpy")
     _st = lazy_module("scipy.stats")
     _special = lazy_module("scipy.special")
 

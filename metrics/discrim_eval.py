@@ -36,13 +36,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from harness.core.lazy import lazy_module
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    np = lazy_module("numpy")
     pd = lazy_module("pandas")
 
 META_KEY = "discrim_eval"  # probe meta written by question_gen.discrim_eval

@@ -28,8 +28,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING
 
-import numpy as np
+from harness.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    np = lazy_module("numpy")
+
 
 DEFAULT_BOOTSTRAP = 2000
 STEPS = ("step1", "step2", "step3")

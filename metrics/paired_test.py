@@ -32,13 +32,13 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from harness.core.lazy import lazy_module
 
 if TYPE_CHECKING:
+    import numpy as np
     from scipy import stats as _st
 else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    np = lazy_module("numpy")
     _st = lazy_module("scipy.stats")
 
 ALPHA = 0.05

@@ -32,8 +32,6 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from harness.core.kinds import ProbeKind
 from harness.core.lazy import lazy_module
 from harness.metrics import FamilyResult, refusals, slug
@@ -55,8 +53,10 @@ from harness.metrics.political_stats import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    np = lazy_module("numpy")
     pd = lazy_module("pandas")
 
 FAMILY = "political"

@@ -50,8 +50,15 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
+from harness.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    np = lazy_module("numpy")
+
 
 CELL_INDIRECT, CELL_LIBERAL, CELL_CONSERVATIVE = "indirect", "liberal", "conservative"
 CELLS = (CELL_INDIRECT, CELL_LIBERAL, CELL_CONSERVATIVE)

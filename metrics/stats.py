@@ -47,13 +47,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from harness.core.lazy import lazy_module
 
 if TYPE_CHECKING:
+    import numpy as np
     from scipy import stats as _st
 else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    np = lazy_module("numpy")
     _st = lazy_module("scipy.stats")
 
 Z95 = 1.959963984540054

@@ -42,8 +42,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, Section, ViewMetric
 from harness.core.lazy import lazy_module
 from harness.core.records import LABEL_CHOICE, LABEL_REFUSE, Probe, Verdict
@@ -51,8 +49,10 @@ from harness.metrics import FamilyResult
 from harness.metrics.frames import FrameSpec
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    np = lazy_module("numpy")
     pd = lazy_module("pandas")
 
 FAMILY = "stereoset"

@@ -31,11 +31,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from harness.core.lazy import lazy_module
 from harness.oracles.lexicon import LEXICONS, Lexicon
 from harness.oracles.text import Tokens, has_cjk, tokenize_phrase
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # imported on first use: a listing that loads this module needs none of them (issue 38)
+    np = lazy_module("numpy")
 
 METHODS = ("ngram", "word_cosine", "ngram_embedding", "rome", "sentence")
 DEFAULT_METHOD = "ngram"
