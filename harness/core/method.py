@@ -20,7 +20,7 @@ the registered methods; the generic layers read these objects' fields, never a m
 Checked when built and when registered, each failure one sentence naming the method and the field: an
 unknown or misspelt field (`headlines=`), a field that should be a function and is not, a kind whose family
 the method does not declare, and a headline naming a metric the family never writes (checked on the family's
-`example` rows, when it gives them).
+`example` rows, when it gives them: a plugin's when it is registered, the harness's own by its tests; see METHODS).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from harness.core.entry_points import OWN_DISTRIBUTION
 from harness.core.parts import (
     ChanceGate,
     CorrectedRate,
@@ -94,7 +95,8 @@ class FamilySpec(Declared):
                    markup; a family with them draws its PNGs (plots) only on request (`harness report --plots`)
     compare_test   (key, metrics.json A, metrics.json B) -> (p, test name) of one of its keys, or None: its own
                    test of two runs (harness.report.compare), e.g. BBQ's s_AMB
-    example        rows it scores (same columns as compute's): registration checks every headline key is written
+    example        rows it scores (same columns as compute's; harness.metrics.examples builds them from probes and
+                   replies): registration checks every headline key is written on them
     """
 
     compute: Callable[[Any], Any]
@@ -222,11 +224,16 @@ def _method_entry(name: str, obj: Any) -> Method:
         raise DeclarationError(f"The entry point for method '{name}' names {obj!r}, not a Method.")
     if name and obj.name != name:
         raise DeclarationError(f"The entry point for method '{name}' names the method '{obj.name}'.")
-    check_example(obj)
+    if METHODS.origin(name) != OWN_DISTRIBUTION:
+        check_example(obj)  # a plugin's, or one registered from code
     return obj
 
 
-#: every method by name: the harness's own and other packages' from the harness.methods entry points
+#: every method by name: the harness's own and other packages' from the harness.methods entry points. Every
+#: method's example rows are scored when it is registered except the harness's own, whose examples
+#: tests/core/test_method_examples.py scores with the same check: scoring every family's examples (and importing
+#: their readers) costs over a second of CPU, more than a command's whole start-up, in every process that lists
+#: the methods, and a built-in declaration changes only with a commit the tests run on.
 METHODS: Registry[Method] = Registry("method", GROUP_METHODS, check=_method_entry, built_in=True)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.core.method import FamilySpec, Method, SuiteGenerator
+from harness.declarations import examples
 from harness.metrics import bbq as family
 from harness.oracles import bbq as reader
 from harness.question_gen import bbq as generator
@@ -18,6 +19,7 @@ METHOD = Method(
                       leaderboard=family.LEADERBOARD, view_metrics=family.VIEW_METRICS,
                       gate_silence=family.GATE_SILENCE, chance_gates=family.CHANCE_GATES,
                       estimate_gates=family.ESTIMATE_GATES, plots=family.plots,
-                      compare_test=family.compare_test),
+                      compare_test=family.compare_test,
+                      example=examples.bbq),
     datasets=("bbq",),
 )

@@ -5,6 +5,7 @@ Its compat mode reproduces upstream BiasAsker's decisions for every kind ("compa
 from __future__ import annotations
 
 from harness.core.method import FamilySpec, Method, SuiteGenerator
+from harness.declarations import examples
 from harness.metrics import biasasker as family
 from harness.oracles import affirmation, choice, compat, explanation
 from harness.question_gen import biasasker_suite as generator
@@ -25,6 +26,7 @@ METHOD = Method(
                       estimate_gates=family.ESTIMATE_GATES,
                       corrected_rates=family.CORRECTED_RATES, compare_hidden=family.COMPARE_HIDDEN,
                       plots=family.plots, figures=family.figures, summary=family.summary,
-                      example_rows=family.example_rows, paired_outcomes=family.paired_outcomes),
+                      example_rows=family.example_rows, paired_outcomes=family.paired_outcomes,
+                      example=examples.biasasker),
     datasets=("biasasker",),
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.core.method import FamilySpec, Method, SuiteGenerator
+from harness.declarations import examples
 from harness.metrics import cbbq as family
 from harness.oracles import cbbq as reader
 from harness.question_gen import cbbq as generator
@@ -16,6 +17,7 @@ METHOD = Method(
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, leaderboard=family.LEADERBOARD,
                       view_metrics=family.VIEW_METRICS, gate_silence=family.GATE_SILENCE,
                       chance_gates=family.CHANCE_GATES, estimate_gates=family.ESTIMATE_GATES, tables=family.tables,
-                      plots=family.plots),
+                      plots=family.plots,
+                      example=examples.cbbq),
     datasets=("cbbq",),
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.core.method import FamilySpec, Method, SuiteGenerator
+from harness.declarations import examples
 from harness.metrics import chbias as family
 from harness.oracles import chbias as reader
 from harness.question_gen import chbias as generator
@@ -15,6 +16,7 @@ METHOD = Method(
     kinds=family.KINDS,
     rules={"*/chbias": reader.score_pair},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, leaderboard=family.LEADERBOARD,
-                      view_metrics=family.VIEW_METRICS, plots=family.plots),
+                      view_metrics=family.VIEW_METRICS, plots=family.plots,
+                      example=examples.chbias),
     datasets=("chbias",),
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.core.method import FamilySpec, Method, SuiteGenerator
+from harness.declarations import examples
 from harness.metrics import crows_pairs as family
 from harness.oracles import crows_pairs as reader
 from harness.question_gen import crows_pairs as generator
@@ -19,6 +20,7 @@ METHOD = Method(
                       leaderboard=family.LEADERBOARD, view_metrics=family.VIEW_METRICS,
                       gate_silence=family.GATE_SILENCE, estimate_gates=family.ESTIMATE_GATES,
                       findings_caption=family.FINDINGS_CAPTION,
-                      plots=family.plots),
+                      plots=family.plots,
+                      example=examples.crows_pairs),
     datasets=("crows-pairs",),
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.core.method import FamilySpec, Method, SuiteGenerator
+from harness.declarations import examples
 from harness.metrics import decision as family
 from harness.oracles import decision as reader
 from harness.question_gen import decision as generator
@@ -18,6 +19,7 @@ METHOD = Method(
                       percent=family.PERCENT, leaderboard=family.LEADERBOARD, view_metrics=family.VIEW_METRICS,
                       pair_key=family.PAIR_KEY, gate_silence=family.GATE_SILENCE, chance_gates=family.CHANCE_GATES,
                       shortfall_gates=family.SHORTFALL_GATES, findings_caption=family.FINDINGS_CAPTION,
-                      summary=family.summary),
+                      summary=family.summary,
+                      example=examples.decision),
     datasets=("discrim-eval",),
 )

@@ -4,11 +4,13 @@ family scores the rows whose probe meta holds its META_KEY)."""
 from __future__ import annotations
 
 from harness.core.method import FamilySpec, Method
+from harness.declarations import examples
 from harness.metrics import metamorphic as family
 
 METHOD = Method(
     name="metamorphic",
     family=FamilySpec(compute=family.compute, meta_key=family.META_KEY, headline=family.HEADLINE,
                       gate_silence=family.GATE_SILENCE, chance_gates=family.CHANCE_GATES, gates=family.DEFAULT_GATES,
-                      summary=family.summary),
+                      summary=family.summary,
+                      example=examples.metamorphic),
 )

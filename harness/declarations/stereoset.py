@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.core.method import FamilySpec, Method, SuiteGenerator
+from harness.declarations import examples
 from harness.metrics import stereoset as family
 from harness.oracles import stereoset as reader
 from harness.question_gen import stereoset as generator
@@ -16,6 +17,7 @@ METHOD = Method(
     rules={"*/stereoset": reader.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, sections=family.SECTIONS,
                       leaderboard=family.LEADERBOARD, view_metrics=family.VIEW_METRICS,
-                      findings_caption=family.FINDINGS_CAPTION, plots=family.plots),
+                      findings_caption=family.FINDINGS_CAPTION, plots=family.plots,
+                      example=examples.stereoset),
     datasets=("stereoset",),
 )

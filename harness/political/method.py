@@ -5,6 +5,7 @@ in harness/declarations/, because its reader does: a layer below may not name it
 from __future__ import annotations
 
 from harness.core.method import FamilySpec, Method, SuiteGenerator
+from harness.declarations import examples
 from harness.metrics import political as family
 from harness.political import reader
 from harness.question_gen import political as generator
@@ -17,5 +18,6 @@ METHOD = Method(
     kind_readers={reader.READER: reader.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, gate_silence=family.GATE_SILENCE,
                       chance_gates=family.CHANCE_GATES, findings_caption=family.FINDINGS_CAPTION,
-                      plots=family.plots, summary=family.summary),
+                      plots=family.plots, summary=family.summary,
+                      example=examples.political),
 )
