@@ -57,15 +57,28 @@ def preference_matrices(pref: pd.DataFrame, too_small: list[str] | None = None
     out = []
     pref = pref.drop_duplicates(["attribute", "group", "category"])  # a pivot's "first"
     for attribute, part in pref.groupby("attribute", sort=True):
-        m = part.pivot(index="group", columns="category", values="rate").sort_index()
-        m = m[ordered_categories(list(m.columns))]
-        n = part.pivot(index="group", columns="category", values="n").reindex_like(m)
+        m, n = _grid(part, "group", "category", "rate", "n")
         if readable_share(n) < MIN_READABLE_SHARE:
             if too_small is not None:
                 too_small.append(f"preference {attribute}")
             continue
         out.append((str(attribute), m, n))
     return out
+
+
+def _grid(part: pd.DataFrame, rows: str, cols: str, value: str, count: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(value matrix, count matrix): sorted `rows` x `cols` in ordered_categories order, NaN where no row is;
+    filled from arrays (a pivot per attribute cost more than drawing the figure)."""
+    row_names = sorted(set(part[rows]))
+    col_names = ordered_categories(list(dict.fromkeys(part[cols])))
+    r_at, c_at = {g: k for k, g in enumerate(row_names)}, {c: k for k, c in enumerate(col_names)}
+    ii, jj = part[rows].map(r_at).to_numpy(), part[cols].map(c_at).to_numpy()
+    values = np.full((len(row_names), len(col_names)), np.nan)
+    counts = values.copy()
+    values[ii, jj] = part[value].to_numpy(dtype=float)
+    counts[ii, jj] = part[count].to_numpy(dtype=float)
+    return (pd.DataFrame(values, index=row_names, columns=col_names),
+            pd.DataFrame(counts, index=row_names, columns=col_names))
 
 
 @dataclass

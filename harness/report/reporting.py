@@ -21,6 +21,7 @@ import csv
 import json
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -343,12 +344,18 @@ def markup_figures(result: RunResult) -> list[Any]:
     return out
 
 
+@lru_cache(maxsize=1)
+def _template() -> Any:
+    """The page's template, compiled once per process (compiling it was a tenth of writing the report)."""
+    env = Environment(loader=PackageLoader("harness.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
+    return env.get_template("report.html.j2")
+
+
 def render_html(result: RunResult, plots: list[Path], figures: list[Any] | None = None) -> str:
     """The page: `figures` (markup, harness.core.html_figures) first, then the PNGs of `plots`, embedded."""
     from harness.core.html_figures import CSS
 
-    env = Environment(loader=PackageLoader("harness.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
-    template = env.get_template("report.html.j2")
+    template = _template()
     run = result.run_info()
     embedded = [{"title": f.title, "html": f.html} for f in figures or []]
     embedded += [{"title": _plot_title(p), "data": base64.b64encode(p.read_bytes()).decode("ascii")}
