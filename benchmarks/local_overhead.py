@@ -9,10 +9,14 @@ The overhead is harness / engine - 1 per probe (goal: under 5%). Both decode the
 seed 0), which the script checks by comparing the completion token counts. Printed with the load average:
 on a shared machine both figures move together, so the ratio is the figure to read.
 
-llama-cpp-python's high-level API decodes one sequence per call; several sequences at once would need its
-low-level batch API and a sampler of our own, which this script does not try (see docs/benchmarks.md).
+`--sequences 1,2,4` measures llama.cpp's multi-sequence decoding instead: the same prompts decoded greedily k at
+a time in one context (llama-cpp-python's low-level batch API, one seq_id per prompt, n_seq_max = k), against
+`create_chat_completion` one prompt after another; tokens per second and per CPU second, and how many replies
+are the same text as the one-at-a-time ones, with the KV cache split per sequence and unified (one buffer for
+all). The adapter keeps one sequence at a time: see docs/benchmarks.md for the figures and why.
 
 Usage: .venv/bin/python benchmarks/local_overhead.py [--probes 8] [--rounds 2] [--max-tokens 96]
+       .venv/bin/python benchmarks/local_overhead.py --sequences 1,2,4 [--probes 8] [--max-tokens 16]
 """
 
 from __future__ import annotations
@@ -40,6 +44,99 @@ def _engine(adapter, prompts: list[str]) -> tuple[float, list[int]]:  # noqa: AN
     return time.monotonic() - started, tokens
 
 
+def decode_sequences(llm, prompts: list[list[int]], max_tokens: int, k: int, *,  # noqa: ANN001 - llama_cpp.Llama
+                     unified: bool = False) -> list[list[int]]:
+    """Greedy completions of the tokenised prompts, decoded k at a time in one llama.cpp context.
+
+    Each group of k prompts is one batch with one seq_id per prompt (prompt tokens first, then one token per
+    live sequence per llama_decode), so the weights are read once per step for all k. unified=False gives
+    each sequence its own KV cache (the replies match one-at-a-time decoding token for token); unified=True
+    shares one buffer, whose attention over every sequence's cells changes the rounding (docs/benchmarks.md).
+    """
+    import llama_cpp
+    import numpy as np
+    from llama_cpp import _internals
+
+    params = type(llm.context_params).from_buffer_copy(llm.context_params)  # the adapter's own settings
+    params.n_ctx *= k  # n_ctx per sequence, as the one-sequence context has
+    params.n_seq_max, params.kv_unified = k, unified
+    ctx = _internals.LlamaContext(model=llm._model, params=params, verbose=False)
+    batch = _internals.LlamaBatch(n_tokens=max(params.n_batch, sum(map(len, prompts))), embd=0, n_seq_max=k,
+                                  verbose=False)
+    vocab, out = llm.n_vocab(), []
+    try:
+        for start in range(0, len(prompts), k):
+            group = prompts[start:start + k]
+            llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(ctx.ctx), True)
+            steps = [(seq, list(enumerate(tokens))) for seq, tokens in enumerate(group)]
+            made: list[list[int]] = [[] for _ in group]
+            while steps:
+                rows = _decode_step(ctx, batch, steps)
+                steps = []
+                for seq, row in rows.items():
+                    logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx.ctx, row), shape=(vocab,))
+                    token = int(logits.argmax())
+                    if llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
+                        continue
+                    made[seq].append(token)
+                    if len(made[seq]) < max_tokens:
+                        steps.append((seq, [(len(group[seq]) + len(made[seq]) - 1, token)]))
+            out.extend(made)
+    finally:
+        batch.close()
+        ctx.close()
+    return out
+
+
+def sequence_text(llm, tokens: list[int]) -> str:  # noqa: ANN001 - llama_cpp.Llama
+    """A decoded sequence's text as the chat API returns it (stripped, as the adapter records it)."""
+    return llm.detokenize(tokens).decode("utf-8", "replace").strip()
+
+
+def _decode_step(ctx, batch, steps: list[tuple[int, list[tuple[int, int]]]]) -> dict[int, int]:  # noqa: ANN001
+    """One llama_decode of (seq, [(position, token)]) runs; the batch row of each sequence's last token."""
+    raw, last = batch.batch, {}
+    raw.n_tokens = 0
+    for seq, run in steps:
+        for pos, token in run:
+            i = raw.n_tokens
+            raw.token[i], raw.pos[i], raw.n_seq_id[i], raw.logits[i] = token, pos, 1, False
+            raw.seq_id[i][0] = seq
+            raw.n_tokens += 1
+        raw.logits[raw.n_tokens - 1] = True
+        last[seq] = raw.n_tokens - 1
+    ctx.decode(batch)
+    return last
+
+
+def _sequences(adapter, prompts: list[str], ks: list[int], rounds: int) -> None:  # noqa: ANN001
+    """One-at-a-time chat completions against k-at-a-time decoding: tokens/s, tokens/CPU s, same replies."""
+    from harness.adapters.llamacpp_local import _load
+
+    llm, _lock, choice = _load(adapter._path, adapter._n_ctx, adapter._n_threads)
+    tokenised = [adapter.chat_tokens(adapter._messages(p, ())) for p in prompts]
+    print(f"{len(prompts)} builtin-en prompts ({sum(map(len, tokenised))} prompt tokens), max_tokens "
+          f"{adapter._max_tokens}, greedy, {choice.reason}")
+    for rnd in range(rounds):
+        wall, cpu = time.monotonic(), time.process_time()
+        ref = [llm.create_chat_completion(messages=adapter._messages(p, ()), temperature=0.0,
+                                          max_tokens=adapter._max_tokens, seed=0) for p in prompts]
+        wall, cpu = time.monotonic() - wall, time.process_time() - cpu
+        texts = [(r["choices"][0]["message"].get("content") or "").strip() for r in ref]
+        n = sum(int(r["usage"]["completion_tokens"]) for r in ref)
+        print(f"round {rnd + 1}: one at a time (create_chat_completion): {n / wall:6.1f} tokens/s, "
+              f"{n / cpu:6.1f} per CPU s, load {os.getloadavg()[0]:.1f}", flush=True)
+        for k in ks:
+            for unified in (False, True):
+                wall, cpu = time.monotonic(), time.process_time()
+                made = decode_sequences(llm, tokenised, adapter._max_tokens, k, unified=unified)
+                wall, cpu = time.monotonic() - wall, time.process_time() - cpu
+                n = sum(map(len, made))
+                same = sum(sequence_text(llm, m) == t for m, t in zip(made, texts, strict=True))
+                print(f"  k={k} {'unified KV  ' if unified else 'split KV    '}{n / wall:6.1f} tokens/s, "
+                      f"{n / cpu:6.1f} per CPU s, {same}/{len(texts)} replies the same", flush=True)
+
+
 def _harness(adapter, probes: list, run: int) -> tuple[float, list[int]]:  # noqa: ANN001
     """Seconds and completion tokens for the same probes through the harness's run engine."""
     from harness.run.execute import run_suite
@@ -59,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--max-tokens", type=int, default=96)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sequences", default="", help="e.g. 1,2,4: measure multi-sequence decoding instead")
+    parser.add_argument("--threads", type=int, default=0, help="llama.cpp threads (default: chosen from the load)")
     args = parser.parse_args(argv)
     work = tempfile.mkdtemp(prefix="harness-local-overhead-")
     os.environ["HARNESS_TRANSCRIPTS_DIR"] = os.path.join(work, "transcripts")
@@ -67,9 +166,13 @@ def main(argv: list[str] | None = None) -> int:
     from harness.adapters.registry import create_adapter
     from harness.run.plan import select_any
 
-    adapter = create_adapter("local", max_tokens=args.max_tokens)
+    threads = {"n_threads": args.threads} if args.threads else {}
+    adapter = create_adapter("local", max_tokens=args.max_tokens, **threads)
     probes = list(select_any("builtin-en", sample=args.probes, seed=args.seed, limit=None, overrides={}))
     prompts = [p.text for p in probes]
+    if args.sequences:
+        _sequences(adapter, prompts, [int(k) for k in args.sequences.split(",")], args.rounds)
+        return 0
     _engine(adapter, prompts[:1])  # load the model and warm it once, outside every timing
     engine_s, harness_s = [], []
     for run in range(args.rounds):
