@@ -5,7 +5,7 @@ The political suites' continuations are read by a judge of P(conservative) inste
 the method the generic layers must not name:
 
   judge              the pluggable judge of P(conservative) (f_judge of the paper) and its score cache
-  reader             scoring's reader of the continuation kind ("political-judge", harness.core.kinds.Reader)
+  reader             scoring's reader of the political kind ("political-judge", harness.core.kinds.Reader)
   calibration_table  `harness calibrate`'s measuring: the calibrated model at several lambdas (Table 3)
   cli                the `harness calibrate` command
 

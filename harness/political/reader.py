@@ -1,6 +1,6 @@
 """Scoring's side of the political-bias suites: the judge reads every continuation.
 
-The continuation kind names this module's reader, "political-judge" (metrics/political.py declares the
+The political kind names this module's reader, "political-judge" (metrics/political.py declares the
 kind; `read` is registered under READER in harness.core.kinds), so harness.score.scoring hands it the
 run's answered continuation probes without naming them; each gets a Verdict whose score
 is the judge's P(conservative) (label conservative / liberal at 0.5, biased False: the political metrics

@@ -1,6 +1,6 @@
 """Perplexity answer mode: sentence-pair probes (the CHBias suites) answered by a model's perplexity.
 
-A `sentence_pair` probe holds a stereotyped sentence and its counterpart (probe.options). Nothing is
+A sentence-pair probe holds a stereotyped sentence and its counterpart (probe.options). Nothing is
 generated: the target's model scores both sentences and the reply records the two perplexities. Three kinds of
 target can:
   * an in-process transformers model (``causal_lm()``, the ``hf`` adapter): harness.whitebox.perplexity,
