@@ -14,24 +14,62 @@ import contextlib
 import os
 import re
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 
-from harness.cli.options import check_method, parse_pairs  # noqa: F401  (check_method re-exported)
+from harness.cli.options import check_method  # noqa: F401  (check_method re-exported)
+from harness.cli.run_options import (
+    DEFAULT_MAX_ERROR_RATE,
+    AllowSelfJudgeOption,
+    AnswerModeOption,
+    CompatOption,
+    ConcurrencyOption,
+    DefaultGatesOption,
+    DryRunOption,
+    FailAboveOption,
+    FailBelowOption,
+    JudgeOption,
+    LimitOption,
+    MaxAttemptsOption,
+    MaxErrorRateOption,
+    MaxReplyCharsOption,
+    MethodOption,
+    ModeOption,
+    NewOption,
+    NoCacheOption,
+    NoReportOption,
+    ParamOption,
+    PerCategoryOption,
+    ProgressOption,
+    ResumeOption,
+    RetryErrorsOption,
+    RpmOption,
+    RunIdOption,
+    RunOptions,
+    SampleOption,
+    SeedOption,
+    SuiteOption,
+    TargetOption,
+    ThresholdOption,
+    TimeoutOption,
+)
 from harness.core.display import assemble, untrusted
 from harness.core.errors import EXIT_INFRA, HarnessError
 from harness.run import manifest as mf
-from harness.run.answer_modes import selectable_modes
 from harness.run.execute import RunOutcome, run_suite
 from harness.run.plan import ANSWER_GENERATE, ANSWER_LOGLIK, ANSWER_PERPLEXITY
 from harness.run.progress import print_summary
 from harness.run.session import is_locked, threads_left_running
 
+if TYPE_CHECKING:
+    from harness.question_gen.suites import Suite
+    from harness.run.plan import Selection
+
 EXIT_INTERRUPTED = 130
-DEFAULT_MAX_ERROR_RATE = 0.1
 DEFAULT_OUTPUT_TOKENS = 256  # assumed reply length for --dry-run when the target sets no max_tokens
+__all__ = ["DEFAULT_MAX_ERROR_RATE", "RunOptions", "estimate_tokens", "live_status", "run_command", "run_job"]
 
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 
@@ -62,86 +100,188 @@ def _exit_interrupted(outcome: RunOutcome) -> None:
     raise typer.Exit(EXIT_INTERRUPTED)
 
 
-def _preflight(*, suite: str | None, target: str | None, method: str, answer_mode: str) -> str:
-    """Check what can be checked before anything is asked, so that a long run never ends in a usage error;
-    returns the answer mode the run will use (a chbias suite is always answered by perplexity).
+def run_command(
+    suite: SuiteOption = None,
+    target: TargetOption = None,
+    sample: SampleOption = None,
+    seed: SeedOption = 0,
+    limit: LimitOption = None,
+    param: ParamOption = None,
+    per_category: PerCategoryOption = None,
+    concurrency: ConcurrencyOption = None,
+    rpm: RpmOption = None,
+    timeout: TimeoutOption = None,
+    max_attempts: MaxAttemptsOption = None,
+    max_reply_chars: MaxReplyCharsOption = None,
+    run_id: RunIdOption = None,
+    new: NewOption = False,
+    resume: ResumeOption = None,
+    retry_errors: RetryErrorsOption = False,
+    no_cache: NoCacheOption = False,
+    dry_run: DryRunOption = False,
+    answer_mode: AnswerModeOption = ANSWER_GENERATE,
+    method: MethodOption = "default",
+    compat: CompatOption = False,
+    no_report: NoReportOption = False,
+    fail_above: FailAboveOption = None,
+    fail_below: FailBelowOption = None,
+    max_error_rate: MaxErrorRateOption = DEFAULT_MAX_ERROR_RATE,
+    progress: ProgressOption = True,
+    judge: JudgeOption = None,
+    mode: ModeOption = None,
+    threshold: ThresholdOption = None,
+    allow_self_judge: AllowSelfJudgeOption = False,
+    use_default_gates: DefaultGatesOption = False,
+) -> None:
+    """Ask a suite of a target; record, resume, score and gate (the main job).
+
+    Rerunning the same command resumes the run. Ctrl-C finishes the replies in flight (Ctrl-C again stops at
+    once) and prints how to resume.
+
+    Examples:  harness run -s biasasker-en -t local --sample 200  |  harness run -s cbbq -t openai --dry-run
+    |  harness run --resume biasasker-en__local__s200-seed0 --retry-errors
+    """
+    opts = RunOptions.from_cli(
+        suite=suite, target=target, sample=sample, seed=seed, limit=limit, param=param, per_category=per_category,
+        concurrency=concurrency, rpm=rpm, timeout=timeout, max_attempts=max_attempts, max_reply_chars=max_reply_chars,
+        run_id=run_id, new=new, resume=resume, retry_errors=retry_errors, no_cache=no_cache, dry_run=dry_run,
+        answer_mode=answer_mode, method=method, compat=compat, no_report=no_report, fail_above=fail_above,
+        fail_below=fail_below, max_error_rate=max_error_rate, progress=progress, judge=judge, mode=mode,
+        threshold=threshold, allow_self_judge=allow_self_judge, use_default_gates=use_default_gates)
+    run_job(Console(), opts)
+
+
+def run_job(console: Console, opts: RunOptions) -> None:
+    """The main job, stage by stage: plan (everything that can be checked is, before anything is asked), ask,
+    score and report, gate. Ends through HarnessError or typer.Exit with the module docstring's exit codes."""
+    opts, reader_options, reader = _plan(opts)
+    if opts.dry_run:
+        _dry_run(console, opts, reader)  # counts and estimates, then exit 0
+    outcome = _ask(opts)
+    _summarise_outcome(console, outcome, opts.suite)  # stops here when there is nothing to score
+    gates, scored = _score(console, opts, outcome, reader, reader_options)
+    _gate(console, opts, outcome, gates, scored)
+
+
+def _plan(opts: RunOptions) -> tuple[RunOptions, dict[str, Any], Any]:
+    """(the options with the answer mode the run will use, the options of the readers of the run's kinds, the
+    reader of the replies), all checked before anything is asked, so a long run never ends in a usage error."""
+    opts = opts.replace(answer_mode=_preflight(opts))
+    if opts.judge and opts.suite and not opts.dry_run:  # a suite option's typo: one sentence, before a judge loads
+        _first_probe(opts)
+    reader_options, reader = _readers(opts)
+    return opts, reader_options, reader
+
+
+def _preflight(opts: RunOptions) -> str:
+    """The answer mode the run will use (a chbias suite is always answered by perplexity), after the checks that
+    need no API key and load no model.
 
     A misspelt --method used to surface only when scoring, after every probe had been asked; a target
     with an unknown adapter kind, or --answer-mode loglik on a target that gives no log-likelihoods,
-    passed --dry-run. Needs no API key and loads no model.
+    passed --dry-run.
     """
     from harness.adapters.registry import adapter_class
     from harness.run.answer_modes import refusal
-    from harness.run.plan import answer_mode_for, load_suite_any
+    from harness.run.plan import answer_mode_for, load_suite_any, target_config
 
-    check_method(method)
-    if suite:
-        answer_mode = answer_mode_for(load_suite_any(suite), answer_mode)
-    if not target:
+    check_method(opts.method)
+    answer_mode = opts.answer_mode
+    if opts.suite:
+        answer_mode = answer_mode_for(load_suite_any(opts.suite), answer_mode)
+    if not opts.target:
         return answer_mode  # --resume: the stored target is checked by the runner
-    from harness.run.plan import target_config
-
-    config = target_config(target)
+    config = target_config(opts.target)
     cls = adapter_class(config.adapter, target=config)  # unknown kind / broken plugin: one sentence
-    reason = refusal(answer_mode, cls, target)  # the answer mode says whether this kind of target can answer
+    reason = refusal(answer_mode, cls, opts.target)  # the answer mode says whether this kind of target can answer
     if reason:
         raise HarnessError(reason)
     return answer_mode
 
 
-def _dry_run(console: Console, *, suite: str | None, target: str | None, resume: str | None,
-             sample: int | None, seed: int, limit: int | None, params: dict[str, Any],
-             retry_errors: bool, run_id: str | None = None, answer_mode: str = ANSWER_GENERATE,
-             new: bool = False) -> int:
-    """Count what a run would ask, estimate tokens and cost; contacts nothing, needs no API key."""
-    from harness.run.execute import scan_transcript
-    from harness.run.plan import derived_run_id, load_suite_any, select_any, target_config
+def _first_probe(opts: RunOptions) -> None:
+    """Select the suite's first probe with these options, so that a bad option fails now (ConfigError)."""
+    from harness.run.plan import load_suite_any, select_any
 
-    if resume:
-        run_dir = mf.resolve_run(resume)
-        man = mf.read_manifest(run_dir)
-        sel = man.get("selection", {})
-        suite, target = suite or man.get("suite"), target or man.get("target")
-        sample, seed, limit = sel.get("sample"), sel.get("seed", 0), sel.get("limit")
-        params = {**(sel.get("overrides") or {}), **params}
-    if not suite or not target:
+    next(iter(select_any(load_suite_any(str(opts.suite)), sample=opts.sample, seed=opts.seed, limit=opts.limit,
+                         overrides=dict(opts.params))), None)
+
+
+def _readers(opts: RunOptions) -> tuple[dict[str, Any], Any]:
+    """(the options of the readers of the run's kinds, the reader of the replies), checked before anything
+    is asked (tried only when something will be asked: not for --dry-run).
+
+    --judge names the targets that read replies beside the rules (docs/judge.md), unless the suite's probes
+    are read by a reader that takes --judge itself (the political judge of P(conservative): docs/political.md).
+    """
+    from harness.cli.judging import reader_from_options  # lazy: judges load model code only when named
+    from harness.cli.judging import reader_options as take_options
+
+    options, judge = take_options(list(opts.judge), "--judge", suite=opts.suite, run=opts.resume,
+                                  check=not opts.dry_run)
+    reader = reader_from_options(judge, opts.mode, opts.threshold, target=opts.target, resume=opts.resume,
+                                 allow_self=opts.allow_self_judge, progress=opts.progress,
+                                 use_cache=not opts.no_cache, method=opts.method, compat=opts.compat)
+    return options, reader
+
+
+def _dry_run(console: Console, opts: RunOptions, reader: Any) -> NoReturn:
+    """--dry-run: count what the run would ask, estimate its tokens and cost, and the judges' share; contacts
+    nothing, needs no API key. The selection is planned as the run plans it (harness.run.plan.selection), so a
+    resumed run of a suite given as a file is read from that file (it was looked up by name: "Unknown suite")."""
+    from harness.run.plan import selection
+
+    chosen = selection(opts.suite, opts.target, sample=opts.sample, seed=opts.seed, limit=opts.limit,
+                       overrides=opts.params, answer_mode=opts.answer_mode, resume=opts.resume)
+    if not chosen.suite or not chosen.target:
         raise HarnessError("Say what to ask and whom: --suite NAME --target NAME (or --resume RUN).")
+    suite_obj = chosen.load_suite()
+    _estimate(console, opts, chosen, suite_obj)
+    if reader.uses_judge:
+        _judge_dry_run(console, reader, chosen, suite_obj)
+    raise typer.Exit(0)
+
+
+def _estimate(console: Console, opts: RunOptions, chosen: Selection, suite_obj: Suite) -> None:
+    """Print the probes a run would ask now (against the run folder it would use), their tokens and cost."""
+    from harness.run.execute import scan_transcript
+    from harness.run.plan import derived_run_id, select_any, target_config
+
+    target, mode = str(chosen.target), chosen.answer_mode
     config = target_config(target)
-    suite_obj = load_suite_any(suite)
-    if not (resume or run_id):  # the same id `harness run` would use
-        run_id = derived_run_id(suite_obj.name, target, sample=sample, seed=seed, limit=limit, overrides=params,
-                                answer_mode=answer_mode)
-    run_id = resume or run_id
-    run_dir = mf.run_dir_for(run_id) if not resume else mf.resolve_run(resume)
-    ok, err = (set(), set()) if new else scan_transcript(run_dir / "transcript.jsonl")  # --new: a fresh folder
+    if chosen.run_dir is not None:  # --resume
+        run_dir = chosen.run_dir
+    else:  # the folder `harness run` would use
+        run_dir = mf.run_dir_for(opts.run_id or derived_run_id(
+            suite_obj.name, target, sample=chosen.sample, seed=chosen.seed, limit=chosen.limit,
+            overrides=chosen.overrides, answer_mode=mode))
+    ok, err = (set(), set()) if opts.fresh else scan_transcript(run_dir / "transcript.jsonl")  # --new: a fresh one
     total = to_ask = in_tokens = 0
-    for probe in select_any(suite_obj, sample=sample, seed=seed, limit=limit, overrides=params):
+    for probe in select_any(suite_obj, sample=chosen.sample, seed=chosen.seed, limit=chosen.limit,
+                            overrides=chosen.overrides):
         total += 1
-        needs_asking = probe.id in err if retry_errors else probe.id not in ok and probe.id not in err
-        if needs_asking:
+        if probe.id in err if opts.retry_errors else probe.id not in ok and probe.id not in err:
             to_ask += 1
-            in_tokens += sum(map(estimate_tokens, probe.options)) if answer_mode == ANSWER_PERPLEXITY else (
-                estimate_tokens(probe.text))
+            in_tokens += (sum(map(estimate_tokens, probe.options)) if mode == ANSWER_PERPLEXITY
+                          else estimate_tokens(probe.text))
     settings = getattr(config, "settings", None) or {}
     out_per = int(settings.get("max_tokens") or getattr(config, "max_tokens", None) or DEFAULT_OUTPUT_TOKENS)
-    if answer_mode in (ANSWER_LOGLIK, ANSWER_PERPLEXITY):
+    if mode in (ANSWER_LOGLIK, ANSWER_PERPLEXITY):
         out_per = 0  # the options (loglik) or the two sentences (perplexity) are scored, nothing is generated
     out_tokens = to_ask * out_per
-    console.print(assemble("suite ", (suite_obj.name, "bold"), " -> target ", (str(target), "bold"),
-                           f" (run {run_id})"))
+    console.print(assemble("suite ", (suite_obj.name, "bold"), " -> target ", (target, "bold"),
+                           f" (run {run_dir.name})"))
     console.print(f"probes selected: {total:,}; already answered: {len(ok):,}; errors: {len(err):,}; "
                   f"to ask now: {to_ask:,}")
     console.print(f"estimated tokens: {in_tokens:,} in + up to {out_tokens:,} out "
-                  f"({out_per} per reply{_out_note(answer_mode, settings)})")
+                  f"({out_per} per reply{_out_note(mode, settings)})")
     price = getattr(config, "price", None) or (config.get("price") if isinstance(config, dict) else None)
     if price:
         cost = (in_tokens / 1000 * float(price.get("input_per_1k", 0))
                 + out_tokens / 1000 * float(price.get("output_per_1k", 0)))
-        currency = price.get("currency", "USD")
-        console.print(f"estimated cost: at most {cost:,.4f} {currency}")
+        console.print(f"estimated cost: at most {cost:,.4f} {price.get('currency', 'USD')}")
     else:
         console.print("estimated cost: unknown (the target sets no price)")
-    return 0
 
 
 def _out_note(answer_mode: str, settings: dict[str, Any]) -> str:
@@ -152,39 +292,79 @@ def _out_note(answer_mode: str, settings: dict[str, Any]) -> str:
     return " = max_tokens" if settings.get("max_tokens") else ", assumed"
 
 
-def _judge_dry_run(console: Console, reader: Any, *, suite: str | None, target: str | None, resume: str | None,
-                   sample: int | None, seed: int, limit: int | None, params: dict[str, Any]) -> None:
+def _judge_dry_run(console: Console, reader: Any, chosen: Selection, suite_obj: Suite) -> None:
     """The judges' share of --dry-run: one question per selected reply (two when it shows two groups), the
     replies assumed max_tokens long (they do not exist yet)."""
     from harness.cli.judging import DEFAULT_REPLY_TOKENS, print_estimate
-    from harness.run.plan import load_suite_any, select_any, target_config
+    from harness.run.plan import select_any, target_config
 
-    if resume:
-        man = mf.read_manifest(mf.resolve_run(resume))
-        sel = man.get("selection", {})
-        suite, target = suite or man.get("suite"), target or man.get("target")
-        sample, seed, limit = sel.get("sample"), sel.get("seed", 0), sel.get("limit")
-        params = {**(sel.get("overrides") or {}), **params}
-    settings = getattr(target_config(str(target)), "settings", None) or {}
-    probes = select_any(load_suite_any(suite), sample=sample, seed=seed, limit=limit, overrides=params)
+    settings = getattr(target_config(str(chosen.target)), "settings", None) or {}
+    probes = select_any(suite_obj, sample=chosen.sample, seed=chosen.seed, limit=chosen.limit,
+                        overrides=chosen.overrides)
     print_estimate(console, reader, ((p, None) for p in probes), count_tokens=estimate_tokens,
                    reply_tokens=int(settings.get("max_tokens") or DEFAULT_REPLY_TOKENS))
 
 
+def _ask(opts: RunOptions) -> RunOutcome:
+    """Ask what the options select (harness.run.execute.run_suite plans and carries out the run, recording every
+    reply as it arrives)."""
+    return run_suite(
+        opts.suite, opts.target, sample=opts.sample, seed=opts.seed, limit=opts.limit, overrides=dict(opts.params),
+        run_id=opts.run_id, new=opts.new, resume=opts.resume, retry_errors=opts.retry_errors,
+        use_cache=not opts.no_cache, show_progress=opts.progress, answer_mode=opts.answer_mode, argv=sys.argv,
+        target_overrides={"timeout_s": opts.timeout},  # the adapter's own HTTP timeout follows --timeout
+        engine_overrides=opts.engine_overrides(),
+    )
+
+
+def _score(console: Console, opts: RunOptions, outcome: RunOutcome, reader: Any, reader_options: dict[str, Any],
+           ) -> tuple[list[Any], tuple[dict[str, Any], dict[int, str]] | None]:
+    """Score the transcript and write the report, unless --no-report: (the gates to check, --default-gates'
+    added; (the metrics, the low-power notes of the gates) or None). Ctrl-C here exits 130 with a manifest note."""
+    gates = list(opts.gates)
+    if opts.no_report:
+        return gates, None
+    if opts.use_default_gates:  # before the report, which carries a passing gate's low power
+        gates = with_default_gates(gates, outcome.run_dir)
+    try:
+        return gates, _score_and_report(console, outcome, method=opts.method, compat=opts.compat, reader=reader,
+                                        reader_options=reader_options, gates=gates,
+                                        max_error_rate=opts.max_error_rate)
+    except KeyboardInterrupt:
+        _scoring_interrupted(console, outcome.run_dir, outcome.run_id)
+
+
+def _gate(console: Console, opts: RunOptions, outcome: RunOutcome, gates: list[Any],
+          scored: tuple[dict[str, Any], dict[int, str]] | None) -> None:
+    """Infrastructure first (exit 3), then the gates (exit 1): on the scores, or, with --no-report, on the run's
+    own counts (a gate then cannot be checked, which is an error rather than a silent pass)."""
+    retry_hint = f"`harness run --resume {outcome.run_id} --retry-errors`"
+    if scored is None:
+        _check_unscored(outcome, gates, opts.max_error_rate, retry_hint)
+        return
+    metrics, notes = scored
+    _judge(console, metrics, gates, opts.max_error_rate, retry_hint, outcome.run_id, outcome.run_dir, notes)
+
+
 def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, compat: bool,
-                      reader: Any = None, reader_options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Score the transcript and write the report folder; the metrics for the gates."""
+                      reader: Any = None, reader_options: dict[str, Any] | None = None, gates: Any = (),
+                      max_error_rate: float = DEFAULT_MAX_ERROR_RATE) -> tuple[dict[str, Any], dict[int, str]]:
+    """Score the transcript and write the report folder; the metrics for the gates, and the low-power notes of
+    the gates that pass (harness.gates.power.gate_power_notes), which report.html carries too."""
     # lazy: pandas, jinja2 and the oracles are slow to import
+    from harness.gates.power import gate_power_notes
     from harness.report.reporting import write_report
     from harness.score.scoring import score_run
     result = score_run(outcome.run_dir, method=method, compat=compat, reader=reader, console=console,
                        reader_options=reader_options)
+    notes, sentences = gate_power_notes(outcome.run_dir, result.metrics, gates, max_error_rate, run=result)
+    result.notes.extend(sentences)  # a pass that could not have been a fail, in report.html and metrics.json
     write_report(outcome.run_dir, result, console=console)  # prints the metric tables and the report path
-    return dict(result.metrics)
+    return dict(result.metrics), notes
 
 
 def _judge(console: Console, metrics: dict[str, Any], gates: list[Any], max_error_rate: float,
-           retry_hint: str, run_id: str, run_dir: Any = None) -> None:
+           retry_hint: str, run_id: str, run_dir: Any = None, notes: dict[int, str] | None = None) -> None:
     """Infrastructure first (exit 3), then the --fail-above / --fail-below gates (exit 1), through
     harness.gates.checks.check."""
     from harness.gates.checks import check
@@ -197,7 +377,8 @@ def _judge(console: Console, metrics: dict[str, Any], gates: list[Any], max_erro
                            exit_code=exc.exit_code) from None
     from harness.gates.power import run_low_power_notes
 
-    notes = run_low_power_notes(run_dir, verdict.results) if run_dir is not None else {}
+    if notes is None:  # the notes the report was written with, else computed here
+        notes = run_low_power_notes(run_dir, verdict.results) if run_dir is not None else {}
     for i, result in enumerate(verdict.results):
         line = untrusted(result)  # a metric name as typed on the command line
         if i in notes:  # a pass that could not have been a fail: its power at the family's stated effect
@@ -210,173 +391,24 @@ def _judge(console: Console, metrics: dict[str, Any], gates: list[Any], max_erro
         raise typer.Exit(verdict.exit_code)
 
 
-def run_command(
-    suite: Annotated[str | None, typer.Option("--suite", "-s", metavar="NAME", rich_help_panel="What to ask",
-                                              help="Suite name (see `harness suites`) or YAML path.")] = None,
-    target: Annotated[str | None, typer.Option("--target", "-t", metavar="NAME", rich_help_panel="What to ask",
-                                               help="Target name (see `harness targets`).")] = None,
-    sample: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="What to ask",
-                                               help="Ask a deterministic random sample of N probes.", min=1)] = None,
-    seed: Annotated[int, typer.Option(metavar="S", rich_help_panel="What to ask",
-                                      help="Seed for --sample (same seed, same probes, every machine).")] = 0,
-    limit: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="What to ask",
-                                              help="Ask at most the first N selected probes.", min=1)] = None,
-    param: Annotated[list[str] | None, typer.Option("--param", "-p", metavar="KEY=VALUE", rich_help_panel="What to ask",
-                                                    help="Suite option KEY=VALUE (repeatable), e.g. "
-                                                         "per_category=5.")] = None,
-    per_category: Annotated[int | None, typer.Option("--per-category", metavar="N", rich_help_panel="What to ask",
-                                                     help="CBBQ: N questions per category and context, "
-                                                          "drawn with --seed (same as -p per_category=N -p seed=S).",
-                                                     min=1)] = None,
-    concurrency: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target",
-                                                    help="Requests in flight at once (default: the target's, else 8).",
-                                                    min=1)] = None,
-    rpm: Annotated[float | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target",
-                                              help="At most this many requests per minute.", min=0.001)] = None,
-    timeout: Annotated[float | None, typer.Option(metavar="SECONDS", rich_help_panel="How hard to push the target",
-                                                  help="Seconds to wait for one answer before retrying.",
-                                                  min=0.001)] = None,
-    max_attempts: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target",
-                                                     help="Attempts per probe before it is recorded as an error.",
-                                                     min=1)] = None,
-    max_reply_chars: Annotated[int | None, typer.Option(metavar="N", rich_help_panel="How hard to push the target",
-                                                        help="Cut longer replies to N characters, marked as cut "
-                                                             "(default 65536; 0: no cap).", min=0)] = None,
-    run_id: Annotated[str | None, typer.Option("--run-id", metavar="RUN", rich_help_panel="Run folder and resume",
-                                               help="Name of the run folder (default: from suite, "
-                                                    "target and selection).")] = None,
-    new: Annotated[bool, typer.Option("--new", metavar="", rich_help_panel="Run folder and resume",
-                                      help="Start a fresh run even if this command ran before.")] = False,
-    resume: Annotated[str | None, typer.Option(metavar="RUN", rich_help_panel="Run folder and resume",
-                                               help="Continue run RUN (id or folder) "
-                                                    "with its stored selection.")] = None,
-    retry_errors: Annotated[bool, typer.Option("--retry-errors", metavar="", rich_help_panel="Run folder and resume",
-                                               help="Ask again only the probes that ended in an error.")] = False,
-    no_cache: Annotated[bool, typer.Option("--no-cache", metavar="", rich_help_panel="How hard to push the target",
-                                           help="Ask the target even when the answer is cached.")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", metavar="", rich_help_panel="What to ask",
-                                          help="Count probes, tokens and cost; ask nothing.")] = False,
-    answer_mode: Annotated[str, typer.Option(metavar="MODE", rich_help_panel="What to ask",
-                                             help="generate (or text), or loglik (CBBQ on hf targets: "
-                                                  "pick the likeliest option). The chbias suites are always scored by "
-                                                  "perplexity (hf targets).")] = ANSWER_GENERATE,
-    method: Annotated[str, typer.Option(metavar="METHOD", rich_help_panel="Scoring and gates",
-                                        help="Oracle method: default, ngram, word_cosine, ngram_embedding, "
-                                             "rome or sentence.")] = "default",
-    compat: Annotated[bool, typer.Option("--compat", metavar="", rich_help_panel="Scoring and gates",
-                                         help="Score exactly as the upstream code does.")] = False,
-    no_report: Annotated[bool, typer.Option("--no-report", metavar="", rich_help_panel="Scoring and gates",
-                                            help="Skip scoring and the report folder.")] = False,
-    fail_above: Annotated[list[str] | None, typer.Option("--fail-above", metavar="METRIC=VALUE",
-                                                         rich_help_panel="Scoring and gates",
-                                                         help="Gate METRIC=VALUE (repeatable): exit 1 if the metric is "
-                                                              "above VALUE.")] = None,
-    fail_below: Annotated[list[str] | None, typer.Option("--fail-below", metavar="METRIC=VALUE",
-                                                         rich_help_panel="Scoring and gates",
-                                                         help="Gate METRIC=VALUE (repeatable): exit 1 if the metric is "
-                                                              "below VALUE (a metric where lower is worse, "
-                                                              "such as a ratio of selection rates).")] = None,
-    max_error_rate: Annotated[float, typer.Option(metavar="RATE", rich_help_panel="Scoring and gates",
-                                                  help="Exit 3 if more than this share of probes ended in errors.",
-                                                  min=0.0, max=1.0)] = DEFAULT_MAX_ERROR_RATE,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress", metavar="",
-                                           rich_help_panel="Run folder and resume",
-                                           help="Show the live progress bar.")] = True,
-    judge: Annotated[list[str] | None, typer.Option("--judge", metavar="TARGET", rich_help_panel="Scoring and gates",
-                                                    help="A target that reads the replies too (repeatable: "
-                                                         "majority of judges); docs/judge.md. Political suites: "
-                                                         "the one judge of P(conservative), a target, "
-                                                         "hf:CLASSIFIER or py:MODULE:FUNCTION; "
-                                                         "docs/political.md.")] = None,
-    mode: Annotated[str | None, typer.Option("--mode", metavar="MODE", rich_help_panel="Scoring and gates",
-                                             help="Who reads the replies: rules (default), judge "
-                                                  "(default with --judge) or hybrid.")] = None,
-    threshold: Annotated[float | None, typer.Option("--threshold", metavar="C", rich_help_panel="Scoring and gates",
-                                                    help="Hybrid: rule verdicts at least this confident stand "
-                                                         "(default 0.9).")] = None,
-    allow_self_judge: Annotated[bool, typer.Option("--allow-self-judge", metavar="",
-                                                   rich_help_panel="Scoring and gates",
-                                                   help="Let the target under test judge its own replies.")] = False,
-    use_default_gates: Annotated[bool, typer.Option("--default-gates", metavar="", rich_help_panel="Scoring and gates",
-                                                    help="Also apply the default gates of the run's probe kinds "
-                                                         "(e.g. the decision kind's four-fifths gate); "
-                                                         "docs/ci_gates.md.")] = False,
-) -> None:
-    """Ask a suite of a target; record, resume, score and gate (the main job).
-
-    Rerunning the same command resumes the run. Ctrl-C finishes the replies in flight (Ctrl-C again stops at
-    once) and prints how to resume.
-
-    Examples:  harness run -s biasasker-en -t local --sample 200  |  harness run -s cbbq -t openai --dry-run
-    |  harness run --resume biasasker-en__local__s200-seed0 --retry-errors
-    """
-    console = Console()
-    answer_mode = ANSWER_GENERATE if answer_mode == "text" else answer_mode  # "text" reads naturally too
-    if answer_mode not in (selectable := selectable_modes()):  # the registered modes a user may pick
-        raise HarnessError(f"--answer-mode must be {' or '.join(selectable)}, not '{answer_mode}'.")
-    params = parse_pairs(param, "--param")
-    if per_category is not None:  # the CBBQ suites' own sampling, seeded by --seed unless -p seed= says otherwise
-        params.setdefault("per_category", per_category)
-        params.setdefault("seed", seed)
-    from harness.gates.checks import parse_gates as parse_bounded  # both directions; light to import
-
-    gates = parse_bounded(fail_above, fail_below)
-    if (gates or use_default_gates) and no_report:
-        raise HarnessError("--fail-above, --fail-below and --default-gates need the scores; drop --no-report.")
-    answer_mode = _preflight(suite=suite, target=target, method=method, answer_mode=answer_mode)
-    if judge and suite and not dry_run:  # a suite option's typo: one sentence, before a judge model is loaded
-        _first_probe(suite, sample=sample, seed=seed, limit=limit, params=params)
-    options, reader = _readers(judge, mode, threshold, suite=suite, target=target, resume=resume,
-                              allow_self=allow_self_judge, progress=progress, use_cache=not no_cache,
-                              method=method, compat=compat, check=not dry_run)
-    if dry_run:
-        code = _dry_run(console, suite=suite, target=target, resume=resume, sample=sample, seed=seed,
-                        limit=limit, params=params, retry_errors=retry_errors, run_id=run_id,
-                        answer_mode=answer_mode, new=new and not resume)
-        if reader.uses_judge:
-            _judge_dry_run(console, reader, suite=suite, target=target, resume=resume, sample=sample, seed=seed,
-                           limit=limit, params=params)
-        raise typer.Exit(code)
-    outcome = run_suite(
-        suite, target, sample=sample, seed=seed, limit=limit, overrides=params, run_id=run_id, new=new,
-        resume=resume, retry_errors=retry_errors, use_cache=not no_cache, show_progress=progress,
-        answer_mode=answer_mode, argv=sys.argv,
-        target_overrides={"timeout_s": timeout},  # the adapter's own HTTP timeout follows --timeout
-        engine_overrides={"concurrency": concurrency, "rpm": rpm, "timeout_s": timeout,
-                          "max_attempts": max_attempts, "max_reply_chars": max_reply_chars},
-    )
-    _summarise_outcome(console, outcome, suite)
-    retry_hint = f"`harness run --resume {outcome.run_id} --retry-errors`"
-    try:
-        metrics = None if no_report else _score_and_report(console, outcome, method=method, compat=compat,
-                                                           reader=reader, reader_options=options)
-    except KeyboardInterrupt:
-        _scoring_interrupted(console, outcome.run_dir, outcome.run_id)
-    if metrics is not None:
-        if use_default_gates:
-            gates = with_default_gates(gates, outcome.run_dir)
-        _judge(console, metrics, gates, max_error_rate, retry_hint, outcome.run_id, outcome.run_dir)
-    else:
-        _check_unscored(outcome, gates, max_error_rate, retry_hint)
-
-
 def with_default_gates(gates: list[Any], run_dir: Any) -> list[Any]:
-    """--default-gates: the gates named on the command line, then the default gates the run's probe kinds declare
-    (harness.gates.defaults) for every metric the command line does not gate already."""
+    """--default-gates: the gates named on the command line, then the default gates the run's probes declare
+    (their kinds' and their meta_key families', e.g. a `-p perturb=gender` run's counterfactual refusal gate;
+    harness.gates.defaults) for every metric the command line does not gate already."""
     from pathlib import Path
 
-    from harness.gates.defaults import default_gates
+    from harness.gates.defaults import default_gates_of
     from harness.run.transcript import TRANSCRIPT_FILE, read_entries
 
-    kinds = dict.fromkeys(e.probe.kind for e in read_entries(Path(run_dir) / TRANSCRIPT_FILE))
+    probes = (e.probe for e in read_entries(Path(run_dir) / TRANSCRIPT_FILE))
     named = {g.metric for g in gates}
-    return [*gates, *(g for g in default_gates(kinds) if g.metric not in named)]
+    return [*gates, *(g for g in default_gates_of(probes) if g.metric not in named)]
 
 
 SCORING_KEY = "scoring"  # the manifest's note that a scoring was cut short (until metrics.json is newer)
 
 
-def _scoring_interrupted(console: Console, run_dir: Any, run_id: str) -> None:
+def _scoring_interrupted(console: Console, run_dir: Any, run_id: str) -> NoReturn:
     """Ctrl-C while scoring: one line, exit 130, and a manifest note so `harness runs` does not list the run as
     complete while its report is older than its replies (it exited 130 silently and was listed complete)."""
     from harness.core.records import utc_now
@@ -410,31 +442,6 @@ def _check_unscored(outcome: Any, gates: list[Any], max_error_rate: float, retry
             f"trustworthy. Rerun with {retry_hint}.", exit_code=EXIT_INFRA)
     if gates:
         raise HarnessError("--fail-above needs the scores; drop --no-report.", exit_code=EXIT_INFRA)
-
-
-def _first_probe(suite: str, *, sample: int | None, seed: int, limit: int | None, params: dict[str, Any]) -> None:
-    """Select the suite's first probe with these options, so that a bad option fails now (ConfigError)."""
-    from harness.run.plan import load_suite_any, select_any
-
-    next(iter(select_any(load_suite_any(suite), sample=sample, seed=seed, limit=limit, overrides=params)), None)
-
-
-def _readers(judge: list[str] | None, mode: str | None, threshold: float | None, *, suite: str | None,
-             target: str | None, resume: str | None, allow_self: bool, progress: bool, use_cache: bool,
-             method: str, compat: bool, check: bool) -> tuple[dict[str, Any], Any]:
-    """(the options of the readers of the run's kinds, the reader of the replies), checked before anything
-    is asked.
-
-    --judge names the targets that read replies beside the rules (docs/judge.md), unless the suite's probes
-    are read by a reader that takes --judge itself (the political judge of P(conservative): docs/political.md).
-    """
-    from harness.cli.judging import reader_from_options  # lazy: judges load model code only when named
-    from harness.cli.judging import reader_options as take_options
-
-    options, judge = take_options(judge, "--judge", suite=suite, run=resume, check=check)
-    reader = reader_from_options(judge, mode, threshold, target=target, resume=resume, allow_self=allow_self,
-                                 progress=progress, use_cache=use_cache, method=method, compat=compat)
-    return options, reader
 
 
 def _summarise_outcome(console: Console, outcome: Any, suite: str | None) -> None:
