@@ -34,10 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import httpx2
-import openai
+from typing import TYPE_CHECKING, Any
 
 from harness.adapters.base import Adapter, Completion, Message, PermanentError, TransientError
 from harness.adapters.transport import (
@@ -62,6 +59,17 @@ try:  # optional: the openai[aiohttp] extra
     import aiohttp
 except ImportError:  # pragma: no cover - exercised only on installs without the extra
     aiohttp = None  # type: ignore[assignment]
+
+if TYPE_CHECKING:
+    import openai
+
+
+def _sdk() -> Any:
+    """The openai SDK, imported on first use: only the SDK path (http_client = "httpx", Azure) needs it, and
+    importing it costs 1.7 s of start-up (its pydantic models), more than a whole run of the wire path."""
+    import openai
+
+    return openai
 
 
 class OpenAIChatAdapter(Adapter):
@@ -111,6 +119,7 @@ class OpenAIChatAdapter(Adapter):
             from harness.adapters.openai_wire import WireClient
 
             return WireClient(self.settings.get("base_url") or None, self._api_key, timeout)
+        openai = _sdk()
         http_client = (openai.DefaultAioHttpClient(timeout=timeout)
                        if self.http_client == HTTP_CLIENT_AIOHTTP else None)
         return openai.AsyncOpenAI(
@@ -210,7 +219,12 @@ class OpenAIChatAdapter(Adapter):
     async def _post(self, path: str, body: dict[str, Any]) -> Any:
         client = self._clients.get()
         if self._wire:  # the wire client classifies its own failures (harness.adapters.openai_wire)
-            return decode_json_body(await within(self._timeout_s, client.post(path, body)))
+            from harness.adapters.openai_wire import decode_json
+
+            return decode_json(await within(self._timeout_s, client.post(path, body)))
+        import httpx2
+
+        openai = _sdk()
         try:
             # the target's timeout_s is a deadline for the whole exchange (transport.within), not per phase
             response = await within(self._timeout_s, client.post(path, cast_to=httpx2.Response, body=body))
@@ -230,7 +244,7 @@ class OpenAIChatAdapter(Adapter):
         if cause is not None:
             timed_out = isinstance(cause, aiohttp.ServerTimeoutError | TimeoutError)
         else:
-            timed_out = isinstance(exc, openai.APITimeoutError)
+            timed_out = isinstance(exc, _sdk().APITimeoutError)
             cause = exc.__cause__ or exc
         if timed_out:
             return TransientError(f"timed out after {timeout}s")

@@ -24,7 +24,8 @@ import aiohttp
 from yarl import URL
 
 from harness.adapters.base import AdapterError, PermanentError, TransientError
-from harness.adapters.transport import connection_failure, error_for_status, redact
+from harness.adapters.transport import connection_failure, decode_json_body, error_for_status, redact
+from harness.core import fast_json
 
 #: The SDK's own default base URL, so a target without base_url reaches the same place either way.
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -41,14 +42,16 @@ class WireClient:
         self._api_key = api_key
         self._urls: dict[str, URL] = {}
         self._proxy = _env_proxy(self.base)
-        # No pool limit: the run engine bounds the requests in flight. Per-phase socket timeouts only as a
-        # backstop: the adapter's deadline over the whole exchange is transport.within. trust_env stays off
+        # No pool limit: the run engine bounds the requests in flight. The adapter's deadline over the whole
+        # exchange is transport.within (every call goes through it), so the only socket timeout is the
+        # connect one, a backstop: a sock_read timeout re-armed a timer on every chunk read (a tenth of
+        # aiohttp's CPU per request, issue 38) to enforce a looser limit than within's. trust_env stays off
         # and the environment's proxy is read once (_env_proxy): with it on, aiohttp hands every request to
         # a thread twice (netrc, proxy lookup), a fifth of the asking loop's CPU. No cookies are kept.
         connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
         self.session = aiohttp.ClientSession(
             connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
-            timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout_s, sock_read=timeout_s),
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout_s),
             headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json",
                      "Content-Type": "application/json", "User-Agent": "harness-bias"})
 
@@ -62,7 +65,7 @@ class WireClient:
 
     async def post(self, path: str, body: Mapping[str, Any]) -> bytes:
         """The raw body of a 2xx answer to POST `body` as JSON; an AdapterError for every other outcome."""
-        payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        payload = fast_json.dumps(body)
         try:
             async with self.session.post(self.url(path), data=payload, **self._proxy) as response:
                 content = await response.read()
@@ -96,6 +99,15 @@ def _env_proxy(base: str) -> dict[str, Any]:
     except LookupError:
         return {}
     return {"proxy": proxy, "proxy_auth": auth}
+
+
+def decode_json(content: bytes) -> Any:
+    """A 2xx body's JSON value (harness.core.fast_json); a body it cannot read gets transport.decode_json_body's
+    verdict and reason ("not valid UTF-8", "not valid JSON"), exactly as before."""
+    try:
+        return fast_json.loads(content)
+    except ValueError:  # UnicodeDecodeError and JSONDecodeError alike: the shared reader says which
+        return decode_json_body(content)
 
 
 def error_detail(content: bytes) -> str:

@@ -44,7 +44,7 @@ from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
 from harness.adapters.base import Adapter, Completion, Message, PermanentError, TransientError
 from harness.adapters.generation import answer_probe, answer_probes, cache_text
-from harness.adapters.transport import connection_words
+from harness.adapters.transport import ENCLOSING_DEADLINE, connection_words
 from harness.core.records import STATUS_ERROR, STATUS_OK, STATUS_PARTIAL, Probe, Reply
 from harness.run import manifest as mf
 from harness.run.progress import RunProgress, SessionStats
@@ -207,8 +207,14 @@ class Engine:
             self._check_stopping()  # waited for a slot or a token while Ctrl-C came: ask nothing new
             if sent is not None:
                 sent[0] = time.monotonic()
-            async with asyncio.timeout(timeout_s):
-                return await call()
+            async with asyncio.timeout(timeout_s) as deadline:
+                # the adapter's own deadline (transport.within) arms no second timer when this one is sooner
+                when = deadline.when()
+                token = ENCLOSING_DEADLINE.set(None if when is None else (when, asyncio.current_task()))
+                try:
+                    return await call()
+                finally:
+                    ENCLOSING_DEADLINE.reset(token)
 
     async def answer(self, probe: Probe) -> Reply | None:
         """The Reply for one probe: from the cache, from the target (with retries), or an error.

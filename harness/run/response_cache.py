@@ -35,11 +35,19 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 
 
+#: json.dumps(..., ensure_ascii=False, separators=(",", ":")) built once (dumps builds an encoder per call with
+#: options): the same bytes, so every key stored by earlier versions is found again.
+_KEY_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_USAGE_JSON = json.JSONEncoder(default=str).encode
+#: Keys of questions looked up and not found, kept until their answer is put (so it is hashed once); a bound,
+#: since a question that ends as an error is never put.
+_MISSED_MAX = 4096
+
+
 def cache_key(fingerprint: str, prompt: str, history: Sequence[Any] = ()) -> str:
     """sha256 over fingerprint, prompt and history (role/content pairs), separated unambiguously."""
     hist = [[getattr(m, "role", ""), getattr(m, "content", str(m))] for m in history]
-    blob = json.dumps([fingerprint, prompt, hist], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_KEY_JSON([fingerprint, prompt, hist]).encode("utf-8")).hexdigest()
 
 
 class ResponseCache:
@@ -52,7 +60,9 @@ class ResponseCache:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(_SCHEMA)
-        self._pending: list[tuple[str, str, str, str, float]] = []
+        #: answers not yet committed, by key (a lookup must see them: a repeated question in one group)
+        self._pending: dict[str, tuple[str, str, str, str, float]] = {}
+        self._missed: dict[tuple[str, str], str] = {}
         self._commit_every = commit_every
         self._commit_interval_s = commit_interval_s
         self._last_commit = time.monotonic()
@@ -62,15 +72,15 @@ class ResponseCache:
     def get(self, fingerprint: str, prompt: str, history: Sequence[Any] = ()) -> tuple[str, dict] | None:
         """The stored (text, usage) for this question, or None."""
         key = cache_key(fingerprint, prompt, history)
-        row = self._db.execute("SELECT text, usage FROM responses WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            # It may still be waiting in the unflushed group.
-            for pkey, _fp, text, usage, _t in reversed(self._pending):
-                if pkey == key:
-                    row = (text, usage)
-                    break
+        pending = self._pending.get(key)  # it may still be waiting in the uncommitted group
+        row = (pending[2], pending[3]) if pending is not None else self._db.execute(
+            "SELECT text, usage FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             self.misses += 1
+            if not history:  # the asking loop's case: its answer comes back through put() with the same words
+                if len(self._missed) >= _MISSED_MAX:
+                    self._missed.clear()
+                self._missed[(fingerprint, prompt)] = key
             return None
         self.hits += 1
         return row[0], json.loads(row[1])
@@ -78,8 +88,10 @@ class ResponseCache:
     def put(self, fingerprint: str, prompt: str, text: str, usage: dict | None = None,
             history: Sequence[Any] = ()) -> None:
         """Store a successful answer (callers never pass errors)."""
-        key = cache_key(fingerprint, prompt, history)
-        self._pending.append((key, fingerprint, text, json.dumps(usage or {}, default=str), time.time()))
+        key = None if history else self._missed.pop((fingerprint, prompt), None)
+        if key is None:
+            key = cache_key(fingerprint, prompt, history)
+        self._pending[key] = (key, fingerprint, text, _USAGE_JSON(usage or {}), time.time())
         if (len(self._pending) >= self._commit_every
                 or time.monotonic() - self._last_commit >= self._commit_interval_s):
             self.flush()
@@ -87,7 +99,7 @@ class ResponseCache:
     def flush(self) -> None:
         if not self._pending:
             return
-        rows, self._pending = self._pending, []
+        rows, self._pending = list(self._pending.values()), {}
         self._db.execute("BEGIN")
         self._db.executemany("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)", rows)
         self._db.execute("COMMIT")

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from harness.core import fast_json
 from harness.core.records import STATUS_OK, STATUS_PARTIAL, Probe, Reply, utc_now
 
 TRANSCRIPT_FILE = "transcript.jsonl"
@@ -288,7 +289,7 @@ class TranscriptWriter:
     def append(self, probe: Probe, reply: Reply) -> None:
         record = {"probe": probe.to_dict(), "reply": reply.to_dict()}
         try:
-            data = json.dumps(record, ensure_ascii=False).encode("utf-8")
+            data = fast_json.dumps(record)  # orjson when installed: a sixth of the asking loop's CPU with json
         except UnicodeEncodeError:
             # A lone surrogate (a server's JSON may spell "\\ud800") cannot be UTF-8: written as a JSON
             # escape instead, so the line reads back to exactly the same text (errors="replace" lost it).
@@ -303,10 +304,12 @@ class TranscriptWriter:
         """Write one line whole, or leave the file as it was: a full disk writes part of a line (a short write)
         and then fails, and that part used to stay as a torn line that resume called "torn by a kill"."""
         fd = self._fh.fileno()
-        view = memoryview(line)
         try:
-            while view:
-                view = view[os.write(fd, view):]
+            written = os.write(fd, line)  # almost always the whole line at once
+            if written < len(line):  # a short write (a full disk writes part of it, then fails)
+                view = memoryview(line)[written:]
+                while view:
+                    view = view[os.write(fd, view):]
         except OSError:
             with contextlib.suppress(OSError):  # cut back to the last whole line (repair() would, on opening)
                 os.ftruncate(fd, self._end)
