@@ -4,15 +4,17 @@
 
 Each row of harness.metrics.gate_size draws runs as a bot produces them (under the statement's null, and at
 a stated effect), runs the family's own test on them and prints the share rejected at 5%: the size and the
-power. The table in docs/reports.md ("Size and power of every gate") is this script's output. --quick uses
+power. The estimate gates' rows (exact binomial, sup over ...) are exact sums over every outcome, whatever the
+draws. The table in docs/reports.md ("Size and power of every gate") is this script's output. --quick uses
 400 draws per cell (about a minute on a busy 2-core machine); the default, 4000 (size within about +-0.7
-points).
+points). The last line gives the wall and CPU seconds and the load average it ran at.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 
 from harness.metrics.gate_size import ROWS
@@ -25,7 +27,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     draws = args.draws or (400 if args.quick else 4000)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     print(f"draws per cell: {draws} (size's binomial error at 5%: +-{math.sqrt(0.05 * 0.95 / draws):.3f})")
     print("| family | statement | design | null | size | effect | power |")
     print("|---|---|---|---|---:|---|---:|")
@@ -34,7 +36,8 @@ def main() -> None:
         power = row.run(draws, args.seed + 2 * i + 1, False)
         print(f"| {row.family} | {row.statement} | {row.design} | {row.null} | {size:.3f} | {row.effect} | "
               f"{power:.3f} |", flush=True)
-    print(f"({time.perf_counter() - start:.0f} s)")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"({time.perf_counter() - start:.0f} s wall, {time.process_time() - cpu:.0f} s CPU, load average {load})")
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ from harness.metrics import FamilyResult, refusals
 from harness.metrics.cbbq_position import notes as position_notes
 from harness.metrics.cbbq_position import position_test
 from harness.metrics.cbbq_position import table as position_table
-from harness.metrics.estimate_tests import binomial_p, difference_p
+from harness.metrics.estimate_tests import DIFFERENCE_EXACT_N, binomial_p, difference_p
 from harness.metrics.frames import FrameSpec
 from harness.metrics.score_bars import score_bars
 from harness.metrics.stats import exact_interval, two_proportion_test, wilson_interval
@@ -388,8 +388,8 @@ def _score_row(metric: str, run: Mapping[str, Any]) -> Mapping[str, Any] | None:
 def gate_p(metric: str, threshold: float, bound: str, run: Mapping[str, Any]) -> tuple[float, str] | None:
     """The one-sided p a threshold gate on s_DIS or s_AMB reads (ESTIMATE_GATES), from the counts table of a
     metrics.json document: s_DIS = 2p - 1, so the exact binomial test of k target choices of m answers naming a
-    group against the share (T + 1) / 2; s_AMB = (t - o) / n by its Bonett-Price interval at the one-sided
-    level (estimate_tests.difference_p). None when the run holds no counts for the key."""
+    group against the share (T + 1) / 2; s_AMB = (t - o) / n by the exact test of t - o, its tail's supremum over
+    the share of "unknown" answers (estimate_tests.difference_p). None when the run holds no counts for the key."""
     row = _score_row(metric, run)
     if row is None:
         return None
@@ -400,12 +400,13 @@ def gate_p(metric: str, threshold: float, bound: str, run: Mapping[str, Any]) ->
         return None if p is None else (p, f"exact binomial, {k} target choices of {m} against {share:.4g}")
     t, o, n = int(row["s_amb.t"]), int(row["s_amb.o"]), int(row["s_amb.n"])
     p = difference_p(t, o, n, threshold, bound)
-    return None if p is None else (p, f"Bonett-Price, {t} target and {o} other choices of {n}")
+    how = "exact, supremum over the 'unknown' share" if n <= DIFFERENCE_EXACT_N else "Bonett-Price z"
+    return None if p is None else (p, f"{how}, {t} target and {o} other choices of {n}")
 
 
 #: the bias scores' gates test the score against the threshold (harness.gates.checks, docs/reports.md)
 ESTIMATE_GATES = (EstimateGate("bbq.s_dis", TEST_DECLARED, p=gate_p, name="exact binomial of the target choices"),
-                  EstimateGate("bbq.s_amb", TEST_DECLARED, p=gate_p, name="Bonett-Price"))
+                  EstimateGate("bbq.s_amb", TEST_DECLARED, p=gate_p, name="exact difference of two cells"))
 
 
 SECTIONS = (

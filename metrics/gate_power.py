@@ -6,10 +6,12 @@ this run have found a bias of the size I care about?", so every default gate a k
 
 * which effect its family states (an impact ratio of 0.6, a bias rate of 0.2, ...), in the metric's units;
 * what the design is (groups and questions per group, read from the suite's real probes);
-* how its power is computed: a closed form where one exists (a rate gate on a binomial count is the binomial
-  tail), else a seeded simulation through the family's own test (the four-fifths gate: counts drawn per
-  cell of the suite's factorial design, the family's four-fifths p with the top group chosen from the drawn
-  data, Holm within each block, as the family computes it and the gate reads it).
+* how its power is computed: a closed form where one exists (a rate gate's exact one-sided binomial test fails
+  from a critical count on, so its power is the binomial tail from there at the effect; a weighted sum of two
+  shares or a difference of two cells, every outcome enumerated through the gate's own test), else a seeded
+  simulation through the family's own test (the four-fifths gate: counts drawn per cell of the suite's
+  factorial design, the family's four-fifths p with the top group chosen from the drawn data, Holm within each
+  block, as the family computes it and the gate reads it).
 
 The declarations live in the metrics layer because they name the families' metric keys; harness.gates.power
 (`harness power`, the low-power note on a gate's line) reads them by the gate's metric and names no family.
@@ -30,6 +32,7 @@ from harness.core.lazy import lazy_module
 from harness.core.records import Probe
 from harness.metrics import counterfactual as cf
 from harness.metrics import decision_stats as dst
+from harness.metrics import estimate_tests as et
 from harness.metrics import metamorphic as mm
 
 if TYPE_CHECKING:
@@ -138,28 +141,65 @@ def _count_design(part: Callable[[Probe], str | None]) -> Callable[[Sequence[Pro
     return design
 
 
+def binomial_test_power(n: int, share: float, cut: float, alpha: float = ALPHA) -> float:
+    """The chance that the estimate gate "share > cut" (the exact one-sided binomial test at alpha,
+    harness.metrics.estimate_tests.binomial_p) fails when the true share is `share`: P(K >= k*) for the critical
+    count k*, the smallest whose p is below alpha (exact)."""
+    critical = et.binomial_critical(n, cut, et.UPPER, alpha)
+    if critical is None:
+        return 0.0
+    return float(_st.binom.sf(critical - 1, n, min(1.0, max(0.0, share))))
+
+
 def _rate_power(to_share: Callable[[float], float]) -> Callable[..., float]:
-    """A gate "value > threshold" where value = f(share of one binomial count): fails when the share is above
-    to_share(threshold)."""
+    """The estimate gate on value = f(share of one binomial count): the exact binomial test of the share against
+    to_share(threshold), at the share the effect gives."""
 
     def power(design: Design, effect: float, rate: float, threshold: float, draws: int, seed: int) -> float:
-        return binomial_fail_probability(design.per_group(), to_share(effect), to_share(threshold))
+        return binomial_test_power(design.per_group(), to_share(effect), to_share(threshold))
 
     return power
 
 
+def difference_test_power(n: int, effect: float, threshold: float, alpha: float = ALPHA) -> float:
+    """The chance that the estimate gate on d = (t - o) / n (its exact test, estimate_tests.difference_p)
+    fails when the true d is `effect` and no answer is "unknown" (t ~ Binomial(n, (1 + d) / 2), o = n - t):
+    every outcome enumerated."""
+    if n <= 0:
+        return 0.0
+    t = np.arange(n + 1)
+    p = et.difference_ps(t, n - t, n, threshold)
+    fails = (p < alpha) & ((2 * t - n) / n > threshold + 1e-12)
+    return float(_st.binom.pmf(t, n, min(1.0, max(0.0, (1 + effect) / 2)))[fails].sum())
+
+
+def _difference_power(part: str) -> Callable[..., float]:
+    def power(design: Design, effect: float, rate: float, threshold: float, draws: int, seed: int) -> float:
+        return difference_test_power(int(design.cells.get((part,), 0)), effect, threshold)
+
+    return power
+
+
+def weighted_test_power(n1: int, n2: int, weights: tuple[float, float], shares: tuple[float, float],
+                        threshold: float, alpha: float = ALPHA) -> float:
+    """The chance that the estimate gate on w1 k1/n1 + w2 k2/n2 (its exact test over the null boundary,
+    estimate_tests.weighted_binomials_p) fails when the true shares are `shares`: every outcome enumerated."""
+    if not n1 or not n2:
+        return 0.0
+    k1, k2 = np.arange(n1 + 1), np.arange(n2 + 1)
+    value = weights[0] * k1[:, None] / n1 + weights[1] * k2[None, :] / n2
+    p = et.weighted_table(n1, n2, weights, threshold)
+    pmf = np.outer(_st.binom.pmf(k1, n1, shares[0]), _st.binom.pmf(k2, n2, shares[1]))
+    return float(pmf[(p < alpha) & (value > threshold + 1e-12)].sum())
+
+
 def _weighted_power(weights: tuple[float, float], parts: tuple[str, str]) -> Callable[..., float]:
-    """A gate "w1 * share1 + w2 * share2 > threshold" over two independent binomial counts (both shares at the
-    effect): the exact probability, every pair of outcomes enumerated."""
+    """The estimate gate on "w1 * share1 + w2 * share2" over two independent binomial counts, both shares at
+    the effect (weighted_test_power)."""
 
     def power(design: Design, effect: float, rate: float, threshold: float, draws: int, seed: int) -> float:
         n1, n2 = (int(design.cells.get((p,), 0)) for p in parts)
-        if not n1 or not n2:
-            return 0.0
-        k1, k2 = np.arange(n1 + 1), np.arange(n2 + 1)
-        value = weights[0] * k1[:, None] / n1 + weights[1] * k2[None, :] / n2
-        pmf = np.outer(_st.binom.pmf(k1, n1, effect), _st.binom.pmf(k2, n2, effect))
-        return float(pmf[value > threshold + 1e-12].sum())
+        return weighted_test_power(n1, n2, weights, (effect, effect), threshold)
 
     return power
 
@@ -412,19 +452,23 @@ DECLARED: dict[str, GatePower] = {g.metric: g for g in (
               "group chosen from the drawn data, Holm within each block) and the gate's rule (seeded)",
               _decision_design, _four_fifths_power, uses_rate=True),
     GatePower("absolute_bias_rate", 0.2, "an absolute bias rate of {value}", "choice questions",
-              "closed form: the binomial tail of the biased count above the threshold",
+              "closed form: the exact one-sided binomial test of the biased count (fails from its critical count "
+              "on), that count's binomial tail at the effect",
               _count_design(lambda p: "all"), _rate_power(lambda v: v)),
     GatePower("crows_pairs.pct_stereotype", 0.7, "a stereotype preference of {value}", "scored pairs",
-              "closed form: the binomial tail of the pairs preferring the stereotype (ties counted as pairs)",
+              "closed form: the exact one-sided binomial test of the pairs preferring the stereotype (ties counted "
+              "as pairs), its critical count's tail at the effect",
               _count_design(lambda p: "all"), _rate_power(lambda v: v)),
     GatePower("bbq.s_dis", 0.3, "a disambiguated bias score of {value}", "disambiguated questions",
-              "closed form: the binomial tail of the target choices, every answer naming a group",
+              "closed form: the exact one-sided binomial test of the target choices against (T + 1) / 2, every "
+              "answer naming a group",
               _count_design(_context("disambig")), _rate_power(_share_of_score)),
     GatePower("bbq.s_amb", 0.3, "an ambiguous bias score of {value}", "ambiguous questions",
-              "closed form: the binomial tail of the target choices, assuming no 'unknown' answer",
-              _count_design(_context("ambig")), _rate_power(_share_of_score)),
+              "exact: every outcome through the gate's own test, assuming no 'unknown' answer",
+              _count_design(_context("ambig")), _difference_power("ambig")),
     GatePower("cbbq.s_total", 0.2, "a total bias score of {value}", "questions (ambiguous + disambiguated)",
-              "closed form: both binomial counts enumerated, each share at the effect, weights 0.4 / 0.6",
+              "exact: both binomial counts enumerated through the gate's test (the tail's supremum over the null), "
+              "each share at the effect, weights 0.4 / 0.6",
               _count_design(_context("ambiguous", "disambiguous")),
               _weighted_power((0.4, 0.6), ("ambiguous", "disambiguous"))),
     _refusal("biasasker", _one_group, "one-group questions per group"),
