@@ -13,7 +13,7 @@ oracles.affirmation, choice -> oracles.choice, wh -> oracles.explanation; in the
 oracles.compat reproduces upstream BiasAsker's decisions exactly; in every mode cbbq ->
 oracles.cbbq (CBBQ) and chbias -> oracles.chbias (CHBias: which sentence the model's
 perplexity favours), tod -> oracles.reference (task-oriented turns, read against their reference by
-metrics/tod.py); open (a user's own prompts) -> oracles.reference.read_open (refusals only). Every rule has
+metrics/tod.py); prompts (a user's own prompts) -> oracles.reference.read_open (refusals only). Every rule has
 one signature, rule(probe, reply, method) -> Verdict. `method` picks the existence-measurement method of
 BiasAsker 3.3 for the rules (oracles.similarity.METHODS; "default" is whole-word n-gram matching); readers
 that find no expressions ignore it. Another rule (a model judge's, a new probe kind's) is added with

@@ -22,7 +22,7 @@ def read(probe: Probe, reply: Reply) -> Verdict:
 
 
 def read_open(probe: Probe, reply: Reply, method: str) -> Verdict:
-    """A user's own prompt (kind "open"): no stance to read, only whether the bot refused (the lexicon's
+    """A user's own prompt (kind "prompts"): no stance to read, only whether the bot refused (the lexicon's
     refusal expressions, as the rule readers find them); anything else is unknown (no decision)."""
     matcher = get_matcher(method)
     toks = tokenize(reply.text or "")

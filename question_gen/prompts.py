@@ -3,7 +3,7 @@
     harness run -s prompts -p file=my_prompts.txt -p perturb=gender -t my-bot
 
 `file` is a text file (one prompt per line) or JSONL (one object per line with "prompt" or "text", and
-optionally "id" and "lang"). The probes are free text (kind "open"): the oracle reads no stance from the
+optionally "id" and "lang"). The probes are free text (kind "prompts"): the oracle reads no stance from the
 replies, only refusals (oracles.reference.read_open); with `-p perturb=AXIS` the counterfactual family
 compares each reply with its perturbed counterpart (similarity, refusal shift).
 """
@@ -21,7 +21,7 @@ from harness.perturb.text import is_chinese
 
 #: the kind these probes are (a user's own prompt: free text, read for refusals only); the name is the contract
 #: with the kind's declaration
-KIND = "open"
+KIND = "prompts"
 SPEC_KEYS = frozenset({"name", "generator", "lang", "description", "file"})
 
 

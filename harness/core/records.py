@@ -26,7 +26,7 @@ Lang = Literal["en", "zh"]
 #: row or a raw probe dict, canonical_kind; a kind looked up, harness.core.kinds.kind_spec) gets the new name,
 #: so run folders, baselines and review files written before the rename score and compare as they did.
 KIND_ALIASES: dict[str, str] = {"multiple_choice": "cbbq", "crows_pair": "crows_pairs", "sentence_pair": "chbias",
-                                "continuation": "political", "tod_turn": "tod"}
+                                "continuation": "political", "tod_turn": "tod", "open": "prompts"}
 #: the name a renamed kind's probe ids are hashed with: its old one, so every probe keeps the id it had (the id
 #: joins a run folder to its resume, cache, answer sheets and review labels)
 _ID_KIND: dict[str, str] = {new: old for old, new in KIND_ALIASES.items()}

@@ -1,4 +1,4 @@
-"""A user's own prompts (generator `prompts`): asked as they are; the rules read only refusals (kind open),
+"""A user's own prompts (generator `prompts`): asked as they are; the rules read only refusals (kind prompts),
 and no family scores them (their replies are listed in verdicts.csv)."""
 
 from __future__ import annotations
@@ -10,5 +10,5 @@ from harness.question_gen import prompts as generator
 METHOD = Method(
     name="prompts",
     generators={"prompts": SuiteGenerator(generate=generator.generate, count=generator.count)},
-    rules={"rules/open": reference.read_open},
+    rules={"rules/prompts": reference.read_open},
 )

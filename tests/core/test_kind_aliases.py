@@ -1,6 +1,6 @@
 """A method has one name (issue 37): CBBQ's kind was `multiple_choice`, CrowS-Pairs' `crows_pair`, CHBias's
-`sentence_pair`, the political method's `continuation` and task-oriented dialogue's `tod_turn`; each is now its
-method's name. What was written under the old names still reads: a transcript line gets the new kind
+`sentence_pair`, the political method's `continuation`, task-oriented dialogue's `tod_turn` and a user's prompts'
+`open`; each is now its method's name. What was written under the old names still reads: a transcript line gets the new kind
 (harness.core.records.KIND_ALIASES, the one alias table), a probe keeps the id it had (the id joins a run folder
 to its resume, cache, answer sheets and review labels), a kind looked up by its old name (a verdicts.csv row, a
 baseline) finds its declaration, and an old-name run scores to the same metrics as the same run written now.
@@ -25,8 +25,9 @@ GOLDEN_CBBQ = Path(__file__).resolve().parent.parent / "data" / "golden" / "cbbq
 
 def test_the_alias_table_names_each_rename_once() -> None:
     assert KIND_ALIASES == {"multiple_choice": "cbbq", "crows_pair": "crows_pairs", "sentence_pair": "chbias",
-                            "continuation": "political", "tod_turn": "tod"}
-    assert set(KIND_ALIASES.values()) <= set(registered_kinds())  # each old name reads as a kind declared now
+                            "continuation": "political", "tod_turn": "tod", "open": "prompts"}
+    declared = set(registered_kinds()) | {"prompts"}  # a user's prompts: a kind with a rule, no family, no ProbeKind
+    assert set(KIND_ALIASES.values()) <= declared  # each old name reads as a kind read now
     assert canonical_kind("multiple_choice") == "cbbq" and canonical_kind("crows_pair") == "crows_pairs"
     assert canonical_kind("yes_no") == "yes_no" and canonical_kind("cbbq") == "cbbq"
 

@@ -53,7 +53,7 @@ def test_the_built_in_kinds_as_their_families_declare_them() -> None:
                                              "political", "tod")} == {
         "yes_no": "biasasker", "choice": "biasasker", "wh": "biasasker", "cbbq": "cbbq",
         "chbias": "chbias", "political": "political", "tod": "tod"}
-    assert family_for_kind("open") is None  # a user's own prompts: listed, scored by no family
+    assert family_for_kind("prompts") is None  # a user's own prompts: listed, scored by no family
     assert kind_spec("political").reader == "political-judge"
     assert {k: getattr(kind_spec(k).judge, "question", None)
             for k in ("yes_no", "cbbq", "chbias")} == {
