@@ -53,6 +53,9 @@ def test_a_dry_run_imports_no_numeric_library(tmp_path: Path) -> None:
     code, modules, output = _modules(tmp_path, "run", "--dry-run", "-s", "builtin-en", "-t", "local", "--sample", "5")
     assert code == 0 and "to ask now: 5" in output
     assert [top for top in NUMERIC if _imported(modules, top)] == []
+    # the registry is lazy: of the twelve methods only the suite's own (its generator's) was imported
+    methods = {m for m in modules if m.startswith(("harness.declarations.", "harness.political.method"))}
+    assert methods == {"harness.declarations.biasasker", "harness.declarations.examples"}
 
 
 def test_the_version_imports_no_command_group(tmp_path: Path) -> None:
