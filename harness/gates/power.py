@@ -103,7 +103,9 @@ def answer(suite: str, gate: Gate, probes: Sequence[Any], detect: float | None, 
     gp = _declaration(gate.metric)
     if gp is None:
         raise HarnessError(f"The family of the gate {gate} (suite '{suite}') declares no way to compute its "
-                           "power (harness.metrics.gate_power).")
+                           "power (harness.metrics.gate_power); unless it declares a test for the metric, the "
+                           "gate compares the bare value, which a bot exactly at the limit fails about half the "
+                           "time.")
     value = gp.effect if detect is None else detect
     _check_effect(gate, value)
     used_rate = (0.5 if rate is None else rate) if gp.uses_rate else None
