@@ -89,11 +89,12 @@ def _help_rank(name: str) -> tuple[int, str]:
 def groups_for(argv: list[str]) -> list[str]:
     """The command groups a command line needs: the one adding its command, none for a bare --version, else
     every group (--help, a plugin's command, a mistyped one: click then lists or suggests among them all)."""
-    command = next((arg for arg in argv if not arg.startswith("-")), None)
-    if command is None and "--version" in argv and not {"--help", "-h"} & set(argv):
+    at = next((i for i, arg in enumerate(argv) if not arg.startswith("-")), len(argv))
+    command, before = (argv[at] if at < len(argv) else None), set(argv[:at])
+    if command is None and "--version" in before and not {"--help", "-h"} & before:
         return []
     owners = [group for group, adds in ADDS.items() if command in adds]
-    if owners and all(group in COMMANDS for group in owners):
+    if owners and not {"--help", "-h"} & before and all(group in COMMANDS for group in owners):
         return owners
     return sorted(COMMANDS.names(), key=_help_rank)
 

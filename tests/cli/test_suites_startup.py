@@ -77,3 +77,5 @@ def test_the_start_up_table_names_what_each_group_adds() -> None:
     assert cli.groups_for(["suites"]) == ["questions"] and cli.groups_for(["--version"]) == []
     assert len(cli.groups_for(["--help"])) == len(cli.COMMANDS.names())  # help, a typo: every group
     assert len(cli.groups_for(["sutes"])) == len(cli.COMMANDS.names())
+    assert len(cli.groups_for(["--help", "run"])) == len(cli.COMMANDS.names())  # the root's help lists them all
+    assert cli.groups_for(["run", "--help"]) == ["run"]
