@@ -47,6 +47,8 @@ def binomial_p(k: int, n: int, share: float, bound: str = UPPER) -> float | None
     "true share <= share"), P(K <= k) for a lower bound; None when nothing was counted (n = 0)."""
     if n <= 0:
         return None
+    if (share < 0.0 and bound != LOWER) or (share > 1.0 and bound == LOWER):
+        return 0.0  # no true share is within a limit beyond [0, 1]: every count is beyond it
     share = min(1.0, max(0.0, share))
     if bound == LOWER:
         return float(min(1.0, _st.binom.cdf(k, n, share)))

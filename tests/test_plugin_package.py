@@ -92,7 +92,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
         runs = [subprocess.Popen([sys.executable, "-m", "harness", "run", "-s", str(SUITE), "-t", bot,
                                   "--run-id", run, "--no-progress", "--fail-above", gate],
                                  cwd=work, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                for bot, run, gate in (("bota", RUN_A, f"{RATE}=0.4"), ("botb", RUN_B, f"{RATE}=1"))]
+                for bot, run, gate in (("bota", RUN_A, f"{RATE}=0.1"), ("botb", RUN_B, f"{RATE}=1"))]
         done = [(p.wait(timeout=600), *p.communicate()) for p in runs]
         yield {"work": work, "server": server, "env": env, "harness": harness, "runs": done,
                "folder": work / "transcripts"}
@@ -105,7 +105,9 @@ def _metrics(world: dict, run: str) -> dict:
 def test_run_score_report_and_gate(world: dict) -> None:
     (code_a, out_a, err_a), (code_b, out_b, err_b) = world["runs"]
     assert code_b == 0, out_b[-2000:] + err_b[-2000:]  # B's echo rate 1 is not above the gate's 1
-    assert code_a == 1, out_a[-2000:] + err_a[-2000:]  # A's 0.5 is above 0.4 (the kind's default gate)
+    # A's 0.5 (8 of 16) is above 0.1 beyond chance: the exact binomial test of the family's counts, p = 6.1e-5
+    # (against the kind's default gate, 0.4, 8 of 16 is within chance: p = 0.28, so it would pass)
+    assert code_a == 1, out_a[-2000:] + err_a[-2000:]
     assert RATE in out_a and "Echo rate" in out_a  # the gate and the family's headline, in the terminal
     a, b = _metrics(world, RUN_A), _metrics(world, RUN_B)
     assert a["metrics"][RATE] == 0.5 and a["counts"][RATE] == [8, 16]

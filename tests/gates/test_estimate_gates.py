@@ -33,6 +33,9 @@ def test_binomial_p_by_hand() -> None:
     # C(10, 8) .55^8 .45^2 + C(10, 9) .55^9 .45 + .55^10 = 0.0763 + 0.0207 + 0.0025 = 0.0996
     assert et.binomial_p(8, 10, 0.55) == pytest.approx(0.0996, abs=1e-4)
     assert et.binomial_p(0, 0, 0.1) is None
+    # a limit outside [0, 1]: no true share is within it, so every count is beyond it (p = 0); at 0 any event is
+    assert et.binomial_p(0, 40, -0.01) == 0.0 and et.binomial_p(40, 40, 1.01, et.LOWER) == 0.0
+    assert et.binomial_p(1, 40, 0.0) == 0.0 and et.binomial_p(0, 40, 0.0) == 1.0
     # the critical count: the smallest k of 100 whose p against 0.1 is below 5% is 16 (P(K >= 16) = 0.0399)
     assert et.binomial_critical(100, 0.1) == 16 and _tail(16, 100, 0.1) < 0.05 < _tail(15, 100, 0.1)
     assert binomial_test_power(100, 0.1, 0.1) == pytest.approx(_tail(16, 100, 0.1), rel=1e-9)
