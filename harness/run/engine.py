@@ -188,10 +188,12 @@ class Engine:
                              retry=_should_retry, reraise=True, sleep=self._sleep)
 
     # -- one probe -------------------------------------------------------------------------------
-    def _from_cache(self, probe: Probe) -> Reply | None:
+    def _from_cache(self, probe: Probe, key_text: str | None = None) -> Reply | None:
+        """The cached Reply, or None; `key_text` is the probe's cache_text when the caller has it already."""
         if self.cache is None:
             return None
-        hit = self.cache.get(self._fingerprint, cache_text(probe))  # a continuation keys on its sampling and seed
+        # a continuation keys on its sampling and seed
+        hit = self.cache.get(self._fingerprint, cache_text(probe) if key_text is None else key_text)
         if hit is None:
             return None
         text, usage = hit
@@ -223,7 +225,8 @@ class Engine:
         """
         if len(probe.turns) > 1:
             return await self.answer_conversation(probe)
-        cached = self._from_cache(probe)
+        key_text = cache_text(probe) if self.cache is not None else ""  # once: get, then put
+        cached = self._from_cache(probe, key_text)
         if cached is not None:
             return cached
         if self.stopping:
@@ -237,7 +240,7 @@ class Engine:
         except _Failed as failed:
             return self._error_reply(probe, failed, started)
         if self.cache is not None:
-            self.cache.put(self._fingerprint, cache_text(probe), completion.text, completion.usage)
+            self.cache.put(self._fingerprint, key_text, completion.text, completion.usage)
         usage = dict(completion.usage)
         if attempts > 1:
             usage["waited_s"] = round(attempt_started - started, 3)
