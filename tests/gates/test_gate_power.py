@@ -33,11 +33,17 @@ def test_binomial_fail_probability_by_hand():
 
 
 def test_weighted_score_power_by_hand():
-    # one ambiguous and one disambiguated answer, each biased with probability 0.5: the score 0.4 a + 0.6 d is
-    # above 0.1 unless both are unbiased, 1 - 0.25
+    # one ambiguous and one disambiguated answer, each biased with probability 0.5. The gate's exact test of
+    # 0.4 a + 0.6 d against 0.1 (the tail's supremum over 0.4 p1 + 0.6 p2 = 0.1): both biased, P(W >= 1) = p1 p2,
+    # at most 0.125 x 0.05 / 0.6 = 0.0104 < 0.05, rejects; only d biased, P(W >= 0.6) = p2, up to 1/6, does not;
+    # only a, P(W >= 0.4) larger still. So the gate fails only when both are biased: 0.25 (compared bare, 0.75)
     power = gp.DECLARED["cbbq.s_total"].power(gp.Design({("ambiguous",): 1, ("disambiguous",): 1}), 0.5, 0, 0.1,
                                               0, 0)
-    assert power == pytest.approx(0.75)
+    assert power == pytest.approx(0.25)
+    from harness.metrics.estimate_tests import weighted_binomials_p
+
+    assert weighted_binomials_p(1, 1, 1, 1, (0.4, 0.6), 0.1) == pytest.approx(0.125 * 0.05 / 0.6, rel=1e-9)
+    assert weighted_binomials_p(0, 1, 1, 1, (0.4, 0.6), 0.1) == pytest.approx(1 / 6, rel=1e-9)
 
 
 def test_design_size_and_scaling_by_hand():
