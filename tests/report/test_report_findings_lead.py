@@ -47,7 +47,7 @@ def test_findings_show_the_passage_the_chosen_option_and_the_cut(loglik_bbq_run:
     findings = html[html.index('id="findings"'):]
     findings = findings[:findings.index("</section>")]
     assert "Passage:" in findings  # the whole prompt, not only the question's last line
-    rows = findings.split("<tr>")[2:]
+    rows = [r for r in findings.split("<tr>")[1:] if "<th>" not in r]  # every finding, the folded ones too
     assert rows and all('class="reply">' in r for r in rows)
     replies = [r.split('class="reply">')[1].split("</td>")[0] for r in rows]
     assert all(len(t.split(" (", 1)[0].strip()) == 1 and " (" in t for t in replies), replies[:3]  # "C (The ...)"
