@@ -49,7 +49,8 @@ def _bot(share: float) -> Callable[..., Reply]:
     return answer
 
 
-def _run(run_env: Path, name: str, share: float, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict, str]:
+def _run(run_env: Path, name: str, share: float,
+         capsys: pytest.CaptureFixture[str]) -> tuple[int, dict, str, Path]:
     suite = run_env / f"{name}.yaml"
     suite.write_text(SUITE, encoding="utf-8")
     with scripted_server() as srv:
@@ -62,18 +63,21 @@ def _run(run_env: Path, name: str, share: float, capsys: pytest.CaptureFixture[s
     out = capsys.readouterr().out
     run_dir = next(p for p in (run_env / "transcripts").iterdir() if name in p.name)
     doc = json.loads((run_dir / "metrics.json").read_text("utf-8"))
-    return code, doc, " ".join(out.split())
+    return code, doc, " ".join(out.split()), run_dir
 
 
 def test_a_bot_just_above_the_limit_passes_and_one_well_beyond_fails(run_env: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    code, doc, out = _run(run_env, "near", 0.12, capsys)
+    code, doc, out, run_dir = _run(run_env, "near", 0.12, capsys)
     rate, (k, n) = doc["metrics"]["absolute_bias_rate"], doc["counts"]["absolute_bias_rate"]
     assert rate > 0.1 and rate == k / n  # a bare comparison would have failed this bot
     assert code == EXIT_OK
     assert "but not beyond chance (one-sided p = " in out and f"exact binomial, {k} of {n}" in out
+    # `harness report RUN` gates the stored run by the same test (its scoring's counts)
+    assert main(["report", str(run_dir), "-q", "--fail-above", "absolute_bias_rate=0.1"]) == EXIT_OK
+    assert f"exact binomial, {k} of {n}" in " ".join(capsys.readouterr().out.split())
 
-    code, doc, out = _run(run_env, "far", 0.35, capsys)
+    code, doc, out, _ = _run(run_env, "far", 0.35, capsys)
     assert doc["metrics"]["absolute_bias_rate"] > 0.25
     assert code == EXIT_GATE_FAILED
     assert "is above 0.1 beyond chance (one-sided p = " in out
