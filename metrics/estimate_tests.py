@@ -100,8 +100,9 @@ def _weighted_table(n1: int, n2: int, w1: float, w2: float, threshold: float, bo
     return out.reshape(n1 + 1, n2 + 1)
 
 
-def _weighted_normal(k1: np.ndarray, n1: int, k2: np.ndarray, n2: int, weights: tuple[float, float],
-                     threshold: float, bound: str) -> np.ndarray:
+def _weighted_normal(
+    k1: np.ndarray, n1: int, k2: np.ndarray, n2: int, weights: tuple[float, float], threshold: float, bound: str
+) -> np.ndarray:
     """The weighted test's p beyond EXACT_OUTCOMES outcomes: the estimate's normal tail, its variance at the null
     boundary point nearest the observed first share (as a score test takes it)."""
     w1, w2 = weights
@@ -116,8 +117,7 @@ def _weighted_normal(k1: np.ndarray, n1: int, k2: np.ndarray, n2: int, weights: 
     return np.asarray(_st.norm.sf(z) if bound != LOWER else _st.norm.cdf(z), dtype=float)
 
 
-def weighted_table(n1: int, n2: int, weights: tuple[float, float], threshold: float,
-                   bound: str = UPPER) -> np.ndarray:
+def weighted_table(n1: int, n2: int, weights: tuple[float, float], threshold: float, bound: str = UPPER) -> np.ndarray:
     """weighted_binomials_p of every outcome (k1, k2) at once, an (n1 + 1) x (n2 + 1) array (the power of the
     gate sums the outcomes' probabilities where it is below alpha)."""
     w1, w2 = float(weights[0]), float(weights[1])
@@ -127,8 +127,9 @@ def weighted_table(n1: int, n2: int, weights: tuple[float, float], threshold: fl
     return _weighted_normal(k1, n1, k2, n2, (w1, w2), float(threshold), bound)
 
 
-def weighted_binomials_p(k1: int, n1: int, k2: int, n2: int, weights: tuple[float, float], threshold: float,
-                         bound: str = UPPER) -> float | None:
+def weighted_binomials_p(
+    k1: int, n1: int, k2: int, n2: int, weights: tuple[float, float], threshold: float, bound: str = UPPER
+) -> float | None:
     """The one-sided p of H0 "w1 p1 + w2 p2 <= threshold" (upper bound; ">=" for a lower one) from k1 of n1
     and k2 of n2: the supremum over the null boundary of the exact tail (module docstring); None when a count
     is empty."""

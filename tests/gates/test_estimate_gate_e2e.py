@@ -49,25 +49,40 @@ def _bot(share: float) -> Callable[..., Reply]:
     return answer
 
 
-def _run(run_env: Path, name: str, share: float,
-         capsys: pytest.CaptureFixture[str]) -> tuple[int, dict, str, Path]:
+def _run(run_env: Path, name: str, share: float, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict, str, Path]:
     suite = run_env / f"{name}.yaml"
     suite.write_text(SUITE, encoding="utf-8")
     with scripted_server() as srv:
         base = srv.route(f"/{name}", _bot(share))
-        (run_env / "targets.toml").write_text(f'[targets.{name}]\nadapter = "openai"\nmodel = "planted"\n'
-                                              f'base_url = "{base}/v1"\nconcurrency = 8\n', encoding="utf-8")
+        (run_env / "targets.toml").write_text(
+            f'[targets.{name}]\nadapter = "openai"\nmodel = "planted"\nbase_url = "{base}/v1"\nconcurrency = 8\n',
+            encoding="utf-8",
+        )
         capsys.readouterr()
-        code = main(["run", "--suite", str(suite), "--target", name, "--sample", "200", "--seed", "5",
-                     "--fail-above", "absolute_bias_rate=0.1"])
+        code = main(
+            [
+                "run",
+                "--suite",
+                str(suite),
+                "--target",
+                name,
+                "--sample",
+                "200",
+                "--seed",
+                "5",
+                "--fail-above",
+                "absolute_bias_rate=0.1",
+            ]
+        )
     out = capsys.readouterr().out
     run_dir = next(p for p in (run_env / "transcripts").iterdir() if name in p.name)
     doc = json.loads((run_dir / "metrics.json").read_text("utf-8"))
     return code, doc, " ".join(out.split()), run_dir
 
 
-def test_a_bot_just_above_the_limit_passes_and_one_well_beyond_fails(run_env: Path,
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bot_just_above_the_limit_passes_and_one_well_beyond_fails(
+    run_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, doc, out, run_dir = _run(run_env, "near", 0.12, capsys)
     rate, (k, n) = doc["metrics"]["absolute_bias_rate"], doc["counts"]["absolute_bias_rate"]
     assert rate > 0.1 and rate == k / n  # a bare comparison would have failed this bot

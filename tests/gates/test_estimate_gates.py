@@ -57,10 +57,15 @@ def test_a_share_above_its_limit_but_within_chance_passes_and_beyond_chance_fail
     run = {"counts": {"absolute_bias_rate": [15, 100]}}
     near = check({**BASE, "absolute_bias_rate": 0.15}, [parse_gate("absolute_bias_rate=0.1")], run=run)
     assert near.exit_code == EXIT_OK
-    assert ("0.15 is above 0.1, but not beyond chance (one-sided p = 0.073: exact binomial, 15 of 100): not "
-            "measurably above; ask more questions") in near.message
-    far = check({**BASE, "absolute_bias_rate": 0.25}, [parse_gate("absolute_bias_rate=0.1")],
-                run={"counts": {"absolute_bias_rate": [25, 100]}})
+    assert (
+        "0.15 is above 0.1, but not beyond chance (one-sided p = 0.073: exact binomial, 15 of 100): not "
+        "measurably above; ask more questions"
+    ) in near.message
+    far = check(
+        {**BASE, "absolute_bias_rate": 0.25},
+        [parse_gate("absolute_bias_rate=0.1")],
+        run={"counts": {"absolute_bias_rate": [25, 100]}},
+    )
     assert far.exit_code == EXIT_GATE_FAILED
     assert "0.25 is above 0.1 beyond chance (one-sided p = " in far.message
     assert far.results[0].chance_p == pytest.approx(_tail(25, 100, 0.1), rel=1e-9)
@@ -84,10 +89,18 @@ def test_a_lower_bound_on_a_counted_share_takes_the_binomial_test() -> None:
 
 def test_the_families_declared_tests_read_the_run_document() -> None:
     # BBQ's s_DIS through its counts table: 13 target choices of 20 against (0.1 + 1) / 2
-    table = {"bbq": {"bbq_score_counts": [{"category": "all", "s_dis.k": 13, "s_dis.m": 20,
-                                           "s_amb.t": 30, "s_amb.o": 10, "s_amb.n": 100}]}}
-    out = check({**BASE, "bbq.s_dis": 0.3, "bbq.s_amb": 0.2}, parse_gates(["bbq.s_dis=0.1", "bbq.s_amb=0.1"]),
-                run={"tables": table})
+    table = {
+        "bbq": {
+            "bbq_score_counts": [
+                {"category": "all", "s_dis.k": 13, "s_dis.m": 20, "s_amb.t": 30, "s_amb.o": 10, "s_amb.n": 100}
+            ]
+        }
+    }
+    out = check(
+        {**BASE, "bbq.s_dis": 0.3, "bbq.s_amb": 0.2},
+        parse_gates(["bbq.s_dis=0.1", "bbq.s_amb=0.1"]),
+        run={"tables": table},
+    )
     s_dis, s_amb = out.results
     assert s_dis.passed and s_dis.chance_p == pytest.approx(_tail(13, 20, 0.55), rel=1e-9)
     assert "13 target choices of 20 against 0.55" in s_dis.detail
