@@ -411,7 +411,8 @@ def _refusal(family: str, groups_of: Callable[[Probe], list[tuple[str, str]]], u
              cells: Callable[[Sequence[Probe]], Mapping[tuple[str, str], int]] | None = None) -> GatePower:
     """`cells`: the family's own count of (scope, group) -> distinct questions, where a probe's text is not
     what it dedupes (a counterfactual original is counted under its pair's replaced group)."""
-    design = _scoped_design(groups_of) if cells is None else (lambda probes: Design(cells(probes), grouped=True))
+    design = _scoped_design(groups_of) if cells is None else (
+        lambda probes: Design({tuple(k): n for k, n in cells(probes).items()}, grouped=True))
     return GatePower(f"{family}.refusal_disparity", 0.2, "a refusal-rate gap of {value} between two groups",
                      unit, f"simulation: one group refused at {BASE_REFUSAL:g} + the gap, the others at "
                      f"{BASE_REFUSAL:g}, the family's permutation test (stats.refusal_disparity_test) and the "
