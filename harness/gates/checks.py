@@ -371,12 +371,35 @@ def run_numbers(source: Any) -> Mapping[str, Any]:
         except (OSError, ValueError):
             return {}
         return doc if isinstance(doc, dict) else {}
-    families = getattr(source, "families", None) or {}
-    return {"metrics": dict(getattr(source, "metrics", None) or {}),
-            "counts": dict(getattr(source, "counts", None) or {}),
-            "intervals": dict(getattr(source, "intervals", None) or {}),
-            "tables": {name: {t: tab.to_dict(orient="records") for t, tab in getattr(fam, "tables", {}).items()}
-                       for name, fam in families.items()}}
+    return _ScoredNumbers(source)
+
+
+class _ScoredNumbers(Mapping[str, Any]):
+    """A scored RunResult read as its metrics.json document; its tables (every family's, as records) are built
+    only when a declared test asks for them, since most gates read the counts alone."""
+
+    _KEYS = ("metrics", "counts", "intervals", "tables")
+
+    def __init__(self, result: Any) -> None:
+        self._result = result
+        self._tables: Any = None
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "tables":
+            if self._tables is None:
+                families = getattr(self._result, "families", None) or {}
+                self._tables = {name: {t: tab.to_dict(orient="records") for t, tab in
+                                       getattr(fam, "tables", {}).items()} for name, fam in families.items()}
+            return self._tables
+        if key in self._KEYS:
+            return getattr(self._result, key, None) or {}
+        raise KeyError(key)
+
+    def __iter__(self) -> Any:
+        return iter(self._KEYS)
+
+    def __len__(self) -> int:
+        return len(self._KEYS)
 
 
 def _estimate_match(metric: str) -> Any:
