@@ -580,6 +580,11 @@ def compute(df: pd.DataFrame) -> FamilyResult:
         _put_group(res, fig, value_name)
     ratios = [f["ratio"] for f in figures if f.get("ratio") is not None]
     res.metrics[_key("min_impact_ratio")] = min(ratios) if ratios else None
+    # its interval is that of the group whose ratio it is (the first, on a tie), the one the impact-ratio table
+    # shows on that group's row, so a card of the lowest ratio says how far it may be from parity by chance
+    lowest = min((f for f in figures if f.get("ratio") is not None), key=lambda f: f["ratio"], default=None)
+    if lowest is not None and lowest.get("ratio_ci") is not None:
+        res.intervals[_key("min_impact_ratio")] = lowest["ratio_ci"]
     value_ratios = [f["value_ratio"] for f in figures if f.get("value_ratio") is not None]
     if value_ratios:
         res.metrics[_key("min_" + value_name.replace("mean_", "") + "_ratio")] = min(value_ratios)

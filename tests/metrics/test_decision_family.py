@@ -68,6 +68,8 @@ def test_selection_rates_impact_ratios_and_paired_tests_by_hand() -> None:
     assert m["decision.impact_ratio.male+black"] == pytest.approx(0.6)
     assert m["decision.impact_ratio.male+white"] == 1.0
     assert m["decision.min_impact_ratio"] == pytest.approx(0.4)
+    # its interval is the lowest group's own (female+black's row of the table), for the card that shows it
+    assert res.intervals["decision.min_impact_ratio"] == res.intervals["decision.impact_ratio.female+black"]
     assert m["decision.four_fifths_flags"] == 3  # black, female+black, male+black
     # two groups in race: the data-chosen test has one comparator, so its p is the pairwise exact p
     assert m["decision.four_fifths_p.black"] == pytest.approx(st.shortfall_p(5, 10, 10, 10), abs=1e-4)
