@@ -12,8 +12,9 @@ on a shared machine both figures move together, so the ratio is the figure to re
 `--sequences 1,2,4` measures llama.cpp's multi-sequence decoding instead: the same prompts decoded greedily k at
 a time in one context (llama-cpp-python's low-level batch API, one seq_id per prompt, n_seq_max = k), against
 `create_chat_completion` one prompt after another; tokens per second and per CPU second, and how many replies
-are the same text as the one-at-a-time ones, with the KV cache split per sequence and unified (one buffer for
-all). The adapter keeps one sequence at a time: see docs/benchmarks.md for the figures and why.
+are the same text as the one-at-a-time ones, with the KV cache split per sequence (also with the prompts' common
+start decoded once and copied into each) and unified (one buffer for all). The adapter keeps one sequence at a
+time: see docs/benchmarks.md for the figures and why.
 
 Usage: .venv/bin/python benchmarks/local_overhead.py [--probes 8] [--rounds 2] [--max-tokens 96]
        .venv/bin/python benchmarks/local_overhead.py --sequences 1,2,4 [--probes 8] [--max-tokens 16]
@@ -45,16 +46,17 @@ def _engine(adapter, prompts: list[str]) -> tuple[float, list[int]]:  # noqa: AN
 
 
 def decode_sequences(llm, prompts: list[list[int]], max_tokens: int, k: int, *,  # noqa: ANN001 - llama_cpp.Llama
-                     unified: bool = False) -> list[list[int]]:
+                     unified: bool = False, shared_prefix: bool = False) -> list[list[int]]:
     """Greedy completions of the tokenised prompts, decoded k at a time in one llama.cpp context.
 
     Each group of k prompts is one batch with one seq_id per prompt (prompt tokens first, then one token per
     live sequence per llama_decode), so the weights are read once per step for all k. unified=False gives
     each sequence its own KV cache (the replies match one-at-a-time decoding token for token); unified=True
     shares one buffer, whose attention over every sequence's cells changes the rounding (docs/benchmarks.md).
+    shared_prefix decodes the prompts' common start (the chat template and system prompt) once and copies it
+    into every sequence, as the chat API's prompt cache reuses it between calls.
     """
     import llama_cpp
-    import numpy as np
     from llama_cpp import _internals
 
     params = type(llm.context_params).from_buffer_copy(llm.context_params)  # the adapter's own settings
@@ -63,29 +65,52 @@ def decode_sequences(llm, prompts: list[list[int]], max_tokens: int, k: int, *, 
     ctx = _internals.LlamaContext(model=llm._model, params=params, verbose=False)
     batch = _internals.LlamaBatch(n_tokens=max(params.n_batch, sum(map(len, prompts))), embd=0, n_seq_max=k,
                                   verbose=False)
-    vocab, out = llm.n_vocab(), []
+    memory, out = llama_cpp.llama_get_memory(ctx.ctx), []
+    keep = _common_prefix(prompts) if shared_prefix else 0
     try:
+        llama_cpp.llama_memory_clear(memory, True)
+        if keep:
+            _decode_step(ctx, batch, [(0, list(enumerate(prompts[0][:keep])))])
+            for seq in range(1, k):
+                llama_cpp.llama_memory_seq_cp(memory, 0, seq, -1, -1)
         for start in range(0, len(prompts), k):
             group = prompts[start:start + k]
-            llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(ctx.ctx), True)
-            steps = [(seq, list(enumerate(tokens))) for seq, tokens in enumerate(group)]
-            made: list[list[int]] = [[] for _ in group]
-            while steps:
-                rows = _decode_step(ctx, batch, steps)
-                steps = []
-                for seq, row in rows.items():
-                    logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx.ctx, row), shape=(vocab,))
-                    token = int(logits.argmax())
-                    if llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
-                        continue
-                    made[seq].append(token)
-                    if len(made[seq]) < max_tokens:
-                        steps.append((seq, [(len(group[seq]) + len(made[seq]) - 1, token)]))
-            out.extend(made)
+            for seq in range(k):
+                llama_cpp.llama_memory_seq_rm(memory, seq, keep, -1)  # the last group's tokens past the prefix
+            out.extend(_greedy_group(llm, ctx, batch, group, keep, max_tokens))
     finally:
         batch.close()
         ctx.close()
     return out
+
+
+def _common_prefix(prompts: list[list[int]]) -> int:
+    """Tokens every prompt starts with, one fewer than the shortest prompt at most (each needs its own last)."""
+    keep = 0
+    while keep < min(map(len, prompts)) - 1 and all(p[keep] == prompts[0][keep] for p in prompts):
+        keep += 1
+    return keep
+
+
+def _greedy_group(llm, ctx, batch, group: list[list[int]], keep: int, max_tokens: int) -> list[list[int]]:  # noqa: ANN001
+    """Decode one group's prompts past `keep` tokens, then greedy tokens for every live sequence per step."""
+    import llama_cpp
+    import numpy as np
+
+    vocab = llm.n_vocab()
+    steps = [(seq, list(enumerate(tokens))[keep:]) for seq, tokens in enumerate(group)]
+    made: list[list[int]] = [[] for _ in group]
+    while steps:
+        rows = _decode_step(ctx, batch, steps)
+        steps = []
+        for seq, row in rows.items():
+            token = int(np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx.ctx, row), shape=(vocab,)).argmax())
+            if llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
+                continue
+            made[seq].append(token)
+            if len(made[seq]) < max_tokens:
+                steps.append((seq, [(len(group[seq]) + len(made[seq]) - 1, token)]))
+    return made
 
 
 def sequence_text(llm, tokens: list[int]) -> str:  # noqa: ANN001 - llama_cpp.Llama
@@ -127,13 +152,14 @@ def _sequences(adapter, prompts: list[str], ks: list[int], rounds: int) -> None:
         print(f"round {rnd + 1}: one at a time (create_chat_completion): {n / wall:6.1f} tokens/s, "
               f"{n / cpu:6.1f} per CPU s, load {os.getloadavg()[0]:.1f}", flush=True)
         for k in ks:
-            for unified in (False, True):
+            for unified, prefix, label in ((False, False, "split KV       "), (False, True, "split, prefix  "),
+                                           (True, False, "unified KV     ")):
                 wall, cpu = time.monotonic(), time.process_time()
-                made = decode_sequences(llm, tokenised, adapter._max_tokens, k, unified=unified)
+                made = decode_sequences(llm, tokenised, adapter._max_tokens, k, unified=unified, shared_prefix=prefix)
                 wall, cpu = time.monotonic() - wall, time.process_time() - cpu
                 n = sum(map(len, made))
                 same = sum(sequence_text(llm, m) == t for m, t in zip(made, texts, strict=True))
-                print(f"  k={k} {'unified KV  ' if unified else 'split KV    '}{n / wall:6.1f} tokens/s, "
+                print(f"  k={k} {label}{n / wall:6.1f} tokens/s, "
                       f"{n / cpu:6.1f} per CPU s, {same}/{len(texts)} replies the same", flush=True)
 
 

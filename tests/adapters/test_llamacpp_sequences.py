@@ -30,7 +30,11 @@ def test_two_sequences_at_once_give_the_one_at_a_time_replies() -> None:
         alone = [llm.create_chat_completion(messages=adapter._messages(p, ()), temperature=0.0, max_tokens=8, seed=0)
                  for p in PROMPTS]
         together = local_overhead.decode_sequences(llm, tokens, 8, 2, unified=False)
+        prefixed = local_overhead.decode_sequences(llm, tokens, 8, 2, unified=False, shared_prefix=True)
     expected = [(a["choices"][0]["message"].get("content") or "").strip() for a in alone]
     assert all(expected), "the model answered something to each prompt"
     assert [len(t) for t in together] == [a["usage"]["completion_tokens"] for a in alone]
     assert [local_overhead.sequence_text(llm, t) for t in together] == expected
+    # the chat template's common start decoded once and copied into both sequences: the same replies again
+    assert local_overhead._common_prefix(tokens) >= 10
+    assert prefixed == together
