@@ -9,7 +9,11 @@
                                                  unscored, changed, reviewed, q, sort; page, size)
   GET  /api/runs/{id}/findings/{probe_id}        one finding with its reading, review, partners and the
                                                  labels its kind may be given in a review
+  GET  /api/runs/{id}/figures                    the run's figures as report.html shows them: the markup of the
+                                                 families that draw their own (harness.view.figures), the PNGs
+                                                 of plots/ of the others
   GET  /api/runs/{id}/plots/{name}.png           a figure of the run (the run's plots/ folder only)
+  GET  /api/figures.css                          the figures' styles (harness.core.html_figures.CSS)
   GET  /api/runs/{id}/review?sample&seed&only&probe   the review sample (harness review's)
   POST /api/runs/{id}/review  {"probe_id", "key"}     save a label (as typed in `harness review`)
   POST /api/runs/{id}/review/undo                     take back the last label saved here
@@ -43,6 +47,7 @@ from harness.core.records import STATUS_OK
 from harness.human.review_sample import DEFAULT_SAMPLE
 from harness.score.review import review_labels
 from harness.view.compare import Comparisons
+from harness.view.figures import RunFigures
 from harness.view.folder import NotFound, RunFolder, columns
 from harness.view.index import Filters, RunIndex
 from harness.view.review import ReviewBridge
@@ -59,6 +64,7 @@ class ViewState:
         self._bridges: dict[str, ReviewBridge] = {}
         self._warmed: set[str] = set()
         self.comparisons = Comparisons(folder, root=None if cache is None else cache / "compare")
+        self.figures = RunFigures(folder)
 
     def warm(self, names: list[str]) -> None:
         """Build the indexes of `names` in one background thread, in order, while the person is still on the
@@ -168,6 +174,16 @@ def _finding(state: ViewState, request: Request, body: Any) -> Any:
     return found
 
 
+def _figures(state: ViewState, request: Request, body: Any) -> Any:
+    return state.figures.of(request.path_params["run"])
+
+
+def _figure_css(state: ViewState, request: Request, body: Any) -> Any:
+    from harness.core.html_figures import CSS
+
+    return Response(str(CSS), media_type="text/css")
+
+
 def _plot(state: ViewState, request: Request, body: Any) -> Any:
     path = state.folder.run_file(request.path_params["run"], "plots", request.path_params["name"])
     if path.suffix != ".png":
@@ -223,7 +239,9 @@ ROUTES = [
     Route("/api/runs/{run}", _guarded(_run)),
     Route("/api/runs/{run}/findings", _guarded(_findings)),
     Route("/api/runs/{run}/findings/{probe}", _guarded(_finding)),
+    Route("/api/runs/{run}/figures", _guarded(_figures)),
     Route("/api/runs/{run}/plots/{name}", _guarded(_plot)),
+    Route("/api/figures.css", _guarded(_figure_css)),
     Route("/api/runs/{run}/review", _guarded(_review)),
     Route("/api/runs/{run}/review", _guarded(_label), methods=["POST"]),
     Route("/api/runs/{run}/review/undo", _guarded(_undo), methods=["POST"]),

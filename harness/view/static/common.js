@@ -92,9 +92,47 @@ const HV = (() => {
       el("b", { text: m.text }), m.interval ? el("small", { text: " " + m.interval }) : null);
   }
 
+  // The figures' markup (GET /api/runs/{id}/figures: the report's own heatmaps and bars, built and escaped
+  // on the server by harness.core.html_figures) as nodes. The one place markup from the server reaches the
+  // DOM, so it goes through an allowlist: only the tags and attributes those figures use are copied (a
+  // script, a link, an event handler could not pass, as the policy would refuse them anyway), and the cells'
+  // inline colours are set through the CSSOM, which the page's policy (no inline style) allows.
+  const FIG_TAGS = new Set(["div", "span", "small", "table", "caption", "tbody", "thead", "tr", "th", "td",
+                            "svg", "text", "rect", "path", "g"]);
+  const FIG_ATTRS = new Set(["class", "x", "y", "width", "height", "viewbox", "font-size", "text-anchor", "fill",
+                             "stroke", "stroke-dasharray", "d", "colspan", "rowspan"]);
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  function copyFigure(src, inSvg) {
+    if (src.nodeType === Node.TEXT_NODE) return document.createTextNode(src.data);
+    if (src.nodeType !== Node.ELEMENT_NODE) return null;
+    const tag = src.localName;
+    if (!FIG_TAGS.has(tag)) return null;
+    const svg = inSvg || tag === "svg";
+    const node = svg ? document.createElementNS(SVG_NS, tag) : document.createElement(tag);
+    for (const a of Array.from(src.attributes)) {
+      if (a.name === "style") node.style.cssText = a.value;
+      else if (FIG_ATTRS.has(a.name.toLowerCase())) node.setAttribute(a.name, a.value);
+    }
+    for (const c of Array.from(src.childNodes)) {
+      const copy = copyFigure(c, svg);
+      if (copy) node.append(copy);
+    }
+    return node;
+  }
+  function figureNodes(html) {
+    const doc = new DOMParser().parseFromString("<body>" + html + "</body>", "text/html");
+    return Array.from(doc.body.childNodes).map((c) => copyFigure(c, false)).filter((c) => c);
+  }
+  // the figures' own styles (harness.core.html_figures.CSS), once per page
+  function figureStyles() {
+    if (document.getElementById("figure-css")) return;
+    document.head.append(el("link", { rel: "stylesheet", href: "/api/figures.css", id: "figure-css" }));
+  }
+
   function fmtCount(n) {
     return n === undefined || n === null ? "" : Number(n).toLocaleString("en");
   }
 
-  return { el, clear, fill, api, runUrl, apiRun, runFromPath, nav, status, badge, metricCell, fmtCount };
+  return { el, clear, fill, api, runUrl, apiRun, runFromPath, nav, status, badge, metricCell, fmtCount,
+           figureNodes, figureStyles };
 })();

@@ -11,6 +11,7 @@
   const params = new URLSearchParams(location.search);
   let facetsShown = false;
   let run = null;
+  let scoredAt = null;
 
   const head = el("div", { id: "run-head" });
   const cards = el("div", { class: "cards", id: "cards" });
@@ -106,10 +107,24 @@
     notesBox.querySelector("summary").textContent = `Notes (${notes.children.length})`;
   }
 
-  function renderFigures(r) {
-    fill(figures, ...(r.plots.length ? r.plots.map((p) => el("figure", {},
-      el("img", { src: p.url, alt: p.title, loading: "lazy" }), el("figcaption", { text: p.title })))
+  // The figures report.html shows: the markup of the families that draw their own (BiasAsker's heatmaps, each
+  // cell with its n, and bars), then the PNGs of the others (GET /api/runs/{id}/figures).
+  async function loadFigures() {
+    let data;
+    try { data = await api(apiRun(id, "/figures")); } catch (e) { HV.status(e.message, "error"); return; }
+    if (data.figures.length) HV.figureStyles();
+    const shown = [
+      ...data.figures.map((f) => el("figure", { class: "fig-html", dataset: { name: f.name } },
+        el("figcaption", { text: f.title }), el("div", { class: "fig" }, HV.figureNodes(f.html)))),
+      ...data.plots.map((p) => el("figure", {},
+        el("img", { src: p.url, alt: p.title, loading: "lazy" }), el("figcaption", { text: p.title }))),
+      ...data.notes.map((n) => el("p", { class: "muted", text: n }))];
+    fill(figures, ...(shown.length ? shown
       : [el("p", { class: "muted", text: "No figures (the run is not scored yet, or drew none)." })]));
+  }
+
+  function renderFigures(r) {
+    loadFigures();
     fill(report, el("summary", { text: "Full report (report.html)" }));
     if (r.report_url) {
       report.addEventListener("toggle", () => {
@@ -220,6 +235,8 @@
       run = await api(apiRun(id));
     } catch (e) { HV.status(e.message, "error"); setTimeout(loadRun, 5000); return; }
     renderHead(run);
+    if (facetsShown && run.scored_at !== scoredAt) loadFigures();  // scored (or rescored) since: redraw them
+    scoredAt = run.scored_at;
     if (!facetsShown) {
       buildFilters(run.facets);
       renderFigures(run);
