@@ -110,7 +110,7 @@ const HV = (() => {
     const svg = inSvg || tag === "svg";
     const node = svg ? document.createElementNS(SVG_NS, tag) : document.createElement(tag);
     for (const a of Array.from(src.attributes)) {
-      if (a.name === "style") node.style.cssText = a.value;
+      if (a.name === "data-fig-style") node.style.cssText = a.value;
       else if (FIG_ATTRS.has(a.name.toLowerCase())) node.setAttribute(a.name, a.value);
     }
     for (const c of Array.from(src.childNodes)) {
@@ -120,7 +120,11 @@ const HV = (() => {
     return node;
   }
   function figureNodes(html) {
-    const doc = new DOMParser().parseFromString("<body>" + html + "</body>", "text/html");
+    // the styles are renamed before parsing, or the parser itself would apply them and the policy refuse each
+    // one; the markup is escaped (a quote in a text or an attribute value is &#34;), so the name is found only
+    // where it is an attribute
+    const doc = new DOMParser().parseFromString("<body>" + html.replace(/ style="/g, ' data-fig-style="') +
+                                                "</body>", "text/html");
     return Array.from(doc.body.childNodes).map((c) => copyFigure(c, false)).filter((c) => c);
   }
   // the figures' own styles (harness.core.html_figures.CSS), once per page
