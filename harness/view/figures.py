@@ -25,8 +25,11 @@ from harness.view.folder import PLOTS_DIR, RunFolder, stamp
 
 def _pairs(doc: dict[str, Any], part: str) -> dict[str, tuple[Any, Any]]:
     """metrics.json's intervals or counts as the tuples a FamilyResult holds (entries with a gap left out)."""
-    return {k: (v[0], v[1]) for k, v in (doc.get(part) or {}).items()
-            if isinstance(v, list) and len(v) == 2 and None not in v}
+    return {
+        k: (v[0], v[1])
+        for k, v in (doc.get(part) or {}).items()
+        if isinstance(v, list) and len(v) == 2 and None not in v
+    }
 
 
 def family_results(doc: dict[str, Any]) -> dict[str, Any]:
@@ -45,8 +48,14 @@ def family_results(doc: dict[str, Any]) -> dict[str, Any]:
         if family is None or not family.draws_figures or not isinstance(tables, dict):
             continue
         frames = {t: pd.DataFrame.from_records(rows) for t, rows in tables.items() if isinstance(rows, list)}
-        out[name] = FamilyResult(family=name, metrics=dict(metrics), intervals=dict(intervals),
-                                 counts=dict(counts), tables=frames, notes=list(doc.get("notes") or []))
+        out[name] = FamilyResult(
+            family=name,
+            metrics=dict(metrics),
+            intervals=dict(intervals),
+            counts=dict(counts),
+            tables=frames,
+            notes=list(doc.get("notes") or []),
+        )
     return out
 
 
@@ -97,5 +106,6 @@ class RunFigures:
 
 def png_list(name: str, plots: list[Path]) -> list[dict[str, str]]:
     """The run's PNG figures as the page links them (GET /api/runs/{id}/plots/{file})."""
-    return [{"name": p.name, "title": p.stem.replace("_", " "), "url": f"/api/runs/{name}/plots/{p.name}"}
-            for p in plots]
+    return [
+        {"name": p.name, "title": p.stem.replace("_", " "), "url": f"/api/runs/{name}/plots/{p.name}"} for p in plots
+    ]
