@@ -24,8 +24,11 @@ from adapter_servers import Reply, scripted_server
 
 pytestmark = pytest.mark.slow
 SMALL_EN = ["-s", "builtin-en", "-p", "attributes=[gender]", "-p", "groups_per_attribute=2", "--sample", "150"]
-RUNS = {"ba": [*SMALL_EN, "--seed", "1"], "ba2": [*SMALL_EN, "--seed", "2"],
-        "decision": ["-s", "decision-hiring-en", "-p", "names=bertrand2004", "-p", "race={white: White, black: Black}"]}
+RUNS = {
+    "ba": [*SMALL_EN, "--seed", "1"],
+    "ba2": [*SMALL_EN, "--seed", "2"],
+    "decision": ["-s", "decision-hiring-en", "-p", "names=bertrand2004", "-p", "race={white: White, black: Black}"],
+}
 WAIT_MS = 90_000
 
 
@@ -40,20 +43,38 @@ def _bot(request) -> Reply:  # noqa: ANN001 - adapter_servers.Request
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     work = tmp_path_factory.mktemp("figures-view")
-    env = {**os.environ, "HARNESS_TRANSCRIPTS_DIR": str(work / "transcripts"), "HARNESS_CACHE_DIR": str(work / "cache"),
-           "XDG_CONFIG_HOME": str(work / "config"), "COLUMNS": "200"}
+    env = {
+        **os.environ,
+        "HARNESS_TRANSCRIPTS_DIR": str(work / "transcripts"),
+        "HARNESS_CACHE_DIR": str(work / "cache"),
+        "XDG_CONFIG_HOME": str(work / "config"),
+        "COLUMNS": "200",
+    }
     with scripted_server() as srv:
         base = srv.route("/bot", _bot)
-        (work / "targets.toml").write_text(f'[targets.bot]\nadapter = "openai"\nmodel = "m"\nbase_url = "{base}/v1"\n'
-                                           "concurrency = 8\n", encoding="utf-8")
+        (work / "targets.toml").write_text(
+            f'[targets.bot]\nadapter = "openai"\nmodel = "m"\nbase_url = "{base}/v1"\nconcurrency = 8\n',
+            encoding="utf-8",
+        )
         for name, args in RUNS.items():
-            done = subprocess.run([sys.executable, "-m", "harness", "run", *args, "-t", "bot", "--run-id", name,
-                                   "--no-progress"], cwd=work, env=env, capture_output=True, text=True, timeout=900)
+            done = subprocess.run(
+                [sys.executable, "-m", "harness", "run", *args, "-t", "bot", "--run-id", name, "--no-progress"],
+                cwd=work,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
             assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert not list((work / "transcripts" / "ba").glob("plots/*.png"))  # the figures are the report's markup
-    view = subprocess.Popen([sys.executable, "-m", "harness", "view", str(work / "transcripts"), "--port", "0",
-                             "--no-browser"], cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+    view = subprocess.Popen(
+        [sys.executable, "-m", "harness", "view", str(work / "transcripts"), "--port", "0", "--no-browser"],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         url = ""
         for line in view.stdout:  # type: ignore[union-attr]
@@ -75,8 +96,9 @@ def browser() -> Iterator[object]:
         pytest.skip("chromium is not installed (scripts/setup.sh installs Debian's: apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
     with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=path, headless=True,
-                               args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        b = pw.chromium.launch(
+            executable_path=path, headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+        )
         yield b
         b.close()
 
@@ -92,10 +114,15 @@ def test_a_real_biasasker_run_shows_the_reports_figures(served: str, browser: ob
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     # a style the policy refused is a console error; a failed request is listed by its address instead
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "Failed to load" not in m.text
-            else None)
-    page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400
-            and not r.url.endswith("/favicon.ico") else None)
+    page.on(
+        "console", lambda m: errors.append(m.text) if m.type == "error" and "Failed to load" not in m.text else None
+    )
+    page.on(
+        "response",
+        lambda r: (
+            errors.append(f"{r.status} {r.url}") if r.status >= 400 and not r.url.endswith("/favicon.ico") else None
+        ),
+    )
     page.goto(served + "/runs/ba")
     figures = page.locator("#figures figure.fig-html")
     expect(figures.filter(has_text="Preference rate: gender")).to_be_visible()
