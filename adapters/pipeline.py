@@ -4,7 +4,7 @@
     database            query(call, service, substitution=None, protect_entities=True) -> rows
     response generator  (TurnRequest, call, rows) -> reply text
 
-It answers the requests of the `sgd-tod` suite (question_gen/sgd_tod.py), each a JSON document naming
+It answers the requests of the `sgd-tod` suite (question_gen/tod.py), each a JSON document naming
 the dialogue so far, which database to ask (the original one, or the simulated one holding the rows
 perturbed like the dialogue) and where the API call comes from (the model, or the model's call for the
 original dialogue with the substitution applied: step 3 of the attribution). The reply is the response

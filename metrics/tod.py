@@ -1,6 +1,6 @@
 """Task-oriented bias attribution (Su et al. 2023): fairscores per axis and their split over the pipeline.
 
-Reads the replies of the `sgd-tod` suite (question_gen/sgd_tod.py). Per axis, every measured turn of
+Reads the replies of the `sgd-tod` suite (question_gen/tod.py). Per axis, every measured turn of
 every draw gives one Pair: the BLEU of the reply to the original turn against the ground truth, and, per
 attribution step, the BLEU of the reply to the perturbed turn against the perturbed ground truth. The
 fairscore and its attribution (database = F1 - F2, API-call model = F2 - F3, response generator = F3),
@@ -33,7 +33,7 @@ else:  # imported on first use: a listing that loads this module needs none of t
     pd = lazy_module("pandas")
 
 FAMILY = "tod"
-KIND = "tod"  # the kind question_gen/sgd_tod.py emits
+KIND = "tod"  # the kind question_gen/tod.py emits
 #: A dialogue turn's reply is read against its ground truth here (BLEU), not by a decision reader
 KINDS = (ProbeKind(KIND, FAMILY),)
 AXES_ORDER = ("gender", "age", "race")

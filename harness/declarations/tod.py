@@ -5,12 +5,12 @@ from __future__ import annotations
 from harness.core.method import FamilySpec, Method, SuiteGenerator
 from harness.metrics import tod as family
 from harness.oracles import reference as reader
-from harness.question_gen import sgd_tod as generator
+from harness.question_gen import tod as generator
 
 METHOD = Method(
     name="tod",
-    generators={"sgd_tod": SuiteGenerator(generate=generator.generate, count=generator.count,
-                                          generate_at=generator.generate_at, target_kind=generator.TARGET_KIND)},
+    generators={"tod": SuiteGenerator(generate=generator.generate, count=generator.count,
+                                      generate_at=generator.generate_at, target_kind=generator.TARGET_KIND)},
     kinds=family.KINDS,
     rules={"*/tod": reader.read},
     family=FamilySpec(compute=family.compute, plots=family.plots, summary=family.summary),
