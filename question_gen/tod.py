@@ -1,4 +1,7 @@
-"""The `sgd_tod` generator: task-oriented turns of SGD, original and perturbed, for the attribution steps.
+"""The `tod` generator: task-oriented turns of SGD, original and perturbed, for the attribution steps.
+
+(Named `sgd_tod` before one name per method, issue 37: suite files that say so still load, see
+question_gen/suites.py GENERATOR_ALIASES.)
 
 For each axis, Algorithm 1 finds the dialogues of the split that hold a word of the axis (outside named
 entities, harness.perturb.dialogues) and draws up to `draws` substitutions per dialogue. The turns
@@ -57,7 +60,7 @@ TARGET_KIND = "pipeline"
 def _settings(spec: Mapping[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(spec) - SPEC_KEYS)
     if unknown:
-        raise ConfigError(f"Unknown sgd_tod suite key(s) {', '.join(unknown)}; known: "
+        raise ConfigError(f"Unknown tod suite key(s) {', '.join(unknown)}; known: "
                           f"{', '.join(sorted(SPEC_KEYS - {'name', 'generator', 'description'}))}.")
     axes = spec.get("axes", list(AXES))
     axes = [axes] if isinstance(axes, str) else list(axes)
@@ -66,7 +69,7 @@ def _settings(spec: Mapping[str, Any]) -> dict[str, Any]:
         raise ConfigError(f"axes must name some of {', '.join(AXES)}, not {bad or axes}.")
     pairs = spec.get("pairs") or {}
     if not isinstance(pairs, Mapping) or not all(k in axes and isinstance(v, str) for k, v in pairs.items()):
-        raise ConfigError("sgd_tod key pairs maps an axis to its SOURCE:TARGET pairs, e.g. "
+        raise ConfigError("tod key pairs maps an axis to its SOURCE:TARGET pairs, e.g. "
                           "{race: 'american:mexican,mexican:american'}.")
     out = {"axes": axes, "data": spec.get("data"), "turns": spec.get("turns", "api"), "pairs": dict(pairs),
            "protect_entities": bool(spec.get("protect_entities", True))}
@@ -74,10 +77,10 @@ def _settings(spec: Mapping[str, Any]) -> dict[str, Any]:
                          ("history", 8)):
         value = spec.get(key, default)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-            raise ConfigError(f"sgd_tod key {key} must be a whole number, not {value!r}.")
+            raise ConfigError(f"tod key {key} must be a whole number, not {value!r}.")
         out[key] = value
     if out["turns"] not in ("api", "all"):
-        raise ConfigError(f"sgd_tod key turns must be api or all, not {out['turns']!r}.")
+        raise ConfigError(f"tod key turns must be api or all, not {out['turns']!r}.")
     return out
 
 
@@ -151,6 +154,7 @@ def _plan(spec_json: str, name: str) -> tuple[tuple[Probe, ...], tuple[tuple[str
         drawn = [(d, subs) for d, subs in drawn if any(_turns_of(d, sub, settings) for sub in subs)]
         reached.append((axis, len(drawn)))
         if settings["dialogues"] is not None and len(drawn) > settings["dialogues"]:
+            # seeded with the generator's old name, so a sample draws the same dialogues as before the rename
             rng = random.Random(int(stable_id("sgd_tod", axis, settings["seed"]), 16))
             keep = sorted(rng.sample(range(len(drawn)), settings["dialogues"]))
             drawn = [drawn[k] for k in keep]
