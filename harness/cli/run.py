@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 
+from harness.cli import warmup
 from harness.cli.options import check_method  # noqa: F401  (check_method re-exported)
 from harness.cli.run_options import (
     DEFAULT_MAX_ERROR_RATE,
@@ -157,6 +158,8 @@ def run_job(console: Console, opts: RunOptions) -> None:
     opts, reader_options, reader = _plan(opts)
     if opts.dry_run:
         _dry_run(console, opts, reader)  # counts and estimates, then exit 0
+    if not opts.no_report:
+        warmup.start()  # scoring's and the report's fixed costs, paid in the asking's idle CPU time
     outcome = _ask(opts)
     _summarise_outcome(console, outcome, opts.suite)  # stops here when there is nothing to score
     gates, scored = _score(console, opts, outcome, reader, reader_options)
@@ -355,6 +358,7 @@ def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, com
     from harness.gates.power import gate_power_notes
     from harness.report.reporting import write_report
     from harness.score.scoring import score_run
+    warmup.wait()  # scoring runs alone, with what the warm-up imported and loaded
     result = score_run(outcome.run_dir, method=method, compat=compat, reader=reader, console=console,
                        reader_options=reader_options)
     notes, sentences = gate_power_notes(outcome.run_dir, result.metrics, gates, max_error_rate, run=result)

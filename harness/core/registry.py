@@ -101,29 +101,39 @@ class Registry(Generic[T]):
             raise
 
     def _read(self) -> None:
-        if self._unread:
-            found = entry_points(str(self.group))
-            if self.built_in and not any(key == OWN for key, _, _ in found):
-                raise StaleInstallError(f"The installed harness has no {self.group} entry points (its metadata "
-                                        "predates this source): run `pip install -e .` in the harness folder again.")
-            self._unread = False
-            for key, dist, ep in found:
-                old = self._entries.get(ep.name)
-                if old is not None and old != ep.value and key != OWN:
-                    self.refused[ep.name] = f"{dist}: {ep.value}"
-                    continue
-                self.register(ep.name, ep.value)
-                self._origins.setdefault(ep.name, dist)
+        with _LOCK:  # the run's warm-up thread (harness.cli.warmup) and the asking may look up at once
+            if self._unread:
+                found = entry_points(str(self.group))
+                if self.built_in and not any(key == OWN for key, _, _ in found):
+                    raise StaleInstallError(f"The installed harness has no {self.group} entry points (its "
+                                            "metadata predates this source): run `pip install -e .` in the "
+                                            "harness folder again.")
+                self._unread = False
+                for key, dist, ep in found:
+                    old = self._entries.get(ep.name)
+                    if old is not None and old != ep.value and key != OWN:
+                        self.refused[ep.name] = f"{dist}: {ep.value}"
+                        continue
+                    self.register(ep.name, ep.value)
+                    self._origins.setdefault(ep.name, dist)
         if self._feed is not None:  # a derived table: the parts of every source entry not taken yet
             self._take(self._feed[0].names())
 
-    def _take(self, names: Iterable[str]) -> None:
-        assert self._feed is not None, "only a derived table takes a source's parts"
-        source, parts = self._feed
-        for name in [n for n in names if n not in self._fed]:
-            self._fed.add(name)
-            for part_name, part in parts(source[name]):
-                self.register(part_name, part)
+    def _take(self, names: Iterable[str], until: str | None = None) -> None:
+        """Register the parts of these source entries; with `until`, stop at the first that gives that name."""
+        source, parts = self._feed  # type: ignore[misc] - only a derived table takes a source's parts
+        with _LOCK:
+            for name in [n for n in dict.fromkeys(names) if n not in self._fed]:
+                self._fed.add(name)
+                for part_name, part in parts(source[name]):
+                    self.register(part_name, part)
+                if until in self._entries:
+                    return
+
+    def _source_order(self, name: str, source: Registry[Any]) -> list[str]:
+        """Where to look for `name`: its namesake, the imported ones, the rest (a run imports its own methods)."""
+        names = source.names()
+        return [n for n in names if n == name] + [n for n in names if not isinstance(source._entries[n], str)] + names
 
     def reload_entry_points(self) -> None:
         """Read the group again (a package installed or removed since); a derived table its source again."""
@@ -138,10 +148,7 @@ class Registry(Generic[T]):
         if self._unread:
             self._read()
         if name not in self._entries and self._feed is not None:  # a method registered since is read too
-            if name in self._feed[0]:
-                self._take([name])
-            if name not in self._entries:
-                self._read()
+            self._take(self._source_order(name, self._feed[0]), until=name)
         found = self._entries.get(name)
         if isinstance(found, str):
             with _LOCK:
