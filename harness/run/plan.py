@@ -80,7 +80,9 @@ def select_any(suite: Suite | str, *, sample: int | None, seed: int, limit: int 
                overrides: dict[str, Any]) -> Iterator[Probe]:
     from harness.question_gen.suites import select_probes
 
-    return select_probes(suite, sample=sample, seed=seed, limit=limit, overrides=overrides)
+    # typed here: the suites package lives outside harness/ (package_dir), so mypy reads its result as Any
+    probes: Iterator[Probe] = select_probes(suite, sample=sample, seed=seed, limit=limit, overrides=overrides)
+    return probes
 
 
 @dataclass
@@ -150,9 +152,9 @@ def check_target_kind(suite: Suite | None, target: str | Adapter, *, config: Tar
     """A suite whose generator asks one kind of target (TARGET_KIND: sgd-tod asks a task-oriented pipeline)
     refuses another in one sentence, before any model is loaded or anything asked: a chatbot would answer
     the pipeline's JSON requests as prompts, and the fairscore of that would look like a finding."""
-    wanted = suite.module.target_kind if suite is not None else ""  # its SuiteGenerator's (harness.core.method)
-    if not wanted:
+    if suite is None or not suite.module.target_kind:  # its SuiteGenerator's (harness.core.method)
         return
+    wanted = suite.module.target_kind
     if isinstance(target, Adapter):
         kind = target.kind
     else:
