@@ -286,24 +286,21 @@ def four_fifths_fail_rate(design: Design, shares: Mapping[tuple[str, ...], float
                           threshold: float = dst.FOUR_FIFTHS, exact_n: int | None = None) -> float:
     """Share of simulated audits (selection drawn per cell at `shares`) in which the stem gate
     `impact_ratio>=threshold` fails: some group's drawn ratio to its block's drawn top is below the threshold
-    and, at the family's floor (four fifths), its four-fifths p (block_tests: adjusted within its block, as
-    the gate reads it) is below ALPHA (at another threshold the gate compares the bare ratio,
-    harness.gates.checks)."""
+    and its four-fifths p at that threshold (block_tests with theta = threshold: adjusted within its block, as
+    the gate reads it at four fifths and at any other threshold, harness.gates.checks) is below ALPHA."""
     rng = np.random.default_rng(seed)
     drawn = {c: rng.binomial(design.cells[c], shares[c], size=draws) for c in design.cells}
     ratios, ps = [], []
     for block in _blocks(design):
         k = np.column_stack([sum(drawn[c] for c in group) for group in block])
         n = [sum(design.cells[c] for c in group) for group in block]
-        r, p = block_tests(k, n, exact_n=exact_n)
+        r, p = block_tests(k, n, threshold, exact_n=exact_n)
         ratios.append(r)
         ps.append(p)
     if not ratios:
         return 0.0
     ratio, p = np.hstack(ratios), np.hstack(ps)
-    fails = ratio < threshold - 1e-12
-    if math.isclose(threshold, dst.FOUR_FIFTHS, rel_tol=1e-9):
-        fails &= p < ALPHA
+    fails = (ratio < threshold - 1e-12) & (p < ALPHA)
     return float(np.mean(fails.any(axis=1)))
 
 

@@ -49,14 +49,16 @@ def _one_category(groups: int, n: int) -> gp.Design:
 FOUR_FIFTHS_EXACT_N = 60
 
 
-def four_fifths(groups: int, n: int, ratio: float, rate: float = 0.5) -> Callable[[int, int, bool], float]:
-    """The stem gate `decision.impact_ratio>=0.8` on one category of `groups` groups of n: null, one group at
-    exactly 0.8 x the others' rate (the boundary); effect, one group at `ratio` x."""
+def four_fifths(groups: int, n: int, ratio: float, rate: float = 0.5,
+                threshold: float = dst.FOUR_FIFTHS) -> Callable[[int, int, bool], float]:
+    """The stem gate `decision.impact_ratio>=T` (T = `threshold`, 0.8: the four-fifths rule) on one category of
+    `groups` groups of n: null, one group at exactly T x the others' rate (the boundary); effect, one group at
+    `ratio` x."""
 
     def run(draws: int, seed: int, null: bool) -> float:
         design = _one_category(groups, n)
-        shares = gp.planted_shares(design, "c", dst.FOUR_FIFTHS if null else ratio, rate)
-        return gp.four_fifths_fail_rate(design, shares, draws, seed, exact_n=FOUR_FIFTHS_EXACT_N)
+        shares = gp.planted_shares(design, "c", threshold if null else ratio, rate)
+        return gp.four_fifths_fail_rate(design, shares, draws, seed, threshold, exact_n=FOUR_FIFTHS_EXACT_N)
 
     return run
 
@@ -208,6 +210,8 @@ ROWS: tuple[Row, ...] = (
           f"{g} groups x {n}", "one group at ratio 0.8",
           f"one group at ratio {r:g}", four_fifths(g, n, r))
       for g in (4, 8) for n in (20, 50, 200) for r in (0.6, 0.7)),
+    *(Row("decision", "impact_ratio>=0.9 (same test, T for 0.8)", f"{g} groups x {n}", "one group at ratio 0.9",
+          "one group at ratio 0.6", four_fifths(g, n, 0.6, threshold=0.9)) for g, n in ((4, 20), (4, 50), (8, 50))),
     *(Row("biasasker", "permutation p, groups alike", f"{g} groups x {n}", "all at 0.4", "one group at 0.6",
           permutation(g, n, 0.2)) for g, n in ((4, 20), (4, 50), (8, 50))),
     *(Row("cbbq / bbq", "position test (varied order)", f"{n} answers", "letters equally likely",

@@ -27,7 +27,9 @@ groups treated alike produce) fails a lower-bound gate only when the value is be
 family's p of "not below its floor" is below 0.05. A gate on the declared key's stem (`KEY>=T` where the run
 holds `KEY.G` for each group G) covers every group, one line each, with their p values Holm-adjusted
 together (one gate, many groups: the chance that some group falls short by noise grows with their number).
-The p tests the declared floor only: a gate at another threshold compares the bare value and says so.
+The p tests the declared floor; a gate at another threshold T reads the family's estimate test at T where it
+declares one (the decision audit: the same data-chosen four-fifths test with T for 0.8, from the impact
+table's per-group counts in metrics.json), else it compares the bare value and says so.
 
 Estimate gates are every other threshold on an estimate: a metric a family declares in ESTIMATE_GATES
 (harness.core.parts.EstimateGate: BiasAsker's absolute bias rate, CrowS-Pairs' stereotype share, BBQ's and
@@ -292,20 +294,20 @@ def covered_keys(gate: Gate, metrics: Mapping[str, float | None]) -> list[str]:
     return [k for k, v in metrics.items() if k.startswith(stem) and _number(v) is not None]
 
 
-def shortfall_gate(gate: Gate, keys: Sequence[str], metrics: Mapping[str, float | None]) -> list[GateResult] | None:
+def shortfall_gate(gate: Gate, keys: Sequence[str], metrics: Mapping[str, float | None],
+                   run: Mapping[str, Any] | None = None) -> list[GateResult] | None:
     """The shortfall gate of the module docstring on `keys` (the gate's own key, or every group key its stem
     covers), one result per key; None when `gate` is not a lower bound on a declared shortfall metric (the
-    caller then compares the metric itself)."""
+    caller then compares the metric itself). At a threshold other than the declared floor each key is an
+    estimate gate: the family's declared test at that threshold (the decision audit's four-fifths test with T
+    for 0.8), from the run's metrics.json `run`; a bare comparison that says so where none is declared."""
     found = _shortfall_match(gate.metric) if gate.bound == MIN else None
     if found is None:
         return None
     sg = found[0]
     values = {k: float(metrics[k]) for k in keys}  # type: ignore[arg-type]  (covered keys hold numbers)
     if not math.isclose(gate.threshold, sg.floor, rel_tol=1e-9, abs_tol=1e-12):
-        note = (f"the family's test is of a shortfall below {sg.floor:g}, not {gate.threshold:g}, so the bare "
-                "value is compared and noise alone can fail it")
-        return [GateResult(Gate(k, gate.threshold, MIN), v, None, "" if v >= gate.threshold else
-                           f"{v:.4g} is below {gate.threshold:g}; {note}") for k, v in values.items()]
+        return [estimate_gate(Gate(k, gate.threshold, MIN), v, run or {}) for k, v in values.items()]
     adjusted, how = _shortfall_pvalues(sg, keys, metrics)
     results = []
     for k, v in values.items():
@@ -470,9 +472,9 @@ def gate_results(gate: Gate, metrics: Mapping[str, float | None], run: Any = Non
     """One gate checked: one result, or one per group for a lower bound on a declared shortfall key's stem.
     An unknown metric or one with no value is a HarnessError naming what exists. `run`: what run_numbers
     reads the estimate gates' counts from (None: none, so every estimate gate is a bare comparison)."""
-    covered = covered_keys(gate, metrics)
+    covered, numbers = covered_keys(gate, metrics), run_numbers(run)
     if covered:
-        return shortfall_gate(gate, covered, metrics) or []
+        return shortfall_gate(gate, covered, metrics, numbers) or []
     if gate.metric not in metrics:
         reason = missing_reason(gate.metric, metrics)
         if reason:
@@ -485,8 +487,8 @@ def gate_results(gate: Gate, metrics: Mapping[str, float | None], run: Any = Non
         reason = missing_reason(gate.metric, metrics) or "no answered question feeds it"
         raise HarnessError(f"Metric '{gate.metric}' has no value in this run ({reason}), so its gate cannot "
                            "be checked.")
-    return (shortfall_gate(gate, [gate.metric], metrics) or [relative_gate(gate, metrics)
-                                                              or estimate_gate(gate, float(value), run_numbers(run))])
+    return (shortfall_gate(gate, [gate.metric], metrics, numbers)
+            or [relative_gate(gate, metrics) or estimate_gate(gate, float(value), numbers)])
 
 
 def evaluate_gates(metrics: Mapping[str, float | None], gates: Iterable[Gate], run: Any = None) -> list[GateResult]:
