@@ -1,6 +1,6 @@
 """Size and power of every family's "beyond chance" statement and default gate, by simulation.
 
-    .venv/bin/python benchmarks/gate_size_power.py [--quick] [--draws N] [--seed S]
+    .venv/bin/python benchmarks/gate_size_power.py [--quick] [--draws N] [--seed S] [--match TEXT]
 
 Each row of harness.metrics.gate_size draws runs as a bot produces them (under the statement's null, and at
 a stated effect), runs the family's own test on them and prints the share rejected at 5%: the size and the
@@ -25,6 +25,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="400 draws per cell instead of 4000")
     parser.add_argument("--draws", type=int, default=None, help="draws per cell (overrides --quick)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--match", default="", help="only the rows whose family or statement holds this text")
     args = parser.parse_args()
     draws = args.draws or (400 if args.quick else 4000)
     start, cpu = time.perf_counter(), time.process_time()
@@ -32,6 +33,8 @@ def main() -> None:
     print("| family | statement | design | null | size | effect | power |")
     print("|---|---|---|---|---:|---|---:|")
     for i, row in enumerate(ROWS):
+        if args.match and args.match not in f"{row.family} {row.statement}":
+            continue
         size = row.run(draws, args.seed + 2 * i, True)
         power = row.run(draws, args.seed + 2 * i + 1, False)
         print(f"| {row.family} | {row.statement} | {row.design} | {row.null} | {size:.3f} | {row.effect} | "
