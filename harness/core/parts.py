@@ -26,12 +26,16 @@ class Headline:
     """One headline number of a family: the metric key, its label, and one sentence on what it means.
 
     `percent`: the key (and every key that starts with it, "cbbq.accuracy.age") is a share shown as a
-    percentage rather than a number."""
+    percentage rather than a number.
+    `words`: the card in words, from the run's metrics, shown instead of the bare number (None: the number).
+    Why: a raw number can read as a finding when its test says nothing (a refusal gap of 1 between groups of
+    one question each, p = 0.97); the words say first whether it is beyond chance."""
 
     key: str
     label: str
     meaning: str = ""
     percent: bool = False
+    words: Callable[[Mapping[str, Any]], str | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,8 @@ def lead_answers(result: Any, fmt_value: Any, fmt_interval: Any, interval_of: An
             if value is None or value != value:
                 continue
             k_n = result.counts.get(h.key)
-            out.append({"label": h.label, "value": fmt_value(h.key, value), "means": h.meaning or "",
+            said = h.words(result.metrics) if h.words is not None else None  # Headline.words: a verdict first
+            out.append({"label": h.label, "value": said or fmt_value(h.key, value), "means": h.meaning or "",
                         "ci": fmt_interval(h.key, interval_of(result, h.key)),
                         "n": f"{k_n[0]:,} of {k_n[1]:,}" if k_n else ""})
             break

@@ -20,6 +20,7 @@ import base64
 import csv
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -56,6 +57,13 @@ RUN_PERCENT = ("unknown_rate",)
 def headlines() -> list[Headline]:
     """Every headline number a report may show, in order: the families' (in FAMILIES order), then the run's."""
     return [*family_headlines(), *RUN_HEADLINE]
+
+
+def headline_text(h: Headline, metrics: Mapping[str, Any]) -> str:
+    """A headline's value as a card or the terminal shows it: its words when it has some (Headline.words),
+    else the number."""
+    said = h.words(metrics) if h.words is not None else None
+    return said if said else fmt_value(h.key, metrics.get(h.key))
 
 
 def headline_rows() -> list[tuple[str, str]]:
@@ -272,7 +280,7 @@ def _cards(result: RunResult) -> list[dict[str, str]]:
         if key not in result.metrics or result.metrics.get(key) is None:
             continue
         k_n = result.counts.get(key)
-        cards.append({"label": h.label, "value": fmt_value(key, result.metrics[key]), "means": h.meaning,
+        cards.append({"label": h.label, "value": headline_text(h, result.metrics), "means": h.meaning,
                       "ci": fmt_interval(key, _x100_interval(result, key)),
                       "n": f"{k_n[0]:,} / {k_n[1]:,}" if k_n else ""})
     return cards
@@ -404,10 +412,12 @@ def print_summary(result: RunResult, console: Console, files: ReportFiles | None
     head.add_column("value", justify="right")
     head.add_column("95% interval", justify="right")
     head.add_column("k / n", justify="right")
+    said = {h.key: h for h in headlines()}
     for key, label in (("answered", "Answered"), *headline_rows()):
         if key in result.metrics and result.metrics[key] is not None:
             k_n = result.counts.get(key)
-            head.add_row(label, fmt_value(key, result.metrics[key]),
+            value = headline_text(said[key], result.metrics) if key in said else fmt_value(key, result.metrics[key])
+            head.add_row(label, untrusted(value),
                          untrusted(fmt_interval(key, _x100_interval(result, key))),
                          f"{k_n[0]:,} / {k_n[1]:,}" if k_n else "")
     console.print(head)
