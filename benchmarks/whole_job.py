@@ -7,6 +7,9 @@ cache directories), as benchmarks/peers.py does. Printed, medians of `--rounds`:
 
   whole        `harness run` (ask, score, report): wall, CPU s per 1,000 replies (user + system of the process
                and its children, from wait4), peak RSS, the requests the server saw (must be N);
+  no warm-up   `harness run` with HARNESS_WARMUP=0 (harness.cli.warmup off: scoring pays its imports and
+               declarations after the last reply), interleaved with the others; for both harness runs, the
+               seconds from the asking session's end (manifest) to report.html's write;
   no-report    `harness run --no-report`: the same, asking only;
   phases       in a fresh process over the last whole run's folder, each phase's wall and CPU s
                (time.process_time) and the process's peak RSS after it: importing the scoring and report
@@ -41,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import peers  # noqa: E402 - the counting server and the measured subprocess live there
 
 HARNESS = Path(sys.executable).with_name("harness")
+NO_WARMUP = "harness run, HARNESS_WARMUP=0"
 
 
 def _rss_mb() -> float:
@@ -78,6 +82,16 @@ def phases(run_dir: Path) -> list[dict[str, Any]]:
         timed("terminal summary", lambda: reporting.print_summary(result, Console(file=sink, width=120)))
     out.append({"phase": "replies scored", "n": len(result.frame)})
     return out
+
+
+def _after_asking_s(run_dir: Path) -> float:
+    """Seconds from the asking session's end (the manifest's ended_at) to report.html's last write: the
+    wall the whole `harness run` spends after its last reply (scoring, the report), warm-up or not."""
+    import datetime
+
+    session = json.loads((run_dir / "manifest.json").read_text("utf-8"))["sessions"][-1]
+    ended = datetime.datetime.fromisoformat(session["ended_at"]).timestamp()
+    return (run_dir / "report.html").stat().st_mtime - ended
 
 
 def _phases_in_child(run_dir: Path, env: dict[str, str]) -> list[dict[str, Any]]:
@@ -133,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
         f'api_key_env = "BENCH_API_KEY"\nmax_tokens = {args.max_tokens}\n', encoding="utf-8")
     try:
         cmds = peers._commands(argparse.Namespace(**vars(args), lmeval="/nonexistent"), port, work, [])
+        cmds = {"harness run": cmds["harness run"], NO_WARMUP: cmds["harness run"], **cmds}  # interleaved
+        after: dict[str, list[float]] = {}
         results: dict[str, list[peers.Measure]] = {tool: [] for tool in cmds}
         loads, phase_rounds, env = [], [], {}
         for run in range(args.rounds):
@@ -140,15 +156,23 @@ def main(argv: list[str] | None = None) -> int:
                 if args.no_whole and tool == "harness run --no-report":
                     continue
                 env = peers._fresh_env(work, run)
+                if tool == NO_WARMUP:
+                    env["HARNESS_WARMUP"] = "0"  # harness.cli.warmup off: scoring pays its fixed costs itself
                 loads.append(os.getloadavg()[0])
                 m = peers._measured(tool, cmd, env, work, counter)
                 results[tool].append(m)
                 print(f"round {run + 1}: {tool:26s} {m.wall_s:6.2f} s, {m.cpu_s:6.2f} CPU s, {m.rss_mb:5.0f} MB, "
                       f"{m.requests:,} requests, exit {m.code}", flush=True)
-                if tool == "harness run":
+                if tool in ("harness run", NO_WARMUP):
                     run_dir = next(Path(env["HARNESS_TRANSCRIPTS_DIR"]).iterdir())
+                    after.setdefault(tool, []).append(_after_asking_s(run_dir))
+                    print(f"         after the last reply: {after[tool][-1]:.2f} s to report.html", flush=True)
+                if tool == "harness run":
                     loads.append(os.getloadavg()[0])
-                    phase_rounds.append(_phases_in_child(run_dir, env))
+                    try:
+                        phase_rounds.append(_phases_in_child(run_dir, env))
+                    except SystemExit as exc:  # a phase's failure costs its table, not the whole-run figures
+                        print(exc, flush=True)
                     if args.keep:
                         shutil.rmtree(args.keep, ignore_errors=True)
                         shutil.copytree(run_dir, args.keep)
@@ -157,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{args.latency * 1000:g} ms: physical limit {limit_s:.2f} s; medians of {args.rounds} rounds; "
               f"load average {min(loads):.2f}-{max(loads):.2f} on {os.cpu_count()} CPUs\n")
         print(peers._table({k: v for k, v in results.items() if v}, limit_s, args.probes))
+        for tool, walls in after.items():
+            print(f"{tool}: after the asking session ended, report.html written {statistics.median(walls):.2f} s "
+                  f"later (median of {len(walls)}; {', '.join(f'{w:.2f}' for w in walls)})")
         if phase_rounds:
             _print_phases(phase_rounds)
     finally:

@@ -183,7 +183,7 @@ def score_frame(frame: pd.DataFrame, result: RunResult) -> None:
     """Run every metric family present in `frame` and merge its output into `result`."""
     if frame.empty:
         return
-    fam_of = frame["kind"].map(family_for_kind)
+    fam_of = frame["kind"].map({k: family_for_kind(k) for k in frame["kind"].unique()})  # a lookup per kind
     for kind in sorted(set(frame.loc[fam_of.isna(), "kind"])):
         result.notes.append(f"No metric family scores probes of kind '{kind}'; they appear only in verdicts.csv.")
     for name, part in family_rows(frame).items():
@@ -316,7 +316,8 @@ def _oracle_notes(result: RunResult, ok: list[tuple[Probe, Reply]], *, method: s
     # so only the languages of those probes: a run whose Chinese questions were all read by another reader
     # (an option-letter parser) must not be told how the rules read Chinese replies.
     frame = result.frame
-    noted = frame["kind"].map(lambda k: bool((spec := kind_spec(k)) and spec.rules_note)) if not frame.empty else None
+    noted = (frame["kind"].map({k: bool((spec := kind_spec(k)) and spec.rules_note) for k in frame["kind"].unique()})
+             if not frame.empty else None)
     measured_langs = set(frame.loc[noted, "lang"]) if noted is not None else set()
     if measured_langs and not (reader is not None and reader.uses_judge):  # a judge's notes are put_reader's
         note = oracle_error_note(measured_langs, method=method, compat=compat)
@@ -331,8 +332,9 @@ def _own_readings(ok: list[tuple[Probe, Reply]], context: ReadContext) -> ReadOu
     declare one (harness.core.kinds.ProbeKind.reader), each reader called once with all its kinds' pairs."""
     families()  # every family's module declares its kinds
     by_reader: dict[str, list[tuple[Probe, Reply]]] = {}
+    specs = {kind: kind_spec(kind) for kind in {p.kind for p, _r in ok}}  # a registry lookup per kind, not reply
     for probe, reply in ok:
-        spec = kind_spec(probe.kind)
+        spec = specs[probe.kind]
         if spec is not None and spec.reader != READER_RULES:
             by_reader.setdefault(spec.reader, []).append((probe, reply))
     out = ReadOutcome()
