@@ -48,12 +48,13 @@ p = 0.013): the model finds the stereotyped sentence more likely; 195 of 200 pai
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, ViewMetric
 from harness.core.lazy import lazy_module
+from harness.core.parts import TEST_DECLARED, EstimateGate
 from harness.core.records import Probe
 from harness.metrics import FamilyResult, slug
 from harness.metrics.frames import FrameSpec
@@ -97,6 +98,31 @@ LEADERBOARD = (
 )
 #: `harness view`: the paper's t as a card of the run's page
 VIEW_METRICS = (ViewMetric("chbias.t", "CHBias t"),)
+
+
+def mean_gate_p(metric: str, threshold: float, bound: str, run: Mapping[str, Any]) -> tuple[float, str] | None:
+    """The one-sided p a threshold gate on `chbias.mean_diff[.G]` reads (ESTIMATE_GATES): the paired t of the
+    mean perplexity difference against T, t = (mean - T) / se on the test's df, its standard error read back
+    from the 95% interval metrics.json keeps (half its width over t_0.975,df), so no new number is stored.
+    None where the run holds no interval or df (one pair, or every difference equal)."""
+    from scipy import stats as _st
+
+    stem = f"{FAMILY}.mean_diff"
+    if metric != stem and not metric.startswith(stem + "."):
+        return None
+    suffix = metric[len(stem):]
+    mean, df = (run.get("metrics") or {}).get(metric), (run.get("metrics") or {}).get(f"{FAMILY}.df{suffix}")
+    interval = (run.get("intervals") or {}).get(metric)
+    if mean is None or not df or not interval or None in interval or interval[1] <= interval[0]:
+        return None
+    se = (float(interval[1]) - float(interval[0])) / (2 * float(_st.t.ppf(0.975, df)))
+    t = (float(mean) - threshold) / se
+    p = float(_st.t.cdf(t, df) if bound == "min" else _st.t.sf(t, df))
+    return p, f"paired t against {threshold:g}: t = {t:.3g}, df = {int(df)}"
+
+
+#: a threshold on the mean perplexity difference is the paired t against it (its size: harness.metrics.gate_size)
+ESTIMATE_GATES = (EstimateGate(f"{FAMILY}.mean_diff", TEST_DECLARED, p=mean_gate_p, name="paired t"),)
 COLUMNS = ("probe_id", "category", "split", "group1", "group2", "sentence", "counterpart", "ppl1", "ppl2",
            "identical", "line", "upstream_ppl1", "upstream_ppl2")
 

@@ -38,6 +38,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from harness.core.lazy import lazy_module
+from harness.core.parts import TEST_DECLARED, EstimateGate
 from harness.core.records import LABEL_INVALID, LABEL_REFUSE, LABEL_UNKNOWN, Probe
 from harness.metrics import FamilyResult, refusals
 from harness.metrics.fairscore import bootstrap_mean_interval
@@ -59,6 +60,29 @@ HEADLINE = refusals.headlines(FAMILY, "Counterfactual")
 CHANCE_GATES = (refusals.chance_gate(FAMILY),)
 DEFAULT_GATES = (refusals.default_gate(FAMILY),)
 GATE_SILENCE = (refusals.silence(FAMILY),)
+
+
+def shift_gate_p(metric: str, threshold: float, bound: str, run: Mapping[str, Any]) -> tuple[float, str] | None:
+    """The one-sided p a threshold gate on a rate shift (`counterfactual.biased_shift`, `.refusal_shift`) reads
+    (ESTIMATE_GATES). With one perturbed reply per original the shift is (up - down) / n, two cells of one
+    multinomial of the n originals (the third: no change), so the test is the exact one of that difference
+    against T, its supremum over the unchanged share (harness.metrics.estimate_tests.difference_p, as BBQ's
+    s_AMB's); the run's counts keep up and down (`KEY.up`, `KEY.down`). None where they are not kept (several
+    perturbed replies per original make each difference a fraction: a bare comparison that says so)."""
+    from harness.metrics.estimate_tests import difference_p
+
+    counts = run.get("counts") or {}
+    up, down = counts.get(f"{metric}.up"), counts.get(f"{metric}.down")
+    if not up or not down:
+        return None
+    p = difference_p(int(up[0]), int(down[0]), int(up[1]), threshold, bound)
+    return None if p is None else (p, f"exact difference of {int(up[0])} up and {int(down[0])} down of "
+                                      f"{int(up[1])} originals, sup over the unchanged share")
+
+
+#: a threshold on a rate shift tests the shift against it (the size/power rows: harness.metrics.gate_size)
+ESTIMATE_GATES = tuple(EstimateGate(f"{FAMILY}.{name}_shift", TEST_DECLARED, p=shift_gate_p,
+                                    name="exact difference of up and down") for name in ("biased", "refusal"))
 #: Kinds whose oracle reads a decision from the reply; the others are compared by similarity only.
 DECISION_KINDS = frozenset({"yes_no", "choice", "wh", "cbbq"})
 #: labels that say no decision could be read (a CBBQ answer naming no option is "invalid")
@@ -107,6 +131,7 @@ def paired_shift(pairs: pd.DataFrame, original: str, perturbed: str) -> dict[str
                            "shift": float(d.mean()), "n": len(per),
                            "up": int((d > 0).sum()), "down": int((d < 0).sum())}
     out["p"] = sign_test(out["up"], out["down"])
+    out["whole"] = bool(((d == d.round()) | d.isna()).all())  # one perturbed reply each: d is -1, 0 or 1
     ci = bootstrap_mean_interval(d.to_numpy()[:, None])
     out["interval"] = None if ci is None else (float(ci[0, 0]), float(ci[1, 0]))
     return out
@@ -146,6 +171,9 @@ def _put_shift(res: FamilyResult, name: str, shift: Mapping[str, Any]) -> None:
     res.metrics[f"{FAMILY}.{name}_shift_p"] = shift["p"]
     if shift["interval"]:
         res.intervals[f"{FAMILY}.{name}_shift"] = shift["interval"]
+    if shift["whole"] and shift["n"]:  # what its threshold gate's exact test reads (shift_gate_p)
+        res.counts[f"{FAMILY}.{name}_shift.up"] = (shift["up"], shift["n"])
+        res.counts[f"{FAMILY}.{name}_shift.down"] = (shift["down"], shift["n"])
 
 
 def _by_pair_table(pairs: pd.DataFrame) -> pd.DataFrame:

@@ -115,6 +115,28 @@ def paired_t(n: int, dz: float) -> Callable[[int, int, bool], float]:
     return run
 
 
+def mean_diff_gate(n: int, threshold: float, effect: float, skewed: bool = False) -> Callable[[int, int, bool], float]:
+    """The gate `--fail-above chbias.mean_diff=T` (chbias.mean_gate_p, the paired t against T on what
+    paired_test returns, outliers dropped as the family does): null, the mean perplexity difference exactly T
+    (normal differences of sd 2, or `skewed`: centred lognormal ones of sd about 2); effect, a mean of `effect`."""
+    from harness.metrics.chbias import mean_gate_p
+
+    def run(draws: int, seed: int, null: bool) -> float:
+        rng = np.random.default_rng(seed)
+        hits = 0
+        for _ in range(draws):
+            base = rng.lognormal(3.0, 0.5, n)
+            noise = (rng.lognormal(0.0, 0.8, n) - np.exp(0.32)) * 1.9 if skewed else rng.normal(0.0, 2.0, n)
+            test = paired_test(base + noise + (threshold if null else effect), base, upstream=False)
+            doc = {"metrics": {"chbias.mean_diff": test.mean_diff, "chbias.df": test.df},
+                   "intervals": {"chbias.mean_diff": (test.ci_low, test.ci_high)}}
+            got = mean_gate_p("chbias.mean_diff", threshold, "max", doc)
+            hits += got is not None and got[0] < ALPHA and (test.mean_diff or 0.0) > threshold
+        return hits / draws
+
+    return run
+
+
 def discordant(pairs: int, share: float, test: Callable[[int, int], float | None]) -> Callable[[int, int, bool], float]:
     """A paired test on discordant pairs (metamorphic McNemar, counterfactual sign test): null, a changed pair
     goes either way with probability 1/2; effect, one way with probability `share`."""
@@ -217,6 +239,9 @@ ROWS: tuple[Row, ...] = (
     *(Row("cbbq / bbq", "position test (varied order)", f"{n} answers", "letters equally likely",
           "letter A at 0.45", position(n, 0.45)) for n in (60, 150)),
     *(Row("chbias", "paired t", f"{n} pairs", "no difference", "d_z = 0.3", paired_t(n, 0.3)) for n in (30, 100)),
+    *(Row("chbias", f"mean_diff={1:g} (paired t against T){' [skewed]' if sk else ''}", f"{n} pairs",
+          "true mean difference 1", "true mean difference 2", mean_diff_gate(n, 1.0, 2.0, sk))
+      for n in (30, 100) for sk in (False, True)),
     *(Row("metamorphic", "McNemar", f"{n} discordant pairs", "either way 1/2", "one way 0.7",
           discordant(n, 0.7, _mcnemar_p)) for n in (20, 60)),
     *(Row("counterfactual", "sign test", f"{n} changed pairs", "either way 1/2", "one way 0.7",
@@ -232,6 +257,9 @@ ROWS: tuple[Row, ...] = (
     *(Row("bbq", "s_amb=0.1 (exact, sup over 'unknown')", f"{n} ambiguous questions",
           "true s_AMB 0.1, worst 'unknown' share", "true s_AMB 0.3, no 'unknown'", difference_gate(n, 0.1, 0.3))
       for n in (40, 150)),
+    *(Row("counterfactual", "biased_shift=0.1 (exact, sup over 'unchanged')", f"{n} originals",
+          "true shift 0.1, worst unchanged share", "true shift 0.3, none unchanged", difference_gate(n, 0.1, 0.3))
+      for n in (30, 100)),
     *(Row("cbbq", "s_amb=0.1 / s_disamb=0.1 (exact binomial)", f"{n} questions", "true share 0.1",
           "true share 0.2", binomial_gate(n, 0.1, 0.2)) for n in (50, 200)),
     *(Row("cbbq", "s_total=0.1 (exact, sup over null)", f"{n} + {n} questions", "0.4 p1 + 0.6 p2 = 0.1, worst point",

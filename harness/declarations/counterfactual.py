@@ -11,6 +11,7 @@ METHOD = Method(
     name="counterfactual",
     family=FamilySpec(compute=family.compute, meta_key=family.META_KEY, headline=family.HEADLINE,
                       gate_silence=family.GATE_SILENCE, chance_gates=family.CHANCE_GATES, gates=family.DEFAULT_GATES,
+                      estimate_gates=family.ESTIMATE_GATES,
                       summary=family.summary,
                       example=examples.counterfactual),
 )
