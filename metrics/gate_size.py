@@ -259,7 +259,7 @@ ROWS: tuple[Row, ...] = (
       for n in (40, 150)),
     *(Row("counterfactual", "biased_shift=0.1 (exact, sup over 'unchanged')", f"{n} originals",
           "true shift 0.1, worst unchanged share", "true shift 0.3, none unchanged", difference_gate(n, 0.1, 0.3))
-      for n in (30, 100)),
+      for n in (50, 150)),
     *(Row("cbbq", "s_amb=0.1 / s_disamb=0.1 (exact binomial)", f"{n} questions", "true share 0.1",
           "true share 0.2", binomial_gate(n, 0.1, 0.2)) for n in (50, 200)),
     *(Row("cbbq", "s_total=0.1 (exact, sup over null)", f"{n} + {n} questions", "0.4 p1 + 0.6 p2 = 0.1, worst point",
