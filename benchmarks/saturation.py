@@ -18,7 +18,7 @@ On a busy machine the wall figures move with the load (printed beside them); CPU
 and `1000 / CPU` is the rate one core to itself would reach.
 
 Usage: .venv/bin/python benchmarks/saturation.py [--probes 4000] [--latency 0.1] [--concurrency 16,64,256]
-       [--ceiling-probes 20000] [--server-procs 2] [--no-progress-bar] [--no-cache]
+       [--ceiling-probes 20000] [--server-procs 2] [--no-progress-bar] [--no-cache] [--warmup]
 """
 
 from __future__ import annotations
@@ -146,6 +146,10 @@ def _client(spec: dict[str, Any]) -> None:
 
     probes = list(select_probes(load_suite("builtin-en"), sample=spec["probes"], seed=0, limit=None, overrides={}))
     console = Console(file=open(os.devnull, "w"), force_terminal=True) if spec["bar"] else None  # noqa: SIM115
+    if spec.get("warmup"):  # as `harness run` does before it asks: scoring's imports in a thread (its CPU billed)
+        from harness.cli import warmup
+
+        warmup.start()
     outcome = run_suite("builtin-en", "bench", probes=probes, run_id=spec["run_id"], show_progress=spec["bar"],
                         console=console, use_cache=spec["cache"],
                         engine=EngineSettings(concurrency=spec["concurrency"], timeout_s=60))
@@ -159,7 +163,7 @@ def _measure(args: argparse.Namespace, work: Path, servers: list[multiprocessing
     delay.value = latency
     time.sleep(0.2)  # every server has read the new delay
     spec = {"probes": probes, "concurrency": concurrency, "bar": not args.no_progress_bar, "cache": not args.no_cache,
-            "run_id": f"c{concurrency}-l{latency:g}-n{probes}"}
+            "warmup": args.warmup, "run_id": f"c{concurrency}-l{latency:g}-n{probes}"}
     served_before = sum(counts)
     server_before = sum(_cpu_s(p.pid) for p in servers)  # type: ignore[arg-type]
     env = {**os.environ, "HARNESS_CACHE_DIR": str(work / f"cache-{spec['run_id']}")}  # every row asks anew
@@ -199,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server-procs", type=int, default=2)
     parser.add_argument("--no-progress-bar", action="store_true", help="ask without drawing the live bar")
     parser.add_argument("--no-cache", action="store_true", help="ask without the response cache (as --no-cache)")
+    parser.add_argument("--warmup", action="store_true", help="start harness run's warm-up thread as it asks")
     parser.add_argument("--client", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.client:

@@ -94,6 +94,22 @@ def _after_asking_s(run_dir: Path) -> float:
     return (run_dir / "report.html").stat().st_mtime - ended
 
 
+def _warm_up_line(log: Path, run_dir: Path) -> str:
+    """What harness.cli.warmup logged (HARNESS_WARMUP_LOG): its thread's CPU s, its wall, and how long
+    before the asking session's end it was done (negative: scoring waited for it)."""
+    import datetime
+
+    if not log.exists():
+        return "no warm-up"
+    got = json.loads(log.read_text("utf-8").splitlines()[-1])
+    log.unlink()
+    session = json.loads((run_dir / "manifest.json").read_text("utf-8"))["sessions"][-1]
+    ended = datetime.datetime.fromisoformat(session["ended_at"]).timestamp()
+    return (f"warm-up {got['thread_cpu_s']:.2f} CPU s over {got['ended'] - got['started']:.2f} s, done "
+            f"{ended - got['ended']:.2f} s before the asking ended ({'+'.join(got['done']) or 'failed'}), "
+            f"{got.get('read_ahead', 0):,} replies read ahead")
+
+
 def _phases_in_child(run_dir: Path, env: dict[str, str]) -> list[dict[str, Any]]:
     cmd = [sys.executable, __file__, "--phases-only", str(run_dir)]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
@@ -158,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
                 env = peers._fresh_env(work, run)
                 if tool == NO_WARMUP:
                     env["HARNESS_WARMUP"] = "0"  # harness.cli.warmup off: scoring pays its fixed costs itself
+                warm_log = work / f"warmup-{run}.jsonl"
+                env["HARNESS_WARMUP_LOG"] = str(warm_log)
                 loads.append(os.getloadavg()[0])
                 m = peers._measured(tool, cmd, env, work, counter)
                 results[tool].append(m)
@@ -166,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
                 if tool in ("harness run", NO_WARMUP):
                     run_dir = next(Path(env["HARNESS_TRANSCRIPTS_DIR"]).iterdir())
                     after.setdefault(tool, []).append(_after_asking_s(run_dir))
-                    print(f"         after the last reply: {after[tool][-1]:.2f} s to report.html", flush=True)
+                    print(f"         after the last reply: {after[tool][-1]:.2f} s to report.html; "
+                          f"{_warm_up_line(warm_log, run_dir)}", flush=True)
                 if tool == "harness run":
                     loads.append(os.getloadavg()[0])
                     try:

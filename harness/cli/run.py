@@ -159,7 +159,7 @@ def run_job(console: Console, opts: RunOptions) -> None:
     if opts.dry_run:
         _dry_run(console, opts, reader)  # counts and estimates, then exit 0
     if not opts.no_report:
-        warmup.start()  # scoring's and the report's fixed costs, paid in the asking's idle CPU time
+        warmup.start(opts.method, opts.compat)  # scoring's fixed costs and the rules' reading, paid while asking
     outcome = _ask(opts)
     _summarise_outcome(console, outcome, opts.suite)  # stops here when there is nothing to score
     gates, scored = _score(console, opts, outcome, reader, reader_options)
@@ -360,7 +360,7 @@ def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, com
     from harness.score.scoring import score_run
     warmup.wait()  # scoring runs alone, with what the warm-up imported and loaded
     result = score_run(outcome.run_dir, method=method, compat=compat, reader=reader, console=console,
-                       reader_options=reader_options)
+                       reader_options=reader_options, preread=warmup.preread())
     notes, sentences = gate_power_notes(outcome.run_dir, result.metrics, gates, max_error_rate, run=result)
     result.notes.extend(sentences)  # a pass that could not have been a fail, in report.html and metrics.json
     write_report(outcome.run_dir, result, console=console)  # prints the metric tables and the report path

@@ -17,11 +17,19 @@ Ctrl-C and kill -9 behave as before: the thread is a daemon and holds nothing th
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import threading
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from harness.score.preread import PreRead
 
 ENV = "HARNESS_WARMUP"  # "0": no warm-up (benchmarks/whole_job.py and saturation.py measure without it too)
+LOG_ENV = "HARNESS_WARMUP_LOG"  # a file the warm-up appends its timing to (a JSON line), for the benchmark
 _THREAD: threading.Thread | None = None
+_PRE: PreRead | None = None
 
 
 def _imports() -> None:
@@ -50,27 +58,55 @@ def _declarations() -> None:
     vectors_available()
 
 
-def _warm() -> None:
-    for step in (_imports, _declarations):
+def _warm(pre: PreRead | None) -> None:
+    started, done = time.time(), []
+    steps = [_imports, _declarations, *([pre.drain] if pre is not None else [])]
+    for step in steps:
         try:
             step()
+            done.append(step.__name__.strip("_"))  # drain: until wait() stops it
         except BaseException:  # noqa: BLE001 - best effort: scoring repeats the step and reports its error
-            return
+            break
+    log = os.environ.get(LOG_ENV)
+    if log:  # benchmarks/whole_job.py: how long it took, and when it ended beside the asking's end
+        line = {"started": started, "ended": time.time(), "thread_cpu_s": time.thread_time(), "done": done,
+                "read_ahead": len(pre) if pre is not None else 0}
+        with contextlib.suppress(OSError), open(log, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(line) + "\n")
 
 
-def start() -> None:
-    """Start warming (once per process); a process that will not score (--no-report, a dry run) never calls it."""
-    global _THREAD
+def start(method: str | None = None, compat: bool = False) -> None:
+    """Start warming (once per process); a process that will not score (--no-report, a dry run) never calls it.
+    With `method`, the rules then read each ok reply as the engine records it (harness.score.preread) in
+    that method and mode; preread() hands the verdicts to score_run."""
+    global _THREAD, _PRE
     if _THREAD is None and os.environ.get(ENV, "1") != "0":
-        _THREAD = threading.Thread(target=_warm, name="harness-warm-up", daemon=True)
+        if method is not None:
+            from harness.run.engine import REPLY_HOOKS
+            from harness.score.preread import PreRead
+
+            _PRE = PreRead(method, compat)
+            REPLY_HOOKS.append(_PRE.feed)
+        _THREAD = threading.Thread(target=_warm, args=(_PRE,), name="harness-warm-up", daemon=True)
         _THREAD.start()
 
 
 def wait(timeout: float | None = None) -> None:
-    """Join the warm-up (scoring then runs alone); a no-op when it never started or has finished."""
+    """Stop the reading ahead and join the thread (scoring then runs alone); a no-op when it never started."""
     thread = _THREAD
+    if _PRE is not None:
+        from harness.run.engine import REPLY_HOOKS
+
+        _PRE.stop()
+        with contextlib.suppress(ValueError):
+            REPLY_HOOKS.remove(_PRE.feed)
     if thread is not None and thread.is_alive():
         thread.join(timeout)
+
+
+def preread() -> PreRead | None:
+    """The verdicts the rules read while the run asked, for score_run(preread=...); None without them."""
+    return _PRE
 
 
 def started() -> bool:

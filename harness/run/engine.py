@@ -122,6 +122,11 @@ def _should_retry(state: RetryCallState) -> bool:
     return isinstance(exc, Exception) and not isinstance(exc, PermanentError | _Stopped)
 
 
+#: called with each ok (probe, reply) once recorded in the transcript; `harness run` adds one that only queues
+#: it (harness.cli.warmup), so the asking loop pays an append per reply
+REPLY_HOOKS: list[Callable[[Probe, Reply], None]] = []
+
+
 class Engine:
     """Asks probes of one adapter and writes each outcome through `record` as it arrives."""
 
@@ -407,6 +412,8 @@ class Engine:
             self.stats.cut += int(reply.was_cut)
             self.settled_ok.add(probe.id)
             self.settled_error.discard(probe.id)
+            for hook in REPLY_HOOKS:  # harness.score.preread: the rules read it while the run still asks
+                hook(probe, reply)
             self._consecutive_errors = 0
         else:
             self.stats.errors += 1

@@ -215,7 +215,8 @@ def _reusable(reuse: RunResult | None, method: str, compat: bool) -> dict[str, t
 
 def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = False,
               reviews: bool = True, reuse: RunResult | None = None, reader: Any = None,
-              console: Any = None, reader_options: Mapping[str, Any] | None = None) -> RunResult:
+              console: Any = None, reader_options: Mapping[str, Any] | None = None,
+              preread: Any = None) -> RunResult:
     """Score a run folder's transcript; raises HarnessError (one sentence) when there is nothing to read.
 
     A person's labels in reviews.jsonl (harness.score.review) replace the oracle's verdicts they cover and add
@@ -228,6 +229,8 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     too, through the run engine, harness.score.judged); None reads with the rules alone.
     `reader_options`: per reader name (ProbeKind.reader), what the user gave it (a ReaderOption's value, e.g.
     the loaded judge of a reader that takes --judge); it reaches the reader as ReadContext.options.
+    `preread`: a harness.score.preread.PreRead whose rules read the replies while the run asked; its verdicts
+    are taken for the replies whose records, method, mode and rules are the ones read here.
     """
     run_dir = resolve_run(run_dir)
     transcript = run_dir / TRANSCRIPT_FILE
@@ -240,7 +243,7 @@ def score_run(run_dir: str | Path, *, method: str = "default", compat: bool = Fa
     failed = [e.reply for e in latest.values() if e.reply.status != STATUS_OK]
 
     read = _read(ok, run_dir, method=method, compat=compat, reuse=reuse, reader=reader, console=console,
-                 reader_options=reader_options)
+                 reader_options=reader_options, preread=preread)
     by_id, agreement = apply_reviews(run_dir, ok, read.verdicts) if reviews else (read.verdicts, None)
     scored = [(p, r, by_id[p.id]) for p, r in ok if p.id in by_id]
     frame, unscored = split_unscored(add_confidence(build_frame(scored), read.readings))
@@ -278,11 +281,13 @@ class _Read:
 
 
 def _read(ok: list[tuple[Probe, Reply]], run_dir: Path, *, method: str, compat: bool, reuse: RunResult | None,
-          reader: Any, console: Any, reader_options: Mapping[str, Any] | None) -> _Read:
+          reader: Any, console: Any, reader_options: Mapping[str, Any] | None, preread: Any = None) -> _Read:
     """The rules read every reply (an earlier scoring's unchanged verdicts are taken back), the judges
     (reader) read theirs, then the kinds with a reader of their own have their verdicts from it."""
     known = _reusable(reuse, method, compat)
     by_id = {p.id: known[p.id][1] for p, r in ok if p.id in known and known[p.id][0] == r.text}
+    if preread is not None:  # read while the run asked (harness.score.preread): the same pure rules, same inputs
+        by_id.update(preread.verdicts([(p, r) for p, r in ok if p.id not in by_id], method, compat))
     fresh = [(p, r) for p, r in ok if p.id not in by_id]
     by_id.update((v.probe_id, v) for v in (_oracle_score(fresh, method, compat) if fresh else []))
     rules = dict(by_id)
