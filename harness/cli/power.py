@@ -29,8 +29,9 @@ def power_command(
                                                help="The top group's selection rate, for gates comparing "
                                                     "groups' rates (default 0.5).")] = None,
     draws: Annotated[int, typer.Option("--draws", min=100, metavar="N",
-                                       help="Simulated audits per power, for gates without a closed "
-                                            "form.")] = 2000,
+                                       help="Simulated audits at most per power, for gates without a "
+                                            "closed form (fewer once the Monte-Carlo error is within "
+                                            "2 points; the output says how many and the error).")] = 2000,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """The power of a suite's default gates to detect an effect, and the questions per group for 80%.

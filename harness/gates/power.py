@@ -36,6 +36,8 @@ class PowerAnswer:
     n_per_group_for_80: int | None
     unit: str
     method: str
+    draws: int = 0  # simulated audits behind `power` (0: closed form or exact)
+    mc_error: float = 0.0  # its 95% Monte-Carlo half-width (harness.metrics.gate_power.estimate_power)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -44,8 +46,10 @@ class PowerAnswer:
         need = (f"about {self.n_per_group_for_80:,} {self.unit} would reach 80%" if self.n_per_group_for_80
                 else "no size up to 5,000 reaches 80%")
         rate = f" (top group's rate {self.rate:g})" if self.rate is not None else ""
-        return (f"{self.gate}: power {self.power:.0%} to find {self.effect}{rate} with {self.n_per_group:,} "
-                f"{self.unit}; {need}. Computed by {self.method}.")
+        error = (f" (Monte-Carlo error +-{self.mc_error:.1%} at 95%, {self.draws:,} simulated audits; each size "
+                 "tried for 80% simulated until its interval cleared 80%)" if self.draws else "")
+        return (f"{self.gate}: power {self.power:.0%}{error} to find {self.effect}{rate} with "
+                f"{self.n_per_group:,} {self.unit}; {need}. Computed by {self.method}.")
 
 
 def _declaration(metric: str) -> Any:
@@ -98,7 +102,7 @@ def answer(suite: str, gate: Gate, probes: Sequence[Any], detect: float | None, 
            draws: int, seed: int) -> PowerAnswer:
     """The power of one default gate on these probes (its kind's), at `detect` (default: the family's
     stated effect), and the questions per group it needs for 80%."""
-    from harness.metrics.gate_power import power_at, size_for
+    from harness.metrics.gate_power import estimate_power, size_for
 
     gp = _declaration(gate.metric)
     if gp is None:
@@ -112,10 +116,11 @@ def answer(suite: str, gate: Gate, probes: Sequence[Any], detect: float | None, 
     if rate is not None and not (0 < rate <= 1):
         raise HarnessError(f"--rate is the top group's selection rate, a number in (0, 1], not {rate:g}.")
     design = gp.design(probes)
-    power = power_at(gp, design, value, used_rate or 0.0, gate.threshold, draws=draws, seed=seed)
-    need = size_for(gp, design, value, used_rate or 0.0, gate.threshold, draws=draws, seed=seed)
-    return PowerAnswer(suite, str(gate), gate.metric, value, gp.effect_text(value), used_rate, power,
-                       design.per_group(), need, gp.unit, gp.method)
+    # `draws` is the most simulated audits per power; fewer when the answer is already known (estimate_power)
+    power = estimate_power(gp, design, value, used_rate or 0.0, gate.threshold, draws=draws, seed=seed)
+    need = size_for(gp, design, value, used_rate or 0.0, gate.threshold, draws=draws, seed=seed, adaptive=True)
+    return PowerAnswer(suite, str(gate), gate.metric, value, gp.effect_text(value), used_rate, power.power,
+                       design.per_group(), need, gp.unit, gp.method, power.draws, power.error)
 
 
 def suite_power(suite: str, params: Mapping[str, Any], detect: str | None = None, rate: float | None = None, *,
