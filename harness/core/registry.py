@@ -121,7 +121,7 @@ class Registry(Generic[T]):
 
     def _take(self, names: Iterable[str], until: str | None = None) -> None:
         """Register the parts of these source entries; with `until`, stop at the first that gives that name."""
-        source, parts = self._feed  # type: ignore[misc] - only a derived table takes a source's parts
+        source, parts = self._feed  # type: ignore[misc]  # only a derived table takes a source's parts
         with _LOCK:
             for name in [n for n in dict.fromkeys(names) if n not in self._fed]:
                 self._fed.add(name)
