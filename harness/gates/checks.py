@@ -33,9 +33,11 @@ table's per-group counts in metrics.json), else it compares the bare value and s
 
 Estimate gates are every other threshold on an estimate: a metric a family declares in ESTIMATE_GATES
 (harness.core.parts.EstimateGate: BiasAsker's absolute bias rate, CrowS-Pairs' stereotype share, BBQ's and
-CBBQ's bias scores) fails only when the value is beyond the threshold AND a one-sided test at 5% of "the true
-value is within the threshold" rejects (harness.metrics.estimate_tests: the exact binomial test of the run's
-counts k of n, the threshold mapped onto the share's scale for a transform of a share, or the family's own p).
+CBBQ's bias scores, a category's too, counterfactual's rate shifts, CHBias's mean difference, a decision audit's
+impact ratio at a threshold other than its floor) fails only when the value is beyond the threshold AND a
+one-sided test at 5% of "the true value is within the threshold" rejects (harness.metrics.estimate_tests: the exact
+binomial test of the run's counts k of n, the threshold mapped onto the share's scale for a transform of a
+share, or the family's own p).
 A bot exactly at the limit then fails at most 5% of the time, not half of it. A share the family declares no
 test for but whose counts (k, n) the run holds (value = k / n) takes the exact binomial test too. Any other
 metric is compared as a bare threshold, and its line says so ("no test declared"); a declared test whose
