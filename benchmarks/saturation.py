@@ -149,7 +149,7 @@ def _client(spec: dict[str, Any]) -> None:
     if spec.get("warmup"):  # as `harness run` does before it asks: scoring's imports in a thread (its CPU billed)
         from harness.cli import warmup
 
-        warmup.start()
+        warmup.start("default", False)  # the read-ahead too, as `harness run` starts it
     outcome = run_suite("builtin-en", "bench", probes=probes, run_id=spec["run_id"], show_progress=spec["bar"],
                         console=console, use_cache=spec["cache"],
                         engine=EngineSettings(concurrency=spec["concurrency"], timeout_s=60))

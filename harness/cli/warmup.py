@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -27,7 +28,10 @@ if TYPE_CHECKING:
     from harness.score.preread import PreRead
 
 ENV = "HARNESS_WARMUP"  # "0": no warm-up (benchmarks/whole_job.py and saturation.py measure without it too)
+READ = "read"  # HARNESS_WARMUP=read: the rules also read each reply ahead (off by default: see start())
 LOG_ENV = "HARNESS_WARMUP_LOG"  # a file the warm-up appends its timing to (a JSON line), for the benchmark
+SWITCH_S = 0.001  # the GIL's switch interval while warming (Python's default 5 ms stalls the asking loop)
+_DEFAULT_SWITCH_S = sys.getswitchinterval()
 _THREAD: threading.Thread | None = None
 _PRE: PreRead | None = None
 
@@ -60,6 +64,7 @@ def _declarations() -> None:
 
 def _warm(pre: PreRead | None) -> None:
     started, done = time.time(), []
+    sys.setswitchinterval(SWITCH_S)  # the asking loop waits at most this long for the GIL when a reply comes
     steps = [_imports, _declarations, *([pre.drain] if pre is not None else [])]
     for step in steps:
         try:
@@ -77,11 +82,13 @@ def _warm(pre: PreRead | None) -> None:
 
 def start(method: str | None = None, compat: bool = False) -> None:
     """Start warming (once per process); a process that will not score (--no-report, a dry run) never calls it.
-    With `method`, the rules then read each ok reply as the engine records it (harness.score.preread) in
-    that method and mode; preread() hands the verdicts to score_run."""
+    With `method` and HARNESS_WARMUP=read, the rules then read each ok reply as the engine records it
+    (harness.score.preread) in that method and mode; preread() hands the verdicts to score_run. Off by
+    default: on the shared 2-core machine (load 7) that reading, in this process under its GIL, took c=64
+    from 0.65-0.77 of the limit to 0.54-0.56 (docs/benchmarks.md), more than the ~1 s it saves after asking."""
     global _THREAD, _PRE
     if _THREAD is None and os.environ.get(ENV, "1") != "0":
-        if method is not None:
+        if method is not None and os.environ.get(ENV) == READ:
             from harness.run.engine import REPLY_HOOKS
             from harness.score.preread import PreRead
 
@@ -102,6 +109,8 @@ def wait(timeout: float | None = None) -> None:
             REPLY_HOOKS.remove(_PRE.feed)
     if thread is not None and thread.is_alive():
         thread.join(timeout)
+    if thread is not None:
+        sys.setswitchinterval(_DEFAULT_SWITCH_S)
 
 
 def preread() -> PreRead | None:

@@ -16,6 +16,7 @@ import collections
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -66,6 +67,7 @@ class PreRead:
             except Exception:  # noqa: BLE001 - score_run reads this one again and says what went wrong
                 continue
             self._kept[probe.id] = (_key(p, r), verdict)
+            time.sleep(0)  # hand the GIL back to the asking loop after each reply (its latency comes first)
 
     def verdicts(self, ok: Iterable[tuple[Probe, Reply]], method: str, compat: bool) -> dict[str, Verdict]:
         """The kept verdicts of these (probe, reply) pairs whose records, method, mode and rules match."""

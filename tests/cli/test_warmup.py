@@ -1,6 +1,6 @@
 """The warm-up thread of `harness run` (harness.cli.warmup, issue 38): it imports and loads what scoring and
-the report need while the run asks, and a run scored after it writes the same verdicts and metrics as one
-scored without it, with the transcript untouched."""
+the report need while the run asks, and a run scored after it (HARNESS_WARMUP=read: the rules reading ahead
+too) writes the same verdicts and metrics as one scored without it."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def _run(run_env: Path, url: str, run_id: str, warm: str) -> Path:
 
 def test_a_warmed_run_scores_as_an_unwarmed_one(run_env: Path) -> None:
     with FaultServer(healed=True) as server:
-        warm, cold = _run(run_env, server.base_url, "warm", "1"), _run(run_env, server.base_url, "cold", "0")
+        warm, cold = _run(run_env, server.base_url, "warm", "read"), _run(run_env, server.base_url, "cold", "0")
     rows = [sorted(csv.reader((d / "verdicts.csv").open(encoding="utf-8", newline=""))) for d in (warm, cold)]
     assert rows[0] == rows[1] and len(rows[0]) == 21  # the header and every reply (their order is arrival order)
     metrics = [json.loads((d / "metrics.json").read_text("utf-8")) for d in (warm, cold)]
