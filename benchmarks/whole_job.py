@@ -8,8 +8,9 @@ cache directories), as benchmarks/peers.py does. Printed, medians of `--rounds`:
   whole        `harness run` (ask, score, report): wall, CPU s per 1,000 replies (user + system of the process
                and its children, from wait4), peak RSS, the requests the server saw (must be N);
   no warm-up   `harness run` with HARNESS_WARMUP=0 (harness.cli.warmup off: scoring pays its imports and
-               declarations after the last reply), interleaved with the others; for both harness runs, the
-               seconds from the asking session's end (manifest) to report.html's write;
+               declarations after the last reply) and with HARNESS_WARMUP=read (the rules also read each reply
+               while it asks), interleaved with the others; for each harness run, the seconds from the asking
+               session's end (manifest) to report.html's write and what the warm-up thread logged;
   no-report    `harness run --no-report`: the same, asking only;
   phases       in a fresh process over the last whole run's folder, each phase's wall and CPU s
                (time.process_time) and the process's peak RSS after it: importing the scoring and report
@@ -45,6 +46,7 @@ import peers  # noqa: E402 - the counting server and the measured subprocess liv
 
 HARNESS = Path(sys.executable).with_name("harness")
 NO_WARMUP = "harness run, HARNESS_WARMUP=0"
+READ_AHEAD = "harness run, HARNESS_WARMUP=read"
 
 
 def _rss_mb() -> float:
@@ -163,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         f'api_key_env = "BENCH_API_KEY"\nmax_tokens = {args.max_tokens}\n', encoding="utf-8")
     try:
         cmds = peers._commands(argparse.Namespace(**vars(args), lmeval="/nonexistent"), port, work, [])
-        cmds = {"harness run": cmds["harness run"], NO_WARMUP: cmds["harness run"], **cmds}  # interleaved
+        cmds = {"harness run": cmds["harness run"], NO_WARMUP: cmds["harness run"], READ_AHEAD: cmds["harness run"],
+                **cmds}  # interleaved
         after: dict[str, list[float]] = {}
         results: dict[str, list[peers.Measure]] = {tool: [] for tool in cmds}
         loads, phase_rounds, env = [], [], {}
@@ -172,8 +175,8 @@ def main(argv: list[str] | None = None) -> int:
                 if args.no_whole and tool == "harness run --no-report":
                     continue
                 env = peers._fresh_env(work, run)
-                if tool == NO_WARMUP:
-                    env["HARNESS_WARMUP"] = "0"  # harness.cli.warmup off: scoring pays its fixed costs itself
+                if tool in (NO_WARMUP, READ_AHEAD):  # off: scoring pays its fixed costs itself; read: the
+                    env["HARNESS_WARMUP"] = "0" if tool == NO_WARMUP else "read"  # rules read each reply ahead
                 warm_log = work / f"warmup-{run}.jsonl"
                 env["HARNESS_WARMUP_LOG"] = str(warm_log)
                 loads.append(os.getloadavg()[0])
@@ -181,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
                 results[tool].append(m)
                 print(f"round {run + 1}: {tool:26s} {m.wall_s:6.2f} s, {m.cpu_s:6.2f} CPU s, {m.rss_mb:5.0f} MB, "
                       f"{m.requests:,} requests, exit {m.code}", flush=True)
-                if tool in ("harness run", NO_WARMUP):
+                if tool in ("harness run", NO_WARMUP, READ_AHEAD):
                     run_dir = next(Path(env["HARNESS_TRANSCRIPTS_DIR"]).iterdir())
                     after.setdefault(tool, []).append(_after_asking_s(run_dir))
                     print(f"         after the last reply: {after[tool][-1]:.2f} s to report.html; "
