@@ -23,7 +23,6 @@ import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -215,8 +214,30 @@ def _weighted_power(weights: tuple[float, float], parts: tuple[str, str]) -> Cal
 
 # --- the four-fifths gate: simulation through the exact shortfall test --------------------------------------
 
-@lru_cache(maxsize=64)
+#: the shortfall tables kept, by (n1, n2, theta), oldest dropped first past _TABLE_BYTES in all
+_TABLES: dict[tuple[int, int, float], np.ndarray] = {}
+_TABLE_BYTES = 512 * 2**20
+_KEPT_BYTES = 0
+
+
 def shortfall_p_table(n1: int, n2: int, theta: float = dst.FOUR_FIFTHS) -> np.ndarray:
+    """shortfall_table_of, kept by size rather than by count. Why: an unbalanced design (discrim-eval's
+    70-prompt sample: cells of 0 to 3 questions, scaled by the size search) has hundreds of (n1, n2) pairs, so
+    a 64-entry cache was refilled on every simulated power; `harness power -s discrim-eval-explicit -p
+    design=sample` spent 141 of its 211 s rebuilding tables (issue 35)."""
+    global _KEPT_BYTES
+    key = (n1, n2, theta)
+    table = _TABLES.pop(key, None)
+    if table is None:
+        table = shortfall_table_of(n1, n2, theta)
+        _KEPT_BYTES += table.nbytes
+    _TABLES[key] = table  # the most recently used last
+    while len(_TABLES) > 1 and _KEPT_BYTES > _TABLE_BYTES:
+        _KEPT_BYTES -= _TABLES.pop(next(iter(_TABLES))).nbytes
+    return table
+
+
+def shortfall_table_of(n1: int, n2: int, theta: float = dst.FOUR_FIFTHS) -> np.ndarray:
     """The family's exact shortfall p of every outcome (decision_stats.shortfall_table); beyond
     EXACT_OUTCOMES outcomes the Farrington-Manning score's normal tail, which the exact p approaches there."""
     if (n1 + 1) * (n2 + 1) <= EXACT_OUTCOMES:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import pytest
+
 from harness.gates.power import PowerAnswer
 from harness.metrics.gate_power import (
     DECLARED,
@@ -80,3 +82,15 @@ def test_the_sentence_states_the_error() -> None:
     assert "power 62% (Monte-Carlo error +-2.1% at 95%, 2,000 simulated audits" in a.sentence()
     closed = replace(a, draws=0, mc_error=0.0)
     assert "Monte-Carlo" not in closed.sentence()
+
+
+def test_the_shortfall_tables_are_kept_by_size_not_by_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.metrics import gate_power as gp
+
+    first = gp.shortfall_p_table(5, 7)
+    assert gp.shortfall_p_table(5, 7) is first  # kept: not rebuilt
+    assert (first == gp.shortfall_table_of(5, 7)).all()
+    monkeypatch.setattr(gp, "_TABLE_BYTES", first.nbytes)  # room for one table of 6 x 8
+    gp.shortfall_p_table(6, 7)
+    assert (5, 7, gp.dst.FOUR_FIFTHS) not in gp._TABLES and (6, 7, gp.dst.FOUR_FIFTHS) in gp._TABLES
+    assert sum(t.nbytes for t in gp._TABLES.values()) == gp._KEPT_BYTES
