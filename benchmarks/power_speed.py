@@ -6,7 +6,8 @@ minutes for powers of 100%. harness.metrics.gate_power.estimate_power now stops 
 is known to be small enough. This prints, per default gate, the power, its error, the audits run and the
 size for 80% by both paths, with CPU seconds (process time), wall seconds and the load average.
 
-Usage: HARNESS_DATA_DIR=... .venv/bin/python benchmarks/power_speed.py [SUITE] [--fixed]
+Usage: HARNESS_DATA_DIR=... .venv/bin/python benchmarks/power_speed.py [SUITE] [KEY=VALUE ...] [--fixed]
+(KEY=VALUE: suite options as -p takes them, e.g. design=sample)
 (--fixed: the old fixed-audits path instead, in its own fresh process; default suite discrim-eval-explicit)
 """
 
@@ -21,12 +22,13 @@ def main(argv: list[str]) -> int:
     from harness.gates.power import suite_power
     from harness.metrics.gate_power import DEFAULT_DRAWS
 
-    suite = next((a for a in argv if not a.startswith("--")), "discrim-eval-explicit")
-    print(f"suite {suite}, load average {os.getloadavg()[0]:.1f}")
+    suite = next((a for a in argv if not a.startswith("--") and "=" not in a), "discrim-eval-explicit")
+    params = dict(a.split("=", 1) for a in argv if "=" in a and not a.startswith("--"))
+    print(f"suite {suite} {params or ''}, load average {os.getloadavg()[0]:.1f}")
     if "--fixed" in argv:
-        return _fixed(suite)
+        return _fixed(suite, params)
     cpu, wall = time.process_time(), time.time()
-    _name, answers, why = suite_power(suite, {}, draws=DEFAULT_DRAWS)
+    _name, answers, why = suite_power(suite, params, draws=DEFAULT_DRAWS)
     print(f"adaptive (harness power): {time.process_time() - cpu:.1f} CPU s, {time.time() - wall:.1f} s wall "
           "(suite loaded, probes generated and every default gate answered)")
     for a in answers:
@@ -37,12 +39,12 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _fixed(suite: str) -> int:
+def _fixed(suite: str, params: dict[str, str]) -> int:
     from harness.gates.power import gated_probes, suite_probes
     from harness.metrics.gate_power import DEFAULT_DRAWS, declared, power_at, size_for
 
     cpu, wall = time.process_time(), time.time()
-    _name, probes = suite_probes(suite, {})
+    _name, probes = suite_probes(suite, params)
     for gate, part in gated_probes(probes).items():
         gp = declared(gate.metric)
         if gp is None:
