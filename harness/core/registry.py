@@ -8,9 +8,8 @@
   register(name, obj)   obj or a lazy "module:attr" / "module"; the same entry twice is fine, a different one
       is a RegistrationError. get / require: the entry or None / one sentence naming the known names (exit 2).
 
-built_in=True: installed metadata lacking the group (a source updated, not installed again) is one sentence
-(StaleInstallError, exit 3). Nothing registers itself at import: entry points or register() calls fill tables.
-"""
+built_in=True: metadata lacking the group (a source updated, not reinstalled) is StaleInstallError (exit 3).
+Nothing registers itself at import: entry points or register() calls fill tables."""
 
 from __future__ import annotations
 
