@@ -180,7 +180,12 @@ def main(argv: list[str] | None = None) -> int:
             print(_measured("harness run (profiled)", cmd, _fresh_env(work, 0), work, counter))
             return 0
         if args.only:
-            cmds = {k: v for k, v in cmds.items() if k in args.only.split(",")}
+            wanted = set(args.only.split(","))  # a tool's name or its slug: harness, harness-no-report, lm-eval
+            cmds = {k: v for k, v in cmds.items()
+                    if k in wanted or k.replace(" run --no-report", "-no-report").replace(" run", "") in wanted}
+            if not cmds:
+                print(f"--only {args.only}: no such tool (harness, harness-no-report, lm-eval, ...)", file=sys.stderr)
+                return 2
         results: dict[str, list[Measure]] = {tool: [] for tool in cmds}
         loads = []
         for run in range(args.rounds):
