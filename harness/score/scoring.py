@@ -59,7 +59,6 @@ from harness.core.records import (
 )
 from harness.metrics import (
     FAMILIES,
-    FRAME_COLUMNS,
     FamilyResult,
     families,
     family_for_kind,
@@ -167,16 +166,11 @@ def _oracle_score(pairs: list[tuple[Probe, Reply]], method: str, compat: bool) -
 
 
 def build_frame(pairs: Iterable[tuple[Probe, Reply, Verdict]]) -> pd.DataFrame:
-    """One row per scored probe with the columns metrics.FRAME_COLUMNS describes."""
-    rows = [{
-        "probe_id": p.id, "suite": p.suite, "lang": p.lang, "kind": p.kind, "bias_type": p.bias_type,
-        "text": p.text, "groups": tuple(p.groups), "attribute": p.attribute, "property": p.property,
-        "categories": tuple(p.categories), "options": tuple(p.options), "meta": dict(p.meta),
-        "target": r.target, "reply": r.text, "label": v.label, "biased": bool(v.biased),
-        "favoured": v.favoured, "score": v.score, "method": v.method, "evidence": v.evidence,
-        "probe": p, "verdict": v, "usage": dict(r.usage),
-    } for p, r, v in pairs]
-    return pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
+    """One row per scored probe with the columns metrics.FRAME_COLUMNS describes (the one builder,
+    harness.metrics.examples.scored_frame, which a method's example rows go through too)."""
+    from harness.metrics.examples import scored_frame
+
+    return scored_frame(pairs)
 
 
 def score_frame(frame: pd.DataFrame, result: RunResult) -> None:
