@@ -35,6 +35,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run_throughput  # noqa: E402 - the benchmark server lives there
@@ -149,6 +150,24 @@ def _table(results: dict[str, list[Measure]], limit_s: float, probes: int) -> st
     return "\n".join(lines)
 
 
+def start_bench_server(latency: float, max_tokens: int, prefix: str
+                       ) -> tuple[multiprocessing.Process, Any, int, Path] | None:
+    """The benchmark server in its own process and a work folder whose targets.toml names it as `bench`
+    (shared by this script and whole_job.py); None, said on stderr, when the server did not start."""
+    port = run_throughput._free_port()
+    ready, counter = multiprocessing.Event(), multiprocessing.Value("q", 0)
+    server = multiprocessing.Process(target=_serve, args=(port, latency, ready, counter), daemon=True)
+    server.start()
+    if not ready.wait(10):
+        print("benchmark server did not start", file=sys.stderr)
+        return None
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    (work / "targets.toml").write_text(
+        f'[targets.bench]\nadapter = "openai"\nmodel = "bench"\nbase_url = "http://127.0.0.1:{port}/v1"\n'
+        f'api_key_env = "BENCH_API_KEY"\nmax_tokens = {max_tokens}\n', encoding="utf-8")
+    return server, counter, port, work
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--probes", type=int, default=4000)
@@ -162,17 +181,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", default="", help="run `harness run` once under cProfile, writing this file")
     args = parser.parse_args(argv)
 
-    port = run_throughput._free_port()
-    ready, counter = multiprocessing.Event(), multiprocessing.Value("q", 0)
-    server = multiprocessing.Process(target=_serve, args=(port, args.latency, ready, counter), daemon=True)
-    server.start()
-    if not ready.wait(10):
-        print("benchmark server did not start", file=sys.stderr)
+    started = start_bench_server(args.latency, args.max_tokens, "harness-peers-")
+    if started is None:
         return 3
-    work = Path(tempfile.mkdtemp(prefix="harness-peers-"))
-    (work / "targets.toml").write_text(
-        f'[targets.bench]\nadapter = "openai"\nmodel = "bench"\nbase_url = "http://127.0.0.1:{port}/v1"\n'
-        f'api_key_env = "BENCH_API_KEY"\nmax_tokens = {args.max_tokens}\n', encoding="utf-8")
+    server, counter, port, work = started
     try:
         cmds = _commands(args, port, work, _prompts(args.probes, args.seed))
         if args.profile:  # where the harness's whole job spends its time (python -m pstats FILE)

@@ -29,14 +29,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import resource
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -152,17 +150,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(phases(Path(args.phases_only))))
         return 0
 
-    port = peers.run_throughput._free_port()
-    ready, counter = multiprocessing.Event(), multiprocessing.Value("q", 0)
-    server = multiprocessing.Process(target=peers._serve, args=(port, args.latency, ready, counter), daemon=True)
-    server.start()
-    if not ready.wait(10):
-        print("benchmark server did not start", file=sys.stderr)
+    started = peers.start_bench_server(args.latency, args.max_tokens, "harness-whole-job-")
+    if started is None:
         return 3
-    work = Path(tempfile.mkdtemp(prefix="harness-whole-job-"))
-    (work / "targets.toml").write_text(
-        f'[targets.bench]\nadapter = "openai"\nmodel = "bench"\nbase_url = "http://127.0.0.1:{port}/v1"\n'
-        f'api_key_env = "BENCH_API_KEY"\nmax_tokens = {args.max_tokens}\n', encoding="utf-8")
+    server, counter, port, work = started
     try:
         cmds = peers._commands(argparse.Namespace(**vars(args), lmeval="/nonexistent"), port, work, [])
         cmds = {"harness run": cmds["harness run"], NO_WARMUP: cmds["harness run"], READ_AHEAD: cmds["harness run"],
