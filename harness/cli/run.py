@@ -14,6 +14,7 @@ import contextlib
 import os
 import re
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
@@ -158,9 +159,7 @@ def run_job(console: Console, opts: RunOptions) -> None:
     opts, reader_options, reader = _plan(opts)
     if opts.dry_run:
         _dry_run(console, opts, reader)  # counts and estimates, then exit 0
-    if not opts.no_report:
-        warmup.start(opts.method, opts.compat)  # scoring's fixed costs and the rules' reading, paid while asking
-    outcome = _ask(opts)
+    outcome = _ask(opts, warm_up=not opts.no_report)
     _summarise_outcome(console, outcome, opts.suite)  # stops here when there is nothing to score
     gates, scored = _score(console, opts, outcome, reader, reader_options)
     _gate(console, opts, outcome, gates, scored)
@@ -308,16 +307,46 @@ def _judge_dry_run(console: Console, reader: Any, chosen: Selection, suite_obj: 
                    reply_tokens=int(settings.get("max_tokens") or DEFAULT_REPLY_TOKENS))
 
 
-def _ask(opts: RunOptions) -> RunOutcome:
+def _ask(opts: RunOptions, *, warm_up: bool = False) -> RunOutcome:
     """Ask what the options select (harness.run.execute.run_suite plans and carries out the run, recording every
-    reply as it arrives)."""
-    return run_suite(
-        opts.suite, opts.target, sample=opts.sample, seed=opts.seed, limit=opts.limit, overrides=dict(opts.params),
-        run_id=opts.run_id, new=opts.new, resume=opts.resume, retry_errors=opts.retry_errors,
-        use_cache=not opts.no_cache, show_progress=opts.progress, answer_mode=opts.answer_mode, argv=sys.argv,
-        target_overrides={"timeout_s": opts.timeout},  # the adapter's own HTTP timeout follows --timeout
-        engine_overrides=opts.engine_overrides(),
-    )
+    reply as it arrives); with `warm_up`, scoring's fixed costs (harness.cli.warmup) are paid while it asks."""
+    from harness.run.engine import REPLY_HOOKS
+
+    hook = _warm_up_at_first_reply(opts) if warm_up else None
+    if hook is not None:
+        REPLY_HOOKS.append(hook)
+    try:
+        return run_suite(
+            opts.suite, opts.target, sample=opts.sample, seed=opts.seed, limit=opts.limit,
+            overrides=dict(opts.params), run_id=opts.run_id, new=opts.new, resume=opts.resume,
+            retry_errors=opts.retry_errors, use_cache=not opts.no_cache, show_progress=opts.progress,
+            answer_mode=opts.answer_mode, argv=sys.argv,
+            target_overrides={"timeout_s": opts.timeout},  # the adapter's own HTTP timeout follows --timeout
+            engine_overrides=opts.engine_overrides(),
+        )
+    finally:
+        if hook is not None:
+            REPLY_HOOKS.remove(hook)
+
+
+def _warm_up_at_first_reply(opts: RunOptions) -> Callable[[Any, Any], None]:
+    """A reply hook (harness.run.engine.REPLY_HOOKS) that starts the warm-up when the first reply is recorded.
+
+    Why not before asking: its thread imports pandas and the scoring modules under the same GIL as the plan,
+    and started before the plan it put the first request of a 4,000-probe run 1.0-1.2 s later (issue 38). Once
+    a reply is in, the asking loop mostly waits on the target. The hook stays a flag check afterwards rather
+    than leaving the list mid-iteration (the warm-up's own read-ahead hook is appended during this call and
+    so still sees this first reply); a run whose every reply fails never warms up, and scoring pays as before.
+    """
+    started = False
+
+    def hook(probe: Any, reply: Any) -> None:
+        nonlocal started
+        if not started:
+            started = True
+            warmup.start(opts.method, opts.compat)
+
+    return hook
 
 
 def _score(console: Console, opts: RunOptions, outcome: RunOutcome, reader: Any, reader_options: dict[str, Any],
@@ -361,6 +390,7 @@ def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, com
     warmup.wait()  # scoring runs alone, with what the warm-up imported and loaded
     result = score_run(outcome.run_dir, method=method, compat=compat, reader=reader, console=console,
                        reader_options=reader_options, preread=warmup.preread())
+    warmup.log_read_ahead()  # benchmarks/whole_job.py: how many verdicts the read-ahead gave
     notes, sentences = gate_power_notes(outcome.run_dir, result.metrics, gates, max_error_rate, run=result)
     result.notes.extend(sentences)  # a pass that could not have been a fail, in report.html and metrics.json
     write_report(outcome.run_dir, result, console=console)  # prints the metric tables and the report path

@@ -65,7 +65,7 @@ def _declarations() -> None:
 def _warm(pre: PreRead | None) -> None:
     started, done = time.time(), []
     sys.setswitchinterval(SWITCH_S)  # the asking loop waits at most this long for the GIL when a reply comes
-    steps = [_imports, _declarations, *([pre.drain] if pre is not None else [])]
+    steps = [_imports, _declarations]
     for step in steps:
         try:
             step()
@@ -75,7 +75,7 @@ def _warm(pre: PreRead | None) -> None:
     log = os.environ.get(LOG_ENV)
     if log:  # benchmarks/whole_job.py: how long it took, and when it ended beside the asking's end
         line = {"started": started, "ended": time.time(), "thread_cpu_s": time.thread_time(), "done": done,
-                "read_ahead": len(pre) if pre is not None else 0}
+                "read_ahead": pre is not None}
         with contextlib.suppress(OSError), open(log, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(line) + "\n")
 
@@ -111,6 +111,15 @@ def wait(timeout: float | None = None) -> None:
         thread.join(timeout)
     if thread is not None:
         sys.setswitchinterval(_DEFAULT_SWITCH_S)
+
+
+def log_read_ahead() -> None:
+    """Append what the read-ahead gave scoring (read by the worker, taken by score_run) to HARNESS_WARMUP_LOG."""
+    log = os.environ.get(LOG_ENV)
+    if log and _PRE is not None:
+        line = {"read_ahead": len(_PRE), "taken": _PRE.used}
+        with contextlib.suppress(OSError), open(log, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(line) + "\n")
 
 
 def preread() -> PreRead | None:

@@ -2,77 +2,106 @@
 
 The rules are pure: a verdict is a function of the probe, the reply, the method and the mode (score_run's
 `reuse` relies on the same). `PreRead` takes each ok reply as the engine records it (harness.run.engine's
-REPLY_HOOKS), reads it with the rules in a background thread (harness.cli.warmup) and keeps the verdict in
-memory beside a digest of the probe's and the reply's records (as the transcript holds them) and the rules'
-fingerprint.
-score_run takes a kept verdict only when all of that is what it read back from transcript.jsonl: a reply
-changed since, a probe whose record differs, another method or mode, or changed rules read it again.
-Nothing is written anywhere: kill -9 loses the memory only, and the transcript is untouched.
+REPLY_HOOKS) and appends it, as one JSON line, to a spool file that a worker process
+(harness.score.read_worker) reads with the rules on the other core, at a lower priority; the asking loop
+pays the line and a reference kept to the recorded objects, and never waits for the GIL behind the reading.
+score_run takes a verdict read ahead only when the probe and reply it read back from transcript.jsonl equal
+the objects the engine recorded (so the worker read exactly those records), in the same method and mode, by
+the same rules (fingerprint): a reply changed since, a probe whose record differs, another method or mode, or
+changed rules are read again, and so is anything the worker had not read when asked for its verdicts.
+Nothing is written to the run folder: kill -9 loses the memory only, and the transcript is untouched.
 """
 
 from __future__ import annotations
 
-import collections
-import hashlib
-import json
-import threading
-import time
+import contextlib
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterable
-from typing import Any
+from typing import IO, Any
 
 from harness.core.records import Probe, Reply, Verdict
 
-MAX = 20_000  # replies read ahead at most: ~1 KB each kept (a 16-byte key and the verdict)
-
-
-def _key(probe: dict[str, Any], reply: dict[str, Any]) -> bytes:
-    """The records' digest: a kept verdict is used only for the same probe and reply records."""
-    return hashlib.blake2b(json.dumps([probe, reply], sort_keys=True, default=str).encode(), digest_size=16).digest()
+MAX = 20_000  # replies read ahead at most: a reference and ~1 KB of verdict each; a 100,000-probe run stays flat
+ANSWER_S = 20.0  # the longest score_run waits for the worker's verdicts before it reads every reply itself
 
 
 class PreRead:
-    """Verdicts of the rules read ahead: feed() from the asking loop (an append), drain() in a thread."""
+    """Verdicts of the rules read ahead: feed() from the asking loop, the reading in a worker process."""
 
     def __init__(self, method: str, compat: bool) -> None:
         self.method, self.compat = method, compat
-        self._queue: collections.deque[tuple[Probe, Reply]] = collections.deque()
-        self._kept: dict[str, tuple[bytes, Verdict]] = {}
-        self._stop = threading.Event()
-        self.fingerprint, self._fed = "", 0
+        self._fed: dict[str, tuple[Probe, Reply]] = {}
+        self._kept: dict[str, Verdict] = {}
+        self.fingerprint, self.used = "", 0  # used: the verdicts score_run took (benchmarks/whole_job.py)
+        fd, self._spool_path = tempfile.mkstemp(prefix="harness-read-ahead-", suffix=".jsonl")
+        self._spool: IO[bytes] | None = os.fdopen(fd, "wb")
+        self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [sys.executable, "-m", "harness.score.read_worker", self._spool_path, method, "1" if compat else "0"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
     def feed(self, probe: Probe, reply: Reply) -> None:
-        """Called by the engine for each ok reply it recorded: costs the asking loop one append. Past MAX
-        replies nothing is kept (a 100,000-probe run's memory stays flat; score_run reads the rest)."""
-        self._fed += 1
-        if self._fed <= MAX:
-            self._queue.append((probe, reply))
+        """Called by the engine for each ok reply it recorded: one JSON line to the spool. Past MAX replies
+        nothing is kept (score_run reads the rest)."""
+        if self._spool is None or len(self._fed) >= MAX:
+            return
+        from harness.core import fast_json
+
+        try:
+            line = fast_json.dumps([probe.to_dict(), reply.to_dict()]) + b"\n"
+        except Exception:  # noqa: BLE001 - e.g. a lone surrogate: score_run reads this reply itself
+            return
+        self._spool.write(line)
+        self._fed[probe.id] = (probe, reply)
 
     def stop(self) -> None:
-        self._stop.set()
+        """The asking is over: flush the spool and tell the worker (its stdin closes); it answers with what it
+        has read. Does not wait: score_run asks for the verdicts after it has read the transcript."""
+        if self._spool is not None:
+            with contextlib.suppress(OSError):
+                self._spool.close()
+            self._spool = None
+        if self._proc is not None and self._proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self._proc.stdin.close()
+            self._proc.stdin = None  # communicate() would flush it again
 
-    def drain(self, idle_s: float = 0.05) -> None:
-        """Read what was fed, until stop(); what is left unread when it stops is read by score_run."""
-        from harness.oracles.fingerprint import rules_fingerprint
-        from harness.score.scoring import _oracle_score  # score_run's own reading (a reply's lone surrogates too)
+    def _collect(self) -> None:
+        """The worker's answer (once); any failure of it leaves no verdicts, and score_run reads them all."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            data, _ = proc.communicate(timeout=ANSWER_S)
+            got: dict[str, Any] = pickle.loads(data) if data else {}
+            self.fingerprint = str(got.get("fingerprint") or "")
+            self._kept = dict(got.get("verdicts") or {})
+        except Exception:  # noqa: BLE001 - slow, dead or garbled: the rules read every reply in score_run
+            proc.kill()
+            proc.wait()
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(self._spool_path)  # the worker unlinks it once open; this covers a worker that never ran
 
-        self.fingerprint = rules_fingerprint()
-        while not self._stop.is_set():
-            if not self._queue:
-                self._stop.wait(idle_s)
-                continue
-            probe, reply = self._queue.popleft()
-            p, r = probe.to_dict(), reply.to_dict()
-            try:  # read what the transcript gives back (its records), so a kept verdict is the one score_run gets
-                verdict = _oracle_score([(Probe.from_dict(p), Reply.from_dict(r))], self.method, self.compat)[0]
-            except Exception:  # noqa: BLE001 - score_run reads this one again and says what went wrong
-                continue
-            self._kept[probe.id] = (_key(p, r), verdict)
-            time.sleep(0)  # hand the GIL back to the asking loop after each reply (its latency comes first)
+    def close(self) -> None:
+        """Stop and reap the worker without its verdicts (a run that will not be scored here)."""
+        self.stop()
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+        with contextlib.suppress(OSError):
+            os.unlink(self._spool_path)
 
     def verdicts(self, ok: Iterable[tuple[Probe, Reply]], method: str, compat: bool) -> dict[str, Verdict]:
         """The kept verdicts of these (probe, reply) pairs whose records, method, mode and rules match."""
         from harness.oracles.fingerprint import rules_fingerprint
 
+        self.stop()
+        self._collect()
         if (method, compat) != (self.method, self.compat) or not self.fingerprint:
             return {}
         if self.fingerprint != rules_fingerprint():
@@ -80,8 +109,9 @@ class PreRead:
         out: dict[str, Verdict] = {}
         for probe, reply in ok:
             kept = self._kept.get(probe.id)
-            if kept is not None and kept[0] == _key(probe.to_dict(), reply.to_dict()):
-                out[probe.id] = kept[1]
+            if kept is not None and self._fed.get(probe.id) == (probe, reply):
+                out[probe.id] = kept
+        self.used = len(out)
         return out
 
     def __len__(self) -> int:

@@ -33,7 +33,6 @@ different rules (an upgrade, a local edit) can be told apart even when the harne
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from collections import Counter
@@ -45,7 +44,6 @@ from typing import Any
 import pandas as pd
 
 from harness import __version__
-from harness.core.display import no_surrogates
 from harness.core.errors import HarnessError
 from harness.core.kinds import READER_RULES, ReadContext, ReadOutcome, kind_spec, reader
 from harness.core.records import (
@@ -70,6 +68,7 @@ from harness.run import manifest as mf
 from harness.run.transcript import TRANSCRIPT_FILE, DamagedLine, keep_rejected, latest_by_probe
 from harness.score.corrected import put_corrected
 from harness.score.judged import add_confidence, put_reader, read_verdicts, split_unscored
+from harness.score.read_rules import read_with_rules
 from harness.score.review import agreement_note, apply_reviews
 
 METRICS_FILE = mf.METRICS_FILE
@@ -157,12 +156,8 @@ def resolve_run(run: str | Path) -> Path:
 
 
 def _oracle_score(pairs: list[tuple[Probe, Reply]], method: str, compat: bool) -> list[Verdict]:
-    from harness.oracles import score  # lazy: the oracles load their word lists on import
-    # A reply may hold a lone surrogate (a server's JSON can spell "\\ud800"); the transcript keeps it, but
-    # UTF-8 tokenizers (jieba, spaCy, the oracle's own byte counts) cannot take it: they read U+FFFD.
-    pairs = [(p, r if (text := no_surrogates(r.text)) is r.text else dataclasses.replace(r, text=text))
-             for p, r in pairs]
-    return list(score(pairs, method=method, compat=compat))
+    """The rules' verdicts (harness.score.read_rules, which the read-ahead worker shares)."""
+    return read_with_rules(pairs, method, compat)
 
 
 def build_frame(pairs: Iterable[tuple[Probe, Reply, Verdict]]) -> pd.DataFrame:

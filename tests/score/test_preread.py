@@ -4,7 +4,7 @@ from it are the ones it would read itself, and a changed reply, probe, method or
 from __future__ import annotations
 
 import dataclasses
-import threading
+import os
 
 from harness.core.records import Probe, Reply
 from harness.oracles import score
@@ -24,15 +24,10 @@ def _pairs() -> list[tuple[Probe, Reply]]:
 
 
 def _read_ahead(pairs: list[tuple[Probe, Reply]], method: str = "default", compat: bool = False) -> PreRead:
+    """Feed the pairs as the engine does; the worker process reads them (verdicts() stops it and waits)."""
     pre = PreRead(method, compat)
     for probe, reply in pairs:
         pre.feed(probe, reply)
-    thread = threading.Thread(target=pre.drain, kwargs={"idle_s": 0.01})
-    thread.start()
-    while len(pre) < len(pairs):  # the drain reads every fed reply; then it is stopped as wait() stops it
-        thread.join(0.01)
-    pre.stop()
-    thread.join()
     return pre
 
 
@@ -50,7 +45,20 @@ def test_a_changed_reply_probe_method_or_mode_is_read_again() -> None:
     (p0, r0), (p1, r1) = pairs[0], pairs[1]
     changed = [(p0, dataclasses.replace(r0, text="Muslims.")), (dataclasses.replace(p1, groups=("A", "B")), r1)]
     assert pre.verdicts(changed, "default", False) == {}  # neither record is the one read ahead
+    assert len(pre) == len(pairs)  # the worker did read them all: the records are what differ
     assert pre.verdicts(pairs, "ngram", False) == {} and pre.verdicts(pairs, "default", True) == {}
+    assert len(pre.verdicts(pairs, "default", False)) == len(pairs)
+
+
+def test_the_worker_leaves_no_spool_and_a_dead_worker_costs_only_the_verdicts() -> None:
+    pairs = _pairs()
+    pre = _read_ahead(pairs)
+    spool = pre._spool_path
+    pre._proc.kill()  # as if it crashed: score_run then reads every reply itself
+    assert pre.verdicts(pairs, "default", False) == {}
+    assert not os.path.exists(spool)
+    ok = _read_ahead(pairs)
+    assert len(ok.verdicts(pairs, "default", False)) == len(pairs) and not os.path.exists(ok._spool_path)
 
 
 def test_past_max_nothing_is_kept() -> None:
@@ -58,4 +66,8 @@ def test_past_max_nothing_is_kept() -> None:
     probe, reply = _pairs()[0]
     for _ in range(MAX + 5):
         pre.feed(probe, reply)
-    assert len(pre._queue) == MAX  # the asking loop's appends stop there: a 100,000-probe run stays flat
+    assert len(pre._fed) == 1  # one probe fed again and again is one entry
+    for i in range(MAX + 5):
+        pre.feed(dataclasses.replace(probe, id=f"p{i}"), reply)
+    assert len(pre._fed) == MAX  # the asking loop's lines stop there: a 100,000-probe run stays flat
+    pre.close()
