@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from harness.cli import fast_exit
 from harness.core.display import assemble
 from harness.core.errors import EXIT_INFRA, HarnessError
 from harness.core.registry import GROUP_COMMANDS, Registry, StaleInstallError
@@ -127,7 +128,16 @@ def _redacted(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console entry point: run the app and turn HarnessError into one clear sentence.
+    """Console entry point (_main); as the process's own command line (argv None), a command that armed
+    harness.cli.fast_exit (`harness run`, once its report is written) ends the process at once with its code."""
+    code = _main(sys.argv[1:] if argv is None else argv)
+    if argv is None and fast_exit.armed():
+        fast_exit.leave(code)
+    return code
+
+
+def _main(args: list[str]) -> int:
+    """Run the app and turn HarnessError into one clear sentence.
 
     typer/click handle usage errors themselves (a short usage message, exit 2); everything the harness
     raises on purpose is a HarnessError and ends as one line on stderr with its exit code. Anything else
@@ -135,7 +145,6 @@ def main(argv: list[str] | None = None) -> int:
     would read as "the bot failed a bias gate". HARNESS_DEBUG=1 shows the traceback as well, and still
     exits 3 (re-raising would have let Python exit 1). Messages are Text: they may quote a server or a file.
     """
-    args = sys.argv[1:] if argv is None else argv
     try:  # the installed metadata may lack the commands' entry points (a source updated, not installed again)
         app = build_app(groups_for(args))
     except StaleInstallError as exc:

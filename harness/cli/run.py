@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 
-from harness.cli import warmup
+from harness.cli import fast_exit, warmup
 from harness.cli.options import check_method  # noqa: F401  (check_method re-exported)
 from harness.cli.run_options import (
     DEFAULT_MAX_ERROR_RATE,
@@ -162,6 +162,7 @@ def run_job(console: Console, opts: RunOptions) -> None:
     outcome = _ask(opts, warm_up=not opts.no_report)
     _summarise_outcome(console, outcome, opts.suite)  # stops here when there is nothing to score
     gates, scored = _score(console, opts, outcome, reader, reader_options)
+    fast_exit.arm()  # everything is written: the process may end without tearing its heap down
     _gate(console, opts, outcome, gates, scored)
 
 
