@@ -131,9 +131,10 @@ class OpenAIChatAdapter(Adapter):
         )
 
     def _messages(self, prompt: str, history: Sequence[Message]) -> list[dict[str, str]]:
-        messages = []
-        if self.settings.get("system_prompt"):
-            messages.append({"role": "system", "content": str(self.settings["system_prompt"])})
+        system = self.settings.get("system_prompt")
+        if not system and not history:  # the asking loop's case: one message, no generator to build
+            return [{"role": "user", "content": prompt}]
+        messages = [{"role": "system", "content": str(system)}] if system else []
         messages.extend({"role": m.role, "content": m.content} for m in history)
         messages.append({"role": "user", "content": prompt})
         return messages
