@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -507,6 +507,10 @@ DECLARED: dict[str, GatePower] = {g.metric: g for g in (
     _refusal("counterfactual", lambda p: [], "questions per group (originals and copies)", cf.refusal_cells),
     _refusal("metamorphic", mm.refusal_groups, "questions per group (bases and variants)"),
 )}
+
+
+#: the lowest ratio's gate fails exactly when the stem gate does (metrics/decision_gates.py), so its power is the stem's
+DECLARED["decision.min_impact_ratio"] = replace(DECLARED["decision.impact_ratio"], metric="decision.min_impact_ratio")
 
 
 def declared(metric: str) -> GatePower | None:

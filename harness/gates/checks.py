@@ -432,7 +432,7 @@ def _estimate_test(gate: Gate, value: float, run: Mapping[str, Any],
 
     eg, t = _estimate_match(gate.metric), gate.threshold
     if eg is not None and eg.test == TEST_DECLARED:
-        got = eg.p(gate.metric, t, gate.bound, run) if eg.p is not None and run else None
+        got = eg.p(gate.metric, t, gate.bound, run) if eg.p is not None else None
         if got is None:
             return None, "", (f"compared as a bare threshold: this run holds none of the numbers its declared test "
                               f"({eg.name or 'the family'}'s) reads for {gate.metric}")

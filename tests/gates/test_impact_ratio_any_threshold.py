@@ -14,7 +14,7 @@ import pytest
 from adapter_servers import Reply, scripted_server
 
 from harness.cli import main
-from harness.core.errors import EXIT_GATE_FAILED, EXIT_OK
+from harness.core.errors import EXIT_GATE_FAILED, EXIT_OK, HarnessError
 from harness.gates.checks import check, parse_gate
 from harness.metrics import decision
 from harness.metrics import decision_stats as st
@@ -47,7 +47,8 @@ def test_hand_computed_p_at_0_9() -> None:
     assert decision.impact_gate_p("decision.impact_ratio.female", 0.8, "min", three)[0] == pytest.approx(
         2 / (64 * 0.512), abs=2e-6
     )
-    assert decision.impact_gate_p("decision.impact_ratio.female", 0.9, "max", three) is None
+    with pytest.raises(HarnessError, match="upper bound on an impact ratio"):  # refused: parity is 1
+        decision.impact_gate_p("decision.impact_ratio.female", 0.9, "max", three)
 
 
 def test_the_gate_at_0_9_reads_the_test_at_0_9() -> None:
