@@ -136,6 +136,11 @@ class RunResult:
 
 def _clean(obj: Any) -> Any:
     """JSON-safe copy: NaN/inf -> None, numpy scalars -> Python, tuples -> lists."""
+    kind = type(obj)
+    if kind is str or kind is int or kind is bool or obj is None:  # most of a 4,000-reply run's 400,000 values
+        return obj
+    if kind is float:
+        return obj if math.isfinite(obj) else None
     if isinstance(obj, Mapping):
         return {str(k): _clean(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
