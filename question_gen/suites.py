@@ -55,13 +55,13 @@ from harness.core.method import METHODS, SuiteGenerator, parts
 from harness.core.records import Probe
 from harness.core.registry import Registry
 from harness.core.yaml_files import read_yaml_file
-from harness.perturb.probes import TRANSFORM_KEYS
-from harness.perturb.probes import settings_from_spec as perturb_settings
-from harness.perturb.probes import transform as perturb_transform
-from harness.question_gen.metamorphic import TRANSFORM_KEYS as MUTATE_KEYS
-from harness.question_gen.metamorphic import Context as MutateContext
-from harness.question_gen.metamorphic import relations_from_spec
-from harness.question_gen.metamorphic import transform as mutate_transform
+
+#: The spec keys of the transforms every suite takes: harness.perturb.probes.TRANSFORM_KEYS (-p perturb=...) and
+#: harness.question_gen.metamorphic.TRANSFORM_KEYS (-p mutate=...), named here so a suite without them never
+#: imports either package (their word lists were ~50 ms of every run's start-up, issue 38);
+#: tests/question_gen/test_suite_transform_keys.py holds them equal.
+TRANSFORM_KEYS = ("perturb", "perturb_draws", "perturb_pairs", "perturb_words", "perturb_seed")
+MUTATE_KEYS = ("mutate",)
 
 
 def _generators_of(method: Any) -> list[tuple[str, SuiteGenerator]]:
@@ -135,6 +135,14 @@ class Suite:
 
     def transformed(self, stream: Iterator[Probe]) -> Iterator[Probe]:
         """`stream` with the counterfactual transform applied when the spec asks for one."""
+        if not any(key in self.spec for key in (*TRANSFORM_KEYS, *MUTATE_KEYS)):
+            return stream  # neither transform: their packages stay unimported
+        from harness.perturb.probes import settings_from_spec as perturb_settings
+        from harness.perturb.probes import transform as perturb_transform
+        from harness.question_gen.metamorphic import Context as MutateContext
+        from harness.question_gen.metamorphic import relations_from_spec
+        from harness.question_gen.metamorphic import transform as mutate_transform
+
         settings = perturb_settings(self.spec)
         stream = stream if settings is None else perturb_transform(stream, settings, suite=self.name)
         relations = relations_from_spec(self.spec)  # -p mutate=...: after perturbing, so copies compose
@@ -154,7 +162,10 @@ class Suite:
         1 + draws times, the others not at all); -p mutate=... likewise counts the bases, and a relation
         name it does not know is one sentence here, before a run folder exists.
         """
-        relations_from_spec(self.spec)
+        if any(key in self.spec for key in MUTATE_KEYS):
+            from harness.question_gen.metamorphic import relations_from_spec
+
+            relations_from_spec(self.spec)
         try:
             return int(self.module.count(self.generator_spec))
         except ConfigError as exc:

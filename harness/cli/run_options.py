@@ -155,7 +155,6 @@ class RunOptions:
         """The options from typer's values: -p pairs read as YAML scalars, --per-category folded into them
         (seeded by --seed unless -p seed= says otherwise), the gates parsed, "text" read as generate; a
         misspelt answer mode or gates with --no-report is one sentence (exit 2) before anything is loaded."""
-        from harness.gates.checks import parse_gates  # both directions; light to import
         from harness.run.answer_modes import selectable_modes
 
         asked = fields.pop("answer_mode", ANSWER_GENERATE)
@@ -166,8 +165,8 @@ class RunOptions:
         if per_category is not None:  # the CBBQ suites' own sampling
             params.setdefault("per_category", per_category)
             params.setdefault("seed", fields.get("seed", 0))
-        opts = cls(params=params, gates=tuple(parse_gates(fail_above, fail_below)), judge=tuple(judge or ()),
-                   answer_mode=mode, **fields)
+        opts = cls(params=params, gates=_gates(fail_above, fail_below), judge=tuple(judge or ()), answer_mode=mode,
+                   **fields)
         if (opts.gates or opts.use_default_gates) and opts.no_report:
             raise HarnessError("--fail-above, --fail-below and --default-gates need the scores; drop --no-report.")
         return opts
@@ -187,3 +186,13 @@ class RunOptions:
         """The engine settings the command line sets (None: the target's or the engine's default)."""
         return {"concurrency": self.concurrency, "rpm": self.rpm, "timeout_s": self.timeout,
                 "max_attempts": self.max_attempts, "max_reply_chars": self.max_reply_chars}
+
+
+def _gates(fail_above: list[str] | None, fail_below: list[str] | None) -> tuple[Any, ...]:
+    """The --fail-above / --fail-below gates, parsed (harness.gates.checks imported only when there are some: a
+    run without gates does not pay for it before its first request)."""
+    if not fail_above and not fail_below:
+        return ()
+    from harness.gates.checks import parse_gates  # both directions
+
+    return tuple(parse_gates(fail_above, fail_below))
