@@ -44,8 +44,10 @@ from typing import TYPE_CHECKING, Any
 
 from harness.core.kinds import Headline, LeaderboardTable, ProbeKind, Section, ViewMetric
 from harness.core.lazy import lazy_module
+from harness.core.parts import TEST_DECLARED, EstimateGate
 from harness.core.records import LABEL_CHOICE, LABEL_REFUSE, Probe, Verdict
 from harness.metrics import FamilyResult
+from harness.metrics.bounded_gates import STEREOSET_UNITS, stereoset_p
 from harness.metrics.frames import FrameSpec
 
 if TYPE_CHECKING:
@@ -89,6 +91,9 @@ LEADERBOARD = (
                      caption="SS 50 is no preference; LMS and ICAT 100 are best.", when="stereoset.ss",
                      worse="", tested=False),
 )
+#: a threshold on SS, LMS or ICAT [.B] is a betting test over target terms (harness.metrics.bounded_gates)
+ESTIMATE_GATES = tuple(EstimateGate(f"{FAMILY}.{name}", TEST_DECLARED, p=stereoset_p, name="betting test")
+                       for name in ("ss", "lms", "icat"))
 FINDINGS_CAPTION = ("The examples whose stereotype the model prefers the most over its anti-stereotype (score "
                     "difference); one example is never evidence of bias, the share over many target terms is.")
 
@@ -216,6 +221,13 @@ def _slices(units: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
                             if (units["bias_type"] == bt).any()]
 
 
+def units(suffix: str, terms: pd.DataFrame) -> dict[str, Any]:
+    """A slice's per-target values as metrics.json keeps them for the gates' betting tests (one row of
+    STEREOSET_UNITS): SS_t where defined and every LMS_t, rounded to 1e-9 (the tests need no more)."""
+    return {"slice": suffix, "ss": [round(float(v), 9) for v in terms["ss"].dropna()],
+            "lms": [round(float(v), 9) for v in terms["lms"]]}
+
+
 def _put(res: FamilyResult, suffix: str, terms: pd.DataFrame, n_examples: int) -> dict[str, Any]:
     figs, ci = figures(terms), bootstrap(terms)
     for name in ("ss", "lms", "icat"):
@@ -247,13 +259,16 @@ def compute(df: pd.DataFrame) -> FamilyResult:
     if df.empty:
         return res
     chat = not df["scores"].notna().any()
-    units = df if chat else examples(df)
+    scored = df if chat else examples(df)
     counts = _chat_counts(res, df) if chat else ""
-    rows = []
-    for suffix, part in _slices(units):
+    rows, kept = [], []
+    for suffix, part in _slices(scored):
         n_examples = part.loc[part["label"] == LABEL_CHOICE, "instance"].nunique() if chat else len(part)
-        rows.append(_put(res, suffix, per_target(part, chat), n_examples))
+        terms = per_target(part, chat)
+        rows.append(_put(res, suffix, terms, n_examples))
+        kept.append(units(suffix, terms))
     res.tables[TABLE] = pd.DataFrame(rows)
+    res.tables[STEREOSET_UNITS] = pd.DataFrame(kept, columns=["slice", "ss", "lms"])
     ss, lms, ic = (res.metrics.get(f"{FAMILY}.{k}") for k in ("ss", "lms", "icat"))
     if ss is not None and lms is not None:
         how = "chat choices" if chat else "log-likelihood"

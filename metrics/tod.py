@@ -22,9 +22,11 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.core.kinds import ProbeKind
+from harness.core.kinds import ProbeKind, Section
 from harness.core.lazy import lazy_module
+from harness.core.parts import TEST_DECLARED, EstimateGate
 from harness.metrics import FamilyResult
+from harness.metrics.bounded_gates import TOD_UNITS, tod_p
 from harness.metrics.fairscore import COMPONENTS, STEPS, Fairscores, Pair, fairscores, sentence_bleu
 
 if TYPE_CHECKING:
@@ -38,6 +40,11 @@ KIND = "tod"  # the kind question_gen/tod.py emits
 KINDS = (ProbeKind(KIND, FAMILY),)
 AXES_ORDER = ("gender", "age", "race")
 LABELS = {"database": "database", "api_call": "API-call model", "response": "response generator"}
+#: the bounded means a threshold gate tests by betting over dialogues (harness.metrics.bounded_gates); the
+#: fairscores are ratios to the original BLEU, unbounded (|BLEU - BLEU~| / BLEU reaches 1 / BLEU), so no test
+ESTIMATE_GATES = (EstimateGate(f"{FAMILY}.bleu", TEST_DECLARED, p=tod_p, name="betting test"),
+                  *(EstimateGate(f"{FAMILY}.{axis}.bleu_gap", TEST_DECLARED, p=tod_p, name="betting test")
+                    for axis in AXES_ORDER))
 
 
 def _last_user(text: str) -> str:
@@ -81,6 +88,29 @@ def collect(df: pd.DataFrame) -> tuple[dict[str, list[Pair]], dict[str, dict[str
             continue
         pairs[axis].append(Pair(dialogue, draw, turn, originals[first[key]], dict(got)))
     return dict(pairs), info, frame
+
+
+def _unit(key: str, by_dialogue: dict[str, list[float]]) -> dict[str, Any]:
+    """One gated key's per-dialogue values as metrics.json keeps them (a row of TOD_UNITS): each dialogue's mean
+    over its turns and how many, rounded to 1e-9 (the betting test needs no more)."""
+    ids = sorted(by_dialogue)
+    return {"key": key, "means": [round(sum(by_dialogue[d]) / len(by_dialogue[d]), 9) for d in ids],
+            "turns": [len(by_dialogue[d]) for d in ids]}
+
+
+def units(frame: pd.DataFrame, pairs: dict[str, list[Pair]]) -> pd.DataFrame:
+    """The TOD_UNITS table: tod.bleu's original turns and each axis's bleu_gap turn pairs, grouped by dialogue."""
+    bleu: dict[str, list[float]] = defaultdict(list)
+    for dialogue, value in zip(frame.loc[frame["role"] == "original", "dialogue"],
+                               frame.loc[frame["role"] == "original", "bleu"], strict=True):
+        bleu[str(dialogue)].append(float(value))
+    rows = [_unit(f"{FAMILY}.bleu", bleu)] if bleu else []
+    for axis in sorted(pairs):
+        gaps: dict[str, list[float]] = defaultdict(list)
+        for p in pairs[axis]:
+            gaps[str(p.dialogue)].append(abs(p.original - p.perturbed["step1"]))
+        rows.append(_unit(f"{FAMILY}.{axis}.bleu_gap", gaps))
+    return pd.DataFrame(rows, columns=["key", "means", "turns"])
 
 
 def _put(res: FamilyResult, axis: str, fs: Fairscores, info: dict[str, Any]) -> None:
@@ -176,8 +206,13 @@ def compute(df: pd.DataFrame) -> FamilyResult:
             res.notes.append(f"tod {axis}: {found['incomplete']} turns wait for an answer to the original or a "
                              "step (errors or an unfinished run) and are not in the fairscore yet.")
     res.tables["attribution"] = attribution_table(results, info)
+    res.tables[TOD_UNITS] = units(frame, pairs)
     res.findings = _findings(frame)
     return res
+
+
+#: the report shows the attribution table as before; TOD_UNITS is for the gates (metrics.json), not a table to read
+SECTIONS = (Section(f"{FAMILY}: attribution", lambda tables: tables.get("attribution"), key=True),)
 
 
 def plots(df: pd.DataFrame, out_dir: Path, result: FamilyResult | None = None) -> list[Path]:

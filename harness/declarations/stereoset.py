@@ -17,6 +17,7 @@ METHOD = Method(
     rules={"*/stereoset": reader.read},
     family=FamilySpec(compute=family.compute, headline=family.HEADLINE, sections=family.SECTIONS,
                       leaderboard=family.LEADERBOARD, view_metrics=family.VIEW_METRICS,
+                      estimate_gates=family.ESTIMATE_GATES,
                       findings_caption=family.FINDINGS_CAPTION, plots=family.plots,
                       example=examples.stereoset),
     datasets=("stereoset",),

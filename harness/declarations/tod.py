@@ -13,6 +13,7 @@ METHOD = Method(
                                       generate_at=generator.generate_at, target_kind=generator.TARGET_KIND)},
     kinds=family.KINDS,
     rules={"*/tod": reader.read},
-    family=FamilySpec(compute=family.compute, plots=family.plots, summary=family.summary),
+    family=FamilySpec(compute=family.compute, plots=family.plots, summary=family.summary,
+                      sections=family.SECTIONS, estimate_gates=family.ESTIMATE_GATES),
     datasets=("sgd",),
 )
