@@ -11,7 +11,6 @@ binomial error of the simulation guarantees.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -20,23 +19,9 @@ from harness.metrics import decision_stats as dst
 from harness.metrics import estimate_tests as et
 from harness.metrics import gate_power as gp
 from harness.metrics import stats
+from harness.metrics.gate_rows import ALPHA, Row
+from harness.metrics.gate_size_chbias import CHBIAS_ROWS
 from harness.metrics.metamorphic import mcnemar
-from harness.metrics.paired_test import paired_test
-
-ALPHA = 0.05
-
-
-@dataclass(frozen=True)
-class Row:
-    """One statement's simulation: `run(draws, seed, null)` is the share of simulated runs in which it is
-    made (rejects) under its null (`null=True`: the size) or at the stated effect (the power)."""
-
-    family: str
-    statement: str
-    design: str
-    null: str
-    effect: str
-    run: Callable[[int, int, bool], float]
 
 
 def _one_category(groups: int, n: int) -> gp.Design:
@@ -94,45 +79,6 @@ def position(n: int, top_share: float) -> Callable[[int, int, bool], float]:
         shares = [1 / 3] * 3 if null else [top_share, (1 - top_share) / 2, (1 - top_share) / 2]
         k = rng.multinomial(n, shares, size=draws)
         return float(np.mean([_multinomial_p(tuple(int(x) for x in row)) < ALPHA for row in k]))
-
-    return run
-
-
-def paired_t(n: int, dz: float) -> Callable[[int, int, bool], float]:
-    """CHBias's paired t-test (paired_test, outliers dropped as the family does): null, the two sentences'
-    perplexities differ by noise alone; effect, a mean difference of `dz` standard deviations."""
-
-    def run(draws: int, seed: int, null: bool) -> float:
-        rng = np.random.default_rng(seed)
-        hits = 0
-        for _ in range(draws):
-            base = rng.lognormal(3.0, 0.5, n)
-            diff = rng.normal(0.0 if null else dz, 1.0, n) * 2.0
-            test = paired_test(base + diff, base, upstream=False)
-            hits += test.p is not None and test.p < ALPHA
-        return hits / draws
-
-    return run
-
-
-def mean_diff_gate(n: int, threshold: float, effect: float, skewed: bool = False) -> Callable[[int, int, bool], float]:
-    """The gate `--fail-above chbias.mean_diff=T` (chbias.mean_gate_p, the paired t against T on what
-    paired_test returns, outliers dropped as the family does): null, the mean perplexity difference exactly T
-    (normal differences of sd 2, or `skewed`: centred lognormal ones of sd about 2); effect, a mean of `effect`."""
-    from harness.metrics.chbias import mean_gate_p
-
-    def run(draws: int, seed: int, null: bool) -> float:
-        rng = np.random.default_rng(seed)
-        hits = 0
-        for _ in range(draws):
-            base = rng.lognormal(3.0, 0.5, n)
-            noise = (rng.lognormal(0.0, 0.8, n) - np.exp(0.32)) * 1.9 if skewed else rng.normal(0.0, 2.0, n)
-            test = paired_test(base + noise + (threshold if null else effect), base, upstream=False)
-            doc = {"metrics": {"chbias.mean_diff": test.mean_diff, "chbias.df": test.df},
-                   "intervals": {"chbias.mean_diff": (test.ci_low, test.ci_high)}}
-            got = mean_gate_p("chbias.mean_diff", threshold, "max", doc)
-            hits += got is not None and got[0] < ALPHA and (test.mean_diff or 0.0) > threshold
-        return hits / draws
 
     return run
 
@@ -238,10 +184,7 @@ ROWS: tuple[Row, ...] = (
           permutation(g, n, 0.2)) for g, n in ((4, 20), (4, 50), (8, 50))),
     *(Row("cbbq / bbq", "position test (varied order)", f"{n} answers", "letters equally likely",
           "letter A at 0.45", position(n, 0.45)) for n in (60, 150)),
-    *(Row("chbias", "paired t", f"{n} pairs", "no difference", "d_z = 0.3", paired_t(n, 0.3)) for n in (30, 100)),
-    *(Row("chbias", f"mean_diff={1:g} (paired t against T){' [skewed]' if sk else ''}", f"{n} pairs",
-          "true mean difference 1", "true mean difference 2", mean_diff_gate(n, 1.0, 2.0, sk))
-      for n in (30, 100) for sk in (False, True)),
+    *CHBIAS_ROWS,
     *(Row("metamorphic", "McNemar", f"{n} discordant pairs", "either way 1/2", "one way 0.7",
           discordant(n, 0.7, _mcnemar_p)) for n in (20, 60)),
     *(Row("counterfactual", "sign test", f"{n} changed pairs", "either way 1/2", "one way 0.7",
