@@ -33,7 +33,8 @@ table's per-group counts in metrics.json), else it compares the bare value and s
 
 Estimate gates are every other threshold on an estimate: a metric a family declares in ESTIMATE_GATES
 (harness.core.parts.EstimateGate: BiasAsker's absolute bias rate, CrowS-Pairs' stereotype share, BBQ's and
-CBBQ's bias scores, a category's too, counterfactual's rate shifts, CHBias's mean difference, a decision audit's
+CBBQ's bias scores, a category's too, counterfactual's rate shifts, CHBias's mean differences and t statistics
+(a skew-guarded paired t), a decision audit's
 impact ratio at a threshold other than its floor) fails only when the value is beyond the threshold AND a
 one-sided test at 5% of "the true value is within the threshold" rejects (harness.metrics.estimate_tests: the exact
 binomial test of the run's counts k of n, the threshold mapped onto the share's scale for a transform of a
@@ -41,7 +42,8 @@ share, or the family's own p).
 A bot exactly at the limit then fails at most 5% of the time, not half of it. A share the family declares no
 test for but whose counts (k, n) the run holds (value = k / n) takes the exact binomial test too. Any other
 metric is compared as a bare threshold, and its line says so ("no test declared"); a declared test whose
-numbers the run lacks (a metrics.json written before they were kept) says that instead. The tests read the
+numbers the run lacks (a metrics.json written before they were kept) says that instead. A family's declared test
+may refuse a key as a gate (a HarnessError, exit 2: CHBias's p values, naming what to gate instead). The tests read the
 run's metrics.json document (`run=`: the run folder, a scored RunResult or the document itself).
 
 A gated metric with no value gets the real reason in one sentence: every reply left unscored by a judge,
