@@ -220,9 +220,7 @@ class OpenAIChatAdapter(Adapter):
     async def _post(self, path: str, body: dict[str, Any]) -> Any:
         client = self._clients.get()
         if self._wire:  # the wire client classifies its own failures (harness.adapters.openai_wire)
-            from harness.adapters.openai_wire import decode_json
-
-            return decode_json(await within(self._timeout_s, client.post(path, body)))
+            return await within(self._timeout_s, client.post_json(path, body))
         import httpx2
 
         openai = _sdk()

@@ -84,6 +84,10 @@ class WireClient:
         except (aiohttp.ClientError, OSError) as exc:
             raise connection_failure(exc, [self._api_key]) from None
 
+    async def post_json(self, path: str, body: Mapping[str, Any]) -> Any:
+        """The decoded JSON of a 2xx answer to POST `body` (decode_json); an AdapterError for every other outcome."""
+        return decode_json(await self.post(path, body))
+
     def status_error(self, status: int, content: bytes, headers: Mapping[str, str]) -> AdapterError:
         """The error class and one-line reason for an HTTP error status, as the SDK path classifies it."""
         if status in (401, 403):

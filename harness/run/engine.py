@@ -52,6 +52,7 @@ from harness.run.clock import utc_stamp
 from harness.run.progress import RunProgress, SessionStats
 from harness.run.ratelimit import make_limiter
 from harness.run.response_cache import ResponseCache
+from harness.run.slots import Slots
 from harness.run.transcript import TranscriptWriter
 
 _MAX_REASON = 300
@@ -151,8 +152,8 @@ class Engine:
         self.settled_error: set[str] = set()
         self.abort_reason: str | None = None
         self._fingerprint = adapter.fingerprint()
-        self._semaphore = asyncio.Semaphore(max(1, settings.concurrency))
-        self._limiter = make_limiter(settings.rpm)
+        self._semaphore = Slots(max(1, settings.concurrency))  # harness.run.slots: O(1) hand-over, not asyncio's
+        self._limiter = make_limiter(settings.rpm) if settings.rpm else None
         self._rng = rng or random.Random()
         self._consecutive_errors = 0
         self.stopping = False
@@ -214,7 +215,8 @@ class Engine:
         connection slot and a rate-limit token, so a reply's latency is the target's time, never our queue's
         (a reply recorded 5.7 s under a 5 s timeout had waited for a token first)."""
         async with self._semaphore:
-            await self._limiter.acquire()
+            if self._limiter is not None:
+                await self._limiter.acquire()
             self._check_stopping()  # waited for a slot or a token while Ctrl-C came: ask nothing new
             if sent is not None:
                 sent[0] = time.monotonic()
