@@ -18,7 +18,11 @@ On a busy machine the wall figures move with the load (printed beside them); CPU
 and `1000 / CPU` is the rate one core to itself would reach.
 
 Usage: .venv/bin/python benchmarks/saturation.py [--probes 4000] [--latency 0.1] [--concurrency 16,64,256]
-       [--ceiling-probes 20000] [--server-procs 2] [--no-progress-bar] [--no-cache] [--warmup]
+       [--ceiling-probes 20000] [--server-procs 2] [--no-progress-bar] [--no-cache] [--warmup] [--wire-alone N]
+
+`--wire-alone N` adds one line: N requests at c=256, 0 ms through the wire client alone (aiohttp and the JSON of
+the body and the answer, from plain tasks: no engine, transcript, cache or progress), so the last row splits into
+the HTTP client's share and the harness's own.
 """
 
 from __future__ import annotations
@@ -136,6 +140,38 @@ class Row:
         return self.concurrency / self.latency if self.latency > 0 else None
 
 
+def _wire_alone(spec: dict[str, Any], prompts: list[str]) -> None:
+    """The HTTP client's share alone: the same requests through the wire client (aiohttp, the body's and the
+    answer's JSON) from `concurrency` plain tasks, with no engine, transcript, cache or progress around it."""
+    import asyncio
+
+    from harness.adapters.openai_wire import WireClient
+
+    async def ask_all() -> tuple[int, float, float]:
+        client = WireClient(os.environ["BENCH_BASE_URL"], "bench-key-not-secret", 60.0)
+        todo = iter(prompts)
+        answered = 0
+
+        async def worker() -> None:
+            nonlocal answered
+            for prompt in todo:
+                body = {"model": "bench", "messages": [{"role": "user", "content": prompt}], "temperature": 0.0,
+                        "max_tokens": 16}
+                answer = await client.post_json("/chat/completions", body)
+                answered += bool(answer["choices"][0]["message"]["content"])
+
+        started, cpu = time.monotonic(), time.process_time()
+        await asyncio.gather(*(worker() for _ in range(spec["concurrency"])))
+        wall, used = time.monotonic() - started, time.process_time() - cpu
+        await client.close()
+        return answered, wall, used
+
+    from harness.run.session import run_loop  # uvloop, as a run asks
+
+    answered, wall, used = run_loop(ask_all())
+    print(json.dumps({"answered": answered, "errors": 0, "wall_s": wall, "cpu_s": used}))
+
+
 def _client(spec: dict[str, Any]) -> None:
     """The measured process: builtin-en probes, generated first, asked through the real run engine."""
     from rich.console import Console
@@ -145,6 +181,9 @@ def _client(spec: dict[str, Any]) -> None:
     from harness.run.execute import run_suite
 
     probes = list(select_probes(load_suite("builtin-en"), sample=spec["probes"], seed=0, limit=None, overrides={}))
+    if spec.get("wire_alone"):
+        _wire_alone(spec, [p.text for p in probes])
+        return
     console = Console(file=open(os.devnull, "w"), force_terminal=True) if spec["bar"] else None  # noqa: SIM115
     if spec.get("warmup"):  # as `harness run` does before it asks: scoring's imports in a thread (its CPU billed)
         from harness.cli import warmup
@@ -159,11 +198,11 @@ def _client(spec: dict[str, Any]) -> None:
 
 
 def _measure(args: argparse.Namespace, work: Path, servers: list[multiprocessing.Process], counts: Any,
-             delay: Any, concurrency: int, latency: float, probes: int) -> Row:
+             delay: Any, concurrency: int, latency: float, probes: int, wire_alone: bool = False) -> Row:
     delay.value = latency
     time.sleep(0.2)  # every server has read the new delay
     spec = {"probes": probes, "concurrency": concurrency, "bar": not args.no_progress_bar, "cache": not args.no_cache,
-            "warmup": args.warmup, "run_id": f"c{concurrency}-l{latency:g}-n{probes}"}
+            "warmup": args.warmup, "run_id": f"c{concurrency}-l{latency:g}-n{probes}", "wire_alone": wire_alone}
     served_before = sum(counts)
     server_before = sum(_cpu_s(p.pid) for p in servers)  # type: ignore[arg-type]
     env = {**os.environ, "HARNESS_CACHE_DIR": str(work / f"cache-{spec['run_id']}")}  # every row asks anew
@@ -201,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", default="16,64,256", help="comma-separated concurrencies")
     parser.add_argument("--ceiling-probes", type=int, default=20000, help="c=256 at no latency; 0 skips the row")
     parser.add_argument("--server-procs", type=int, default=2)
+    parser.add_argument("--wire-alone", type=int, default=0, metavar="N",
+                        help="also ask N requests at c=256, 0 ms through the wire client alone (the HTTP share)")
     parser.add_argument("--no-progress-bar", action="store_true", help="ask without drawing the live bar")
     parser.add_argument("--no-cache", action="store_true", help="ask without the response cache (as --no-cache)")
     parser.add_argument("--warmup", action="store_true", help="start harness run's warm-up thread as it asks")
@@ -223,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             return 3
     work = Path(tempfile.mkdtemp(prefix="harness-saturation-"))
     os.environ.update({"HARNESS_TRANSCRIPTS_DIR": str(work / "transcripts"), "HARNESS_CACHE_DIR": str(work / "cache"),
-                       "BENCH_API_KEY": "bench-key-not-secret"})
+                       "BENCH_API_KEY": "bench-key-not-secret", "BENCH_BASE_URL": f"http://127.0.0.1:{port}/v1"})
     (work / "targets.toml").write_text(
         f'[targets.bench]\nadapter = "openai"\nmodel = "bench"\nbase_url = "http://127.0.0.1:{port}/v1"\n'
         'api_key_env = "BENCH_API_KEY"\nmax_tokens = 16\n', encoding="utf-8")
@@ -233,10 +274,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.ceiling_probes:
             plan.append((256, 0.0, args.ceiling_probes))
         rows = [_measure(args, work, servers, counts, delay, c, lat, n) for c, lat, n in plan]
+        alone = (_measure(args, work, servers, counts, delay, 256, 0.0, args.wire_alone, wire_alone=True)
+                 if args.wire_alone else None)
     finally:
         for server in servers:
             server.terminate()
     _print(rows, args.server_procs)
+    if alone is not None:
+        ms, engine = alone.cpu_s / alone.answered * 1000, rows[-1].cpu_s / rows[-1].answered * 1000
+        print(f"wire client alone (aiohttp and JSON, no engine), c=256, 0 ms: {alone.answered:,} requests, "
+              f"{ms:.3f} ms CPU per request ({1000 / ms:,.0f} requests/s on one core), {alone.rate:,.0f} requests/s "
+              f"here, load {alone.load:.2f}; the rest of the last row, {engine - ms:.3f} ms, is the harness's own")
     bad = [r for r in rows if r.served != r.probes or r.answered != r.probes]
     if bad:
         print(f"not every probe was asked once and answered: {[(r.concurrency, r.served, r.answered) for r in bad]}")
