@@ -10,6 +10,12 @@ directory is empty (a fresh install: the paper-scale suites say "needs data"); w
 $HARNESS_DATA_DIR) `harness suites` is measured again with the data sets there, whose counting it includes.
 CPU is the child's user + system time (resource.getrusage), which a busy machine inflates far less than
 wall; the load average is printed beside them. The target (issue 38): under 1 s wall, cold, on a quiet machine.
+
+Then the peers-style run (benchmarks/peers.py's server answering after 100 ms, `harness run -s builtin-en
+--sample 4000 --seed 1 -t bench --concurrency 64 --no-cache`, a fresh cache and transcripts folder each time):
+when the server saw its first request after the process started (the start-up: imports, the plan, the suite's
+4,000 probes fingerprinted, the run folder opened), and when the process exited, with its CPU seconds
+(--first-request-only skips the table above; --peers-runs N tries, medians).
 """
 
 from __future__ import annotations
@@ -77,11 +83,49 @@ def _measure(name: str, args: list[str], env: dict[str, str], work: Path, repeat
     print(f"{row[0]:<44} {row[1]:>8} {row[2]:>8} {row[3]:>8} {row[4]:>8}", flush=True)
 
 
+def _first_request(env: dict[str, str], runs: int) -> None:
+    """The peers-style run's start-up: seconds from the process's start to the first request the server saw,
+    and to the process's exit, with its CPU seconds; medians of `runs` cold tries."""
+    import peers  # benchmarks/peers.py: the counting server and its `bench` target
+
+    started = peers.start_bench_server(0.1, 16, "harness-startup-peers-")
+    if started is None:
+        return
+    server, counter, _port, work = started
+    firsts, exits, cpus = [], [], []
+    try:
+        for i in range(runs):
+            run_env = {**peers._fresh_env(work, i), **{k: env[k] for k in ("HARNESS_DATA_DIR", "COLUMNS")}}
+            cmd = [str(peers.HARNESS), "run", "--suite", "builtin-en", "--sample", "4000", "--seed", "1", "--target",
+                   "bench", "--concurrency", "64", "--no-progress", "--no-cache"]
+            before, usage = counter.value, resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            proc = subprocess.Popen(cmd, cwd=work, env=run_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            first = None
+            while proc.poll() is None:
+                if first is None and counter.value > before:
+                    first = time.perf_counter() - start
+                time.sleep(0.002)
+            exits.append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append((after.ru_utime - usage.ru_utime) + (after.ru_stime - usage.ru_stime))
+            firsts.append(first if first is not None else float("nan"))
+            if proc.returncode not in (0, 1):
+                print(f"  ! the peers-style run exited {proc.returncode}", file=sys.stderr)
+    finally:
+        server.terminate()
+    print(f"{'peers-style run (4,000 probes, c=64, 100 ms)':<44} {'first request':>14} {'exit':>8} {'CPU s':>8}")
+    print(f"{'  median of ' + str(runs) + ' cold runs':<44} {statistics.median(firsts):14.2f} "
+          f"{statistics.median(exits):8.2f} {statistics.median(cpus):8.2f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="tries of each command, cold and warm (medians)")
     parser.add_argument("--data", default=os.environ.get("HARNESS_DATA_DIR"),
                         help="a data directory with the data sets, for `harness suites` with data")
+    parser.add_argument("--peers-runs", type=int, default=3, help="tries of the peers-style run (0: skip it)")
+    parser.add_argument("--first-request-only", action="store_true", help="only the peers-style run's start-up")
     opts = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Chat)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -94,6 +138,11 @@ def main() -> None:
         env |= {"HARNESS_DATA_DIR": str(work / "no-data"), "OPENAI_API_KEY": "sk-bench-not-a-key", "COLUMNS": "160"}
         load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"harness start-up, medians of {opts.repeat}; load average {load}; {os.cpu_count()} CPUs")
+        if opts.peers_runs:
+            _first_request(env, opts.peers_runs)
+        if opts.first_request_only:
+            server.shutdown()
+            return
         print(f"{'command':<44} {'cold s':>8} {'cold CPU':>8} {'warm s':>8} {'warm CPU':>8}")
         _measure("harness --version", ["--version"], env, work, opts.repeat)
         _measure("harness suites (no data sets)", ["suites"], env, work, opts.repeat)
