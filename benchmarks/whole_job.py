@@ -8,9 +8,11 @@ cache directories), as benchmarks/peers.py does. Printed, medians of `--rounds`:
   whole        `harness run` (ask, score, report): wall, CPU s per 1,000 replies (user + system of the process
                and its children, from wait4), peak RSS, the requests the server saw (must be N);
   no warm-up   `harness run` with HARNESS_WARMUP=0 (harness.cli.warmup off: scoring pays its imports and
-               declarations after the last reply) and with HARNESS_WARMUP=read (the rules also read each reply
-               while it asks), interleaved with the others; for each harness run, the seconds from the asking
-               session's end (manifest) to report.html's write and what the warm-up thread logged;
+               declarations after the last reply) and with HARNESS_WARMUP=imports (no reading ahead: the rules
+               read every reply after the last), interleaved with the default (imports, declarations and the
+               rules' read-ahead worker process); for each harness run, its slices (start-up to the asking
+               session's start, the asking session, from its end to report.html's write, from that to the
+               process's exit; the session's times from manifest.json) and what the warm-up logged;
   no-report    `harness run --no-report`: the same, asking only;
   phases       in a fresh process over the last whole run's folder, each phase's wall and CPU s
                (time.process_time) and the process's peak RSS after it: importing the scoring and report
@@ -44,7 +46,8 @@ import peers  # noqa: E402 - the counting server and the measured subprocess liv
 
 HARNESS = Path(sys.executable).with_name("harness")
 NO_WARMUP = "harness run, HARNESS_WARMUP=0"
-READ_AHEAD = "harness run, HARNESS_WARMUP=read"
+IMPORTS_ONLY = "harness run, HARNESS_WARMUP=imports"
+WARMED = ("harness run", NO_WARMUP, IMPORTS_ONLY)
 
 
 def _rss_mb() -> float:
@@ -84,30 +87,34 @@ def phases(run_dir: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _after_asking_s(run_dir: Path) -> float:
-    """Seconds from the asking session's end (the manifest's ended_at) to report.html's last write: the
-    wall the whole `harness run` spends after its last reply (scoring, the report), warm-up or not."""
+def _slices(run_dir: Path, started: float, ended: float) -> dict[str, float]:
+    """The whole `harness run`'s wall cut at the asking session's start and end (manifest.json), report.html's
+    write, and the process's exit: start-up, asking, after the last reply, exit."""
     import datetime
 
     session = json.loads((run_dir / "manifest.json").read_text("utf-8"))["sessions"][-1]
-    ended = datetime.datetime.fromisoformat(session["ended_at"]).timestamp()
-    return (run_dir / "report.html").stat().st_mtime - ended
+    ask_start, ask_end = (datetime.datetime.fromisoformat(session[k]).timestamp() for k in ("started_at", "ended_at"))
+    report = (run_dir / "report.html").stat().st_mtime
+    return {"start-up": ask_start - started, "asking": ask_end - ask_start, "after the last reply": report - ask_end,
+            "report to exit": ended - report}
 
 
 def _warm_up_line(log: Path, run_dir: Path) -> str:
-    """What harness.cli.warmup logged (HARNESS_WARMUP_LOG): its thread's CPU s, its wall, and how long
-    before the asking session's end it was done (negative: scoring waited for it)."""
+    """What harness.cli.warmup logged (HARNESS_WARMUP_LOG): its thread's CPU s, its wall, how long before the
+    asking session's end it was done (negative: scoring waited for it), and the verdicts read ahead and taken."""
     import datetime
 
     if not log.exists():
         return "no warm-up"
-    got = json.loads(log.read_text("utf-8").splitlines()[-1])
+    lines = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
     log.unlink()
+    got = next(line for line in lines if "started" in line)
+    read = next((line for line in lines if "taken" in line), {"read_ahead": 0, "taken": 0})
     session = json.loads((run_dir / "manifest.json").read_text("utf-8"))["sessions"][-1]
     ended = datetime.datetime.fromisoformat(session["ended_at"]).timestamp()
     return (f"warm-up {got['thread_cpu_s']:.2f} CPU s over {got['ended'] - got['started']:.2f} s, done "
-            f"{ended - got['ended']:.2f} s before the asking ended ({'+'.join(got['done']) or 'failed'}), "
-            f"{got.get('read_ahead', 0):,} replies read ahead")
+            f"{ended - got['ended']:.2f} s before the asking ended ({'+'.join(got['done']) or 'failed'}); "
+            f"{read['read_ahead']:,} replies read ahead, {read['taken']:,} taken by score_run")
 
 
 def _phases_in_child(run_dir: Path, env: dict[str, str]) -> list[dict[str, Any]]:
@@ -116,6 +123,19 @@ def _phases_in_child(run_dir: Path, env: dict[str, str]) -> list[dict[str, Any]]
     if done.returncode:
         raise SystemExit(f"the phase run failed: {done.stderr.strip().splitlines()[-1:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _print_slices(slices: dict[str, list[dict[str, float]]]) -> None:
+    """The whole run's slices per variant, medians with every round in brackets."""
+    if not slices:
+        return
+    names = list(next(iter(slices.values()))[0])
+    print("\nslices of the whole `harness run` (medians; the rounds in brackets):")
+    print("| run | " + " | ".join(names) + " |\n|---|" + "---|" * len(names))
+    for tool, rounds in slices.items():
+        cells = [f"{statistics.median(r[n] for r in rounds):.2f} s ({', '.join(f'{r[n]:.2f}' for r in rounds)})"
+                 for n in names]
+        print(f"| {tool} | " + " | ".join(cells) + " |")
 
 
 def _print_phases(rounds: list[list[dict[str, Any]]]) -> None:
@@ -156,9 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     server, counter, port, work = started
     try:
         cmds = peers._commands(argparse.Namespace(**vars(args), lmeval="/nonexistent"), port, work, [])
-        cmds = {"harness run": cmds["harness run"], NO_WARMUP: cmds["harness run"], READ_AHEAD: cmds["harness run"],
-                **cmds}  # interleaved
-        after: dict[str, list[float]] = {}
+        cmds = {"harness run": cmds["harness run"], NO_WARMUP: cmds["harness run"],
+                IMPORTS_ONLY: cmds["harness run"], **cmds}  # interleaved
+        slices: dict[str, list[dict[str, float]]] = {}
         results: dict[str, list[peers.Measure]] = {tool: [] for tool in cmds}
         loads, phase_rounds, env = [], [], {}
         for run in range(args.rounds):
@@ -166,20 +186,21 @@ def main(argv: list[str] | None = None) -> int:
                 if args.no_whole and tool == "harness run --no-report":
                     continue
                 env = peers._fresh_env(work, run)
-                if tool in (NO_WARMUP, READ_AHEAD):  # off: scoring pays its fixed costs itself; read: the
-                    env["HARNESS_WARMUP"] = "0" if tool == NO_WARMUP else "read"  # rules read each reply ahead
+                if tool in (NO_WARMUP, IMPORTS_ONLY):  # off: scoring pays its fixed costs itself; imports: the
+                    env["HARNESS_WARMUP"] = "0" if tool == NO_WARMUP else "imports"  # rules read after asking
                 warm_log = work / f"warmup-{run}.jsonl"
                 env["HARNESS_WARMUP_LOG"] = str(warm_log)
                 loads.append(os.getloadavg()[0])
+                started = time.time()
                 m = peers._measured(tool, cmd, env, work, counter)
                 results[tool].append(m)
                 print(f"round {run + 1}: {tool:26s} {m.wall_s:6.2f} s, {m.cpu_s:6.2f} CPU s, {m.rss_mb:5.0f} MB, "
                       f"{m.requests:,} requests, exit {m.code}", flush=True)
-                if tool in ("harness run", NO_WARMUP, READ_AHEAD):
+                if tool in WARMED:
                     run_dir = next(Path(env["HARNESS_TRANSCRIPTS_DIR"]).iterdir())
-                    after.setdefault(tool, []).append(_after_asking_s(run_dir))
-                    print(f"         after the last reply: {after[tool][-1]:.2f} s to report.html; "
-                          f"{_warm_up_line(warm_log, run_dir)}", flush=True)
+                    slices.setdefault(tool, []).append(_slices(run_dir, started, started + m.wall_s))
+                    print("         " + ", ".join(f"{k} {v:.2f} s" for k, v in slices[tool][-1].items())
+                          + f"; {_warm_up_line(warm_log, run_dir)}", flush=True)
                 if tool == "harness run":
                     loads.append(os.getloadavg()[0])
                     try:
@@ -194,9 +215,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{args.latency * 1000:g} ms: physical limit {limit_s:.2f} s; medians of {args.rounds} rounds; "
               f"load average {min(loads):.2f}-{max(loads):.2f} on {os.cpu_count()} CPUs\n")
         print(peers._table({k: v for k, v in results.items() if v}, limit_s, args.probes))
-        for tool, walls in after.items():
-            print(f"{tool}: after the asking session ended, report.html written {statistics.median(walls):.2f} s "
-                  f"later (median of {len(walls)}; {', '.join(f'{w:.2f}' for w in walls)})")
+        _print_slices(slices)
         if phase_rounds:
             _print_phases(phase_rounds)
     finally:

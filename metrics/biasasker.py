@@ -51,6 +51,7 @@ refused alike" (`biasasker.refusal_disparity_p[...]`), gated by default (docs/re
 
 from __future__ import annotations
 
+import math
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
@@ -166,6 +167,25 @@ def _absolute(res: FamilyResult, ab: pd.DataFrame) -> None:
     res.tables["absolute_bias_rate"] = pd.concat([cells, overall], ignore_index=True)
 
 
+def _pair_counts(frame: pd.DataFrame, scope: str | None) -> dict[tuple[str, str], dict[tuple[str, str], list[int]]]:
+    """(attribute, category) -> (group a, group b) sorted -> [times a won, times b won], pairs in the order they
+    were first asked; `scope` is the category of every row (OVERALL), or None to take each row's own. One pass
+    over the rows, not a pandas group per cell (each copied every column: a third of the family's time)."""
+    cells: dict[tuple[str, str], dict[tuple[str, str], list[int]]] = {}
+    categories = frame["category"] if scope is None else [scope] * len(frame)
+    for attribute, category, groups, winner in zip(frame["attribute"], categories, frame["groups"], frame["winner"],
+                                                   strict=True):
+        if pd.isna(attribute) or pd.isna(category):  # what pandas' groupby leaves out
+            continue
+        a, b = sorted(groups)
+        cnt = cells.setdefault((attribute, category), {}).setdefault((a, b), [0, 0])
+        if winner == a:
+            cnt[0] += 1
+        elif winner == b:
+            cnt[1] += 1
+    return cells
+
+
 def _advantage(res: FamilyResult, ab: pd.DataFrame) -> None:
     """Per attribute and category: t_ij, t_ji and a_ij for every pair of groups that was asked about."""
     if ab.empty:
@@ -175,18 +195,7 @@ def _advantage(res: FamilyResult, ab: pd.DataFrame) -> None:
     ab = ab[ab["groups"].map(len) == 2]
     rows: list[dict[str, Any]] = []
     for scope, frame in ((OVERALL, ab), (None, _explode(ab))):
-        keys = ["attribute"] if scope else ["attribute", "category"]
-        for key, part in frame.groupby(keys, sort=True):
-            attribute = key[0] if isinstance(key, tuple) else key
-            category = scope or key[1]
-            pairs: dict[tuple[str, str], list[int]] = {}
-            for groups, winner in zip(part["groups"], part["winner"], strict=True):
-                a, b = sorted(groups)
-                cnt = pairs.setdefault((a, b), [0, 0])
-                if winner == a:
-                    cnt[0] += 1
-                elif winner == b:
-                    cnt[1] += 1
+        for (attribute, category), pairs in sorted(_pair_counts(frame, scope).items()):
             for (a, b), (t_ab, t_ba) in pairs.items():
                 p = sign_test(t_ab, t_ba)
                 for gi, gj, tij, tji in ((a, b, t_ab, t_ba), (b, a, t_ba, t_ab)):
@@ -202,13 +211,19 @@ def _advantage(res: FamilyResult, ab: pd.DataFrame) -> None:
     if table.empty:
         res.tables["advantage"] = table
         return
+    firsts: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        if row["group_i"] < row["group_j"]:
+            firsts.setdefault((row["attribute"], row["category"]), []).append(row)
     adjusted: dict[tuple[str, str, str, str], float | None] = {}
-    for (attribute, category), part in table.groupby(["attribute", "category"], sort=False):
-        first = part[part["group_i"] < part["group_j"]]
-        for gi, gj, p in zip(first["group_i"], first["group_j"], holm_adjust(list(first["p_value"])), strict=True):
-            adjusted[(attribute, category, gi, gj)] = p
-    table["p_holm"] = [adjusted[(a, c, min(i, j), max(i, j))] for a, c, i, j in
-                       zip(table["attribute"], table["category"], table["group_i"], table["group_j"], strict=True)]
+    # as the table's column holds them: a missing p-value is NaN beside numbers, None in a column of none
+    missing = math.nan if any(r["p_value"] is not None for r in rows) else None
+    for (attribute, category), part in firsts.items():
+        ps = [missing if r["p_value"] is None else r["p_value"] for r in part]
+        for row, p in zip(part, holm_adjust(ps), strict=True):
+            adjusted[(attribute, category, row["group_i"], row["group_j"])] = p
+    table["p_holm"] = [adjusted[(r["attribute"], r["category"], min(r["group_i"], r["group_j"]),
+                                 max(r["group_i"], r["group_j"]))] for r in rows]
     res.tables["advantage"] = table
     for r in table[table["category"] == OVERALL].itertuples():
         key = f"advantage.{slug(r.attribute)}.{slug(r.group_i)}.{slug(r.group_j)}"

@@ -8,6 +8,11 @@ word-piece table, each method's declaration and rules, the report's compiled tem
 those in a daemon thread as the asking starts; `wait()` joins it before scoring, so scoring never runs
 beside it (the registries and caches it fills are then only read) and finds them warm.
 
+The rules also read each reply while the run asks (harness.score.preread): the engine appends each ok reply it
+records to a spool file that a worker process (harness.score.read_worker) reads on the other core at nice 10, so
+after the last reply only the families' numbers and the report are left. A thread here did that reading before
+and took the GIL from the asking loop (c=64 fell from 0.65-0.77 of the limit to 0.54-0.57 at load 7).
+
 Nothing here reads or writes the run's files, so the transcript contract, the verdicts and the metrics are
 what scoring alone gives (the same functions fill the same caches, only earlier). A failure here is
 swallowed: the same step fails again, with its own one-sentence message, when scoring does it for real.
@@ -28,7 +33,7 @@ if TYPE_CHECKING:
     from harness.score.preread import PreRead
 
 ENV = "HARNESS_WARMUP"  # "0": no warm-up (benchmarks/whole_job.py and saturation.py measure without it too)
-READ = "read"  # HARNESS_WARMUP=read: the rules also read each reply ahead (off by default: see start())
+IMPORTS = "imports"  # HARNESS_WARMUP=imports: no reading ahead (the default reads ahead: see start())
 LOG_ENV = "HARNESS_WARMUP_LOG"  # a file the warm-up appends its timing to (a JSON line), for the benchmark
 SWITCH_S = 0.001  # the GIL's switch interval while warming (Python's default 5 ms stalls the asking loop)
 _DEFAULT_SWITCH_S = sys.getswitchinterval()
@@ -82,18 +87,19 @@ def _warm(pre: PreRead | None) -> None:
 
 def start(method: str | None = None, compat: bool = False) -> None:
     """Start warming (once per process); a process that will not score (--no-report, a dry run) never calls it.
-    With `method` and HARNESS_WARMUP=read, the rules then read each ok reply as the engine records it
-    (harness.score.preread) in that method and mode; preread() hands the verdicts to score_run. Off by
-    default: on the shared 2-core machine (load 7) that reading, in this process under its GIL, took c=64
-    from 0.65-0.77 of the limit to 0.54-0.56 (docs/benchmarks.md), more than the ~1 s it saves after asking."""
+    With `method`, the rules also read each ok reply as the engine records it (harness.score.preread: a worker
+    process at a lower priority, never this process's GIL) in that method and mode; preread() hands the verdicts
+    to score_run. HARNESS_WARMUP=imports: the imports and declarations only; HARNESS_WARMUP=0: nothing."""
     global _THREAD, _PRE
-    if _THREAD is None and os.environ.get(ENV, "1") != "0":
-        if method is not None and os.environ.get(ENV) == READ:
+    mode = os.environ.get(ENV, "1")
+    if _THREAD is None and mode != "0":
+        if method is not None and mode != IMPORTS:
             from harness.run.engine import REPLY_HOOKS
             from harness.score.preread import PreRead
 
-            _PRE = PreRead(method, compat)
-            REPLY_HOOKS.append(_PRE.feed)
+            with contextlib.suppress(OSError):  # no worker (no temp dir, no process): score_run reads them all
+                _PRE = PreRead(method, compat)
+                REPLY_HOOKS.append(_PRE.feed)
         _THREAD = threading.Thread(target=_warm, args=(_PRE,), name="harness-warm-up", daemon=True)
         _THREAD.start()
 
