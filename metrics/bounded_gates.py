@@ -12,6 +12,9 @@ harness.metrics.bounded_mean, whose size holds for any distribution of the units
   min(SS, 100 - SS) <= min(U_SS, 100 - L_SS, 50) (>= min(L_SS, 100 - U_SS) for a lower bound). A lower-bound
   gate (H0 "ICAT >= T") rejects at alpha when U_LMS x min(U_SS, 100 - L_SS, 50) / 50 < T; its p is the
   smallest such alpha (found by bisection, the bound being monotone in alpha).
+* stereoset.ss_distance [.B] = |SS - 50|: H0 "SS within 50 +- D" is rejected when either one-sided test (SS
+  above 50 + D, SS below 50 - D) rejects at alpha / 2 (Bonferroni); a lower bound (H0 "SS outside the band")
+  when both tests of "SS inside it" reject (intersection-union, each at alpha).
 * tod.bleu and tod.AXIS.bleu_gap: means of turn values in [0, 1]; the unit a dialogue (its turns averaged),
   weighted by its turns, so the tested mean is the metric's own mean over turns.
 """
@@ -73,17 +76,33 @@ def icat_p(ss: Sequence[float], lms: Sequence[float], threshold: float, bound: s
     return float(10.0**hi)
 
 
+def distance_p(ss: Sequence[float], threshold: float, bound: str) -> float | None:
+    """The p of H0 "|SS - 50| <= D" (bound "max": SS within [50 - D, 50 + D]): the smaller of the two one-sided
+    betting p values, doubled (Bonferroni: under H0 each is valid, so rejecting either side has size <= alpha);
+    for a lower bound (H0 "|SS - 50| >= D": SS outside the band) the larger of the two tests of SS inside it."""
+    if not ss:
+        return None
+    up = bm.betting_p(ss, 50.0 + threshold, bm.UPPER if bound == bm.UPPER else bm.LOWER, high=100.0)
+    down = bm.betting_p(ss, 50.0 - threshold, bm.LOWER if bound == bm.UPPER else bm.UPPER, high=100.0)
+    if up is None or down is None:
+        return None
+    return min(1.0, 2.0 * min(up, down)) if bound == bm.UPPER else max(up, down)
+
+
 def stereoset_p(metric: str, threshold: float, bound: str, run: Mapping[str, Any]) -> tuple[float, str] | None:
     """The p a gate on stereoset.ss / .lms / .icat [.B] reads: the betting test over target terms (module
     docstring); None where the run keeps no per-target values (scored before they were kept)."""
     parts = metric.split(".", 2)
-    if len(parts) < 2 or parts[1] not in ("ss", "lms", "icat"):
+    if len(parts) < 2 or parts[1] not in ("ss", "lms", "icat", "ss_distance"):
         return None
     row = _stereoset_row(run, parts[2] if len(parts) == 3 else "")
     if row is None:
         return None
     ss, lms = _floats(row.get("ss")), _floats(row.get("lms"))
-    if parts[1] == "icat":
+    if parts[1] == "ss_distance":
+        p = distance_p(ss, threshold, bound)
+        how = f"betting tests of SS beyond 50 +- {threshold:g} either way (Bonferroni), {len(ss)} target terms"
+    elif parts[1] == "icat":
         p = icat_p(ss, lms, threshold, bound)
         how = (
             f"betting bounds of LMS (alpha/2) and SS (alpha/4 each side) through ICAT's map, Bonferroni, "

@@ -85,6 +85,8 @@ def test_stereoset_ss_gate_fails_beyond_chance_and_passes_near_the_limit(
     assert [r["slice"] for r in kept] == ["", "gender"] and sorted(kept[0]["ss"]) == [60.0] * 32 + [80.0] * 8
     code, out = _report(near, "--fail-above", "stereoset.ss.gender=50", capsys)  # a bias type's key: 64 vs 50
     assert code == EXIT_GATE_FAILED, out
+    code, out = _report(biased, "--fail-above", "stereoset.ss_distance=20", capsys)  # |90 - 50| = 40 > 20
+    assert code == EXIT_GATE_FAILED and "either way" in out, out
 
 
 def test_tod_bleu_gate_on_the_golden_run(run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:

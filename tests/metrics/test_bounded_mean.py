@@ -103,3 +103,16 @@ def test_stereoset_and_tod_gates_read_the_kept_units() -> None:
     p, how = bg.tod_p("tod.bleu", 0.5, bm.UPPER, run)
     assert p == pytest.approx(1 / (1 + 2 * MEAN_C / 3 - MEAN_C2 / 3)) and "2 dialogues" in how
     assert bg.tod_p("tod.gender.bleu_gap", 0.5, bm.UPPER, run) is None
+
+
+def test_distance_from_50_by_bonferroni() -> None:
+    # ten terms at SS_t 100 against |SS - 50| <= 10: the upper test at 60 has lam = c / 0.6 and factors
+    # 1 + (c / 0.6) 0.4 = 1 + 2c/3, K = mean (1 + 2c/3)^10; the test of SS below 40 finds nothing (p 1): p = 2 / K
+    c = (np.arange(bm.BETS) + 0.5) / bm.BETS
+    assert bg.distance_p([100.0] * 10, 10.0, bm.UPPER) == pytest.approx(2 / np.mean((1 + 2 * c / 3) ** 10))
+    # thirty terms at 50 against |SS - 50| >= 10: both tests of "inside the band" reject alike; p the larger
+    inside = bg.distance_p([50.0] * 30, 10.0, bm.LOWER)
+    assert inside == pytest.approx(bm.betting_p([50.0] * 30, 60.0, bm.LOWER, high=100.0)) and inside < 0.05
+    run = {"tables": {"stereoset": {bg.STEREOSET_UNITS: [{"slice": "", "ss": [100.0] * 10, "lms": [100.0] * 10}]}}}
+    p, how = bg.stereoset_p("stereoset.ss_distance", 10.0, bm.UPPER, run)
+    assert p == pytest.approx(2 / np.mean((1 + 2 * c / 3) ** 10)) and "either way" in how
