@@ -133,7 +133,7 @@ BOUNDED_ROWS: tuple[Row, ...] = (
         "stereoset",
         "ss_distance=10 (two betting tests, Bonferroni)",
         "40 target terms, binomial",
-        "mean SS_t 60 (|SS - 50| = 10)",
+        "mean SS_t 60 (distance 10)",
         "mean SS_t 75",
         stereoset_gate("ss_distance", 40, "binomial", 10.0, "max", 60.0, 75.0),
     ),

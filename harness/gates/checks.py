@@ -35,7 +35,8 @@ Estimate gates are every other threshold on an estimate: a metric a family decla
 (harness.core.parts.EstimateGate: BiasAsker's absolute bias rate, CrowS-Pairs' stereotype share, BBQ's and
 CBBQ's bias scores, a category's too, counterfactual's rate shifts, CHBias's mean differences and t statistics
 (a skew-guarded paired t), a decision audit's
-impact ratio at a threshold other than its floor) fails only when the value is beyond the threshold AND a
+impact ratio at a threshold other than its floor, StereoSet's SS / LMS / ICAT and tod's BLEU: the betting test of
+a bounded mean) fails only when the value is beyond the threshold AND a
 one-sided test at 5% of "the true value is within the threshold" rejects (harness.metrics.estimate_tests: the exact
 binomial test of the run's counts k of n, the threshold mapped onto the share's scale for a transform of a
 share, or the family's own p).
