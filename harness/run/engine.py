@@ -46,6 +46,7 @@ from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 from harness.adapters.base import Adapter, Completion, Message, PermanentError, TransientError
 from harness.adapters.generation import answer_probe, answer_probes, cache_text
 from harness.adapters.transport import ENCLOSING_DEADLINE, connection_words
+from harness.core.generation import META_KEY as GENERATION_META_KEY
 from harness.core.records import STATUS_ERROR, STATUS_OK, STATUS_PARTIAL, Probe, Reply
 from harness.run import manifest as mf
 from harness.run.clock import utc_stamp
@@ -125,6 +126,12 @@ def _should_retry(state: RetryCallState) -> bool:
         return False
     exc = state.outcome.exception()
     return isinstance(exc, Exception) and not isinstance(exc, PermanentError | _Stopped)
+
+
+def _plain(probe: Probe) -> bool:
+    """True for an ordinary question (no GenerationRequest in its meta: adapters.generation.request_of is None), which
+    is asked as adapter.ask(text) and cached under its text; checked once per probe, not parsed three times."""
+    return not isinstance(probe.meta.get(GENERATION_META_KEY), Mapping)
 
 
 #: called with each ok (probe, reply) once recorded in the transcript; `harness run` adds one that only queues
@@ -236,14 +243,16 @@ class Engine:
         """
         if len(probe.turns) > 1:
             return await self.answer_conversation(probe)
-        key_text = cache_text(probe) if self.cache is not None else ""  # once: get, then put
+        plain = _plain(probe)
+        key_text = (probe.text if plain else cache_text(probe)) if self.cache is not None else ""  # once: get, put
         cached = self._from_cache(probe, key_text)
         if cached is not None:
             return cached
         if self.stopping:
             return None
         started = time.monotonic()
-        ask = lambda: answer_probe(self.adapter, probe)  # noqa: E731 - ask(text), or a continuation request
+        # ask(text), or a continuation request (answer_probe reads the probe's GenerationRequest)
+        ask = (lambda: self.adapter.ask(probe.text)) if plain else (lambda: answer_probe(self.adapter, probe))
         try:
             completion, attempts, attempt_started = await self._ask_with_retries(ask)
         except _Stopped:
@@ -464,7 +473,8 @@ class Engine:
         """Look a group of single-turn probes up in the response cache in one query (ResponseCache.prefetch),
         as the producer queues them: one SELECT per probe was a tenth of the asking loop at c=256 (issue 38)."""
         if self.cache is not None:
-            self.cache.prefetch(self._fingerprint, [cache_text(p) for p in probes if len(p.turns) <= 1])
+            self.cache.prefetch(self._fingerprint, [p.text if _plain(p) else cache_text(p) for p in probes
+                                                    if len(p.turns) <= 1])
 
     # -- the loop --------------------------------------------------------------------------------
     async def run(self, probes: Iterable[Probe]) -> SessionStats:
