@@ -1,6 +1,6 @@
 """The warm-up thread of `harness run` (harness.cli.warmup, issue 38): it imports and loads what scoring and
-the report need while the run asks, and a run scored after it (HARNESS_WARMUP=read: the rules reading ahead
-too) writes the same verdicts and metrics as one scored without it."""
+the report need while the run asks, and a run scored after it (the default: the rules reading ahead in a worker
+process too) writes the same verdicts and metrics as one scored without it, the read-ahead's verdicts taken."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_harness_warmup_0_starts_nothing() -> None:
 
 def _run(run_env: Path, url: str, run_id: str, warm: str) -> Path:
     env = {**os.environ, "HARNESS_WARMUP": warm, "HARNESS_TRANSCRIPTS_DIR": str(run_env / "transcripts"),
-           "HARNESS_CACHE_DIR": str(run_env / f"cache-{warm}")}
+           "HARNESS_CACHE_DIR": str(run_env / f"cache-{warm}"), "HARNESS_WARMUP_LOG": str(run_env / f"{run_id}.log")}
     (run_env / "targets.toml").write_text(f'[targets.bot]\nadapter = "openai"\nmodel = "m"\nbase_url = "{url}"\n',
                                           encoding="utf-8")
     cmd = [str(HARNESS), "run", "--suite", "builtin-en", "--target", "bot", "--limit", "20", "--run-id", run_id,
@@ -51,7 +51,7 @@ def _run(run_env: Path, url: str, run_id: str, warm: str) -> Path:
 
 def test_a_warmed_run_scores_as_an_unwarmed_one(run_env: Path) -> None:
     with FaultServer(healed=True) as server:
-        warm, cold = _run(run_env, server.base_url, "warm", "read"), _run(run_env, server.base_url, "cold", "0")
+        warm, cold = _run(run_env, server.base_url, "warm", "1"), _run(run_env, server.base_url, "cold", "0")
     rows = [sorted(csv.reader((d / "verdicts.csv").open(encoding="utf-8", newline=""))) for d in (warm, cold)]
     assert rows[0] == rows[1] and len(rows[0]) == 21  # the header and every reply (their order is arrival order)
     metrics = [json.loads((d / "metrics.json").read_text("utf-8")) for d in (warm, cold)]
@@ -59,3 +59,7 @@ def test_a_warmed_run_scores_as_an_unwarmed_one(run_env: Path) -> None:
     replies = [[json.loads(line)["reply"]["text"] for line in (d / "transcript.jsonl").open(encoding="utf-8")]
                for d in (warm, cold)]
     assert sorted(replies[0]) == sorted(replies[1]) and len(replies[0]) == 20
+    logged = [json.loads(line) for line in (run_env / "warm.log").read_text("utf-8").splitlines()]
+    taken = next(line for line in logged if "taken" in line)
+    assert taken["read_ahead"] == 20 and taken["taken"] == 20  # every verdict came from the worker, and matched
+    assert not (run_env / "cold.log").exists()
