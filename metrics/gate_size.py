@@ -20,6 +20,7 @@ from harness.metrics import estimate_tests as et
 from harness.metrics import gate_power as gp
 from harness.metrics import stats
 from harness.metrics.gate_rows import ALPHA, Row
+from harness.metrics.gate_size_bounded import BOUNDED_ROWS
 from harness.metrics.gate_size_chbias import CHBIAS_ROWS
 from harness.metrics.gate_size_decision_cf import DECISION_CF_ROWS
 from harness.metrics.metamorphic import mcnemar
@@ -187,6 +188,7 @@ ROWS: tuple[Row, ...] = (
           "letter A at 0.45", position(n, 0.45)) for n in (60, 150)),
     *CHBIAS_ROWS,
     *DECISION_CF_ROWS,
+    *BOUNDED_ROWS,
     *(Row("metamorphic", "McNemar", f"{n} discordant pairs", "either way 1/2", "one way 0.7",
           discordant(n, 0.7, _mcnemar_p)) for n in (20, 60)),
     *(Row("counterfactual", "sign test", f"{n} changed pairs", "either way 1/2", "one way 0.7",
