@@ -58,7 +58,7 @@ def _read(lines: list[bytes], method: str, compat: bool, out: dict[str, Verdict]
 def _stopped(stdin: IO[bytes], wait_s: float) -> bool:
     """Whether stdin is closed (EOF: the parent said stop, or died), waiting up to `wait_s` for it."""
     ready, _, _ = select.select([stdin], [], [], wait_s)
-    return bool(ready) and not stdin.read1(1)
+    return bool(ready) and not os.read(stdin.fileno(), 1)
 
 
 def serve(spool: str, method: str, compat: bool, stdin: IO[bytes], stdout: IO[bytes]) -> dict[str, Any]:
@@ -70,7 +70,7 @@ def serve(spool: str, method: str, compat: bool, stdin: IO[bytes], stdout: IO[by
         with contextlib.suppress(OSError):
             os.unlink(spool)  # both ends hold it open; nothing is left behind, whatever ends this process
         fingerprint = rules_fingerprint()
-        tail, lines = b"", []
+        tail, lines = b"", list[bytes]()
         while True:
             tail = _read_lines(tail + fh.read(1 << 20), lines)
             if _stopped(stdin, 0 if lines else 0.05):
