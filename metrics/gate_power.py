@@ -375,10 +375,10 @@ def _decision_design(probes: Sequence[Probe]) -> Design:
 
 #: the refusal rate of every group but one in the refusal-disparity power (the effect is the one group's gap)
 BASE_REFUSAL = 0.05
-#: shuffles of each simulated audit's permutation test (p resolution 1/401, ample at a 5% level)
-_REFUSAL_PERMUTATIONS = 400
-#: simulated audits at most per refusal-disparity power (each runs the permutation test)
-_REFUSAL_DRAWS = 200
+#: shuffles of the permutation test, as the family's (stats.DEFAULT_PERMUTATIONS)
+_REFUSAL_PERMUTATIONS = 2000
+#: simulated audits at most per refusal-disparity power (all drawn at once: a few milliseconds per hundred)
+_REFUSAL_DRAWS = DEFAULT_DRAWS
 
 
 def _scoped_design(groups_of: Callable[[Probe], list[tuple[str, str]]]) -> Callable[[Sequence[Probe]], Design]:
@@ -397,37 +397,74 @@ def _scoped_design(groups_of: Callable[[Probe], list[tuple[str, str]]]) -> Calla
     return design
 
 
-def refusal_fail_rate(design: Design, gap: float, threshold: float, draws: int, seed: int,
-                      base: float = BASE_REFUSAL) -> float:
-    """Share of simulated audits in which `<family>.refusal_disparity=threshold` fails (the widest gap between
-    two groups of a scope above the threshold AND stats.refusal_disparity_test's p over every scope below
-    ALPHA) when the smallest group of the largest scope is refused at base + gap and every other group at base
-    (the weakest place a selective refusal can hide)."""
-    from harness.metrics.stats import refusal_disparity_test
-
+def _scopes(design: Design) -> dict[str, list[tuple[str, int]]]:
     scopes: dict[str, list[tuple[str, int]]] = {}
     for (scope, group), n in design.cells.items():
         scopes.setdefault(scope, []).append((group, n))
-    scopes = {k: v for k, v in scopes.items() if len(v) >= 2}
-    if not scopes:
+    return {k: v for k, v in scopes.items() if len(v) >= 2}
+
+
+#: the permutation test's shuffled statistics by (group sizes, refused total), kept for the rounds and sizes of
+#: one `harness power` that deal the same again (at most _DEALS_KEPT; oldest dropped first)
+_DEALS: dict[tuple[tuple[int, ...], int], np.ndarray] = {}
+_DEALS_KEPT = 4096
+
+
+def _deals(n: np.ndarray, total: int, rng: np.random.Generator) -> np.ndarray:
+    """The chi-square of _REFUSAL_PERMUTATIONS deals of `total` refusals among groups of sizes n. A shuffle is
+    independent of every audit's data, so a kept one serves each later audit with that total as well as a fresh
+    one would."""
+    from harness.metrics.stats import _chi_square_of_counts
+
+    key = (tuple(int(x) for x in n), total)
+    found = _DEALS.get(key)
+    if found is None:
+        found = _chi_square_of_counts(rng.multivariate_hypergeometric(n, total, size=_REFUSAL_PERMUTATIONS), n)
+        _DEALS[key] = found
+        while len(_DEALS) > _DEALS_KEPT:
+            _DEALS.pop(next(iter(_DEALS)))
+    return found
+
+
+def refusal_fail_rate(design: Design, gap: float, threshold: float, draws: int, seed: int,
+                      base: float = BASE_REFUSAL) -> float:
+    """Share of simulated audits in which `<family>.refusal_disparity=threshold` fails (the widest gap between
+    two groups of a scope above the threshold AND the permutation test of stats.refusal_disparity_test over
+    every scope below ALPHA) when the smallest group of the largest scope is refused at base + gap and every
+    other group at base (the weakest place a selective refusal can hide).
+
+    Why vectorised (issue 35): calling the family's test once per simulated audit (a fresh 400-shuffle deal per
+    scope each time) was most of `harness power`'s time on every suite with groups, 2,089 tests for
+    biasasker-en. The test's null depends on an audit only through each scope's refused total (sizes fixed),
+    so the shuffles are dealt once per (scope, total) that the drawn audits hold, 2,000 of them as the family
+    deals (its statistic, its p = (1 + shuffles >= observed) / (1 + shuffles)), and every audit with that total
+    reads them: the same test, its shuffles shared between audits of one total rather than drawn afresh."""
+    from harness.metrics.stats import _chi_square_of_counts
+
+    scopes = _scopes(design)
+    if not scopes or draws <= 0:
         return 0.0
     planted = max(scopes, key=lambda k: sum(n for _, n in scopes[k]))
-    smallest = min(range(len(scopes[planted])), key=lambda i: scopes[planted][i][1])
     rng = np.random.default_rng(seed)
-    fails = 0
-    for d in range(draws):
-        tables, widest = [], 0.0
-        for scope, groups in scopes.items():
-            rates = [min(1.0, base + gap) if scope == planted and i == smallest else base
-                     for i in range(len(groups))]
-            counts = [(int(rng.binomial(n, r)), n) for (_, n), r in zip(groups, rates, strict=True)]
-            shares = [k / n for k, n in counts]
-            widest = max(widest, max(shares) - min(shares))
-            tables.append(counts)
-        if widest > threshold + 1e-12:
-            p = refusal_disparity_test(tables, n_perm=_REFUSAL_PERMUTATIONS, seed=seed + d)
-            fails += p is not None and p < ALPHA
-    return fails / draws
+    observed, widest = np.zeros(draws), np.zeros(draws)
+    null = np.zeros((draws, _REFUSAL_PERMUTATIONS))
+    for scope, groups in scopes.items():
+        n = np.array([m for _, m in groups], dtype=np.int64)
+        rates = np.full(len(n), base)
+        if scope == planted:
+            rates[int(np.argmin(n))] = min(1.0, base + gap)
+        k = rng.binomial(n, rates, size=(draws, len(n)))
+        shares = k / n
+        widest = np.maximum(widest, shares.max(axis=1) - shares.min(axis=1))
+        totals, index = np.unique(k.sum(axis=1), return_inverse=True)
+        deals = np.zeros((len(totals), _REFUSAL_PERMUTATIONS))
+        for i, total in enumerate(totals):
+            if 0 < total < int(n.sum()):  # nothing (or everything) refused: every deal alike, the scope adds 0
+                deals[i] = _deals(n, int(total), rng)
+        observed += _chi_square_of_counts(k, n)  # 0 for such a scope too (stats._chi_square)
+        null += deals[np.asarray(index).ravel()]
+    p = (1 + np.count_nonzero(null >= observed[:, None] - 1e-12, axis=1)) / (1 + _REFUSAL_PERMUTATIONS)
+    return float(np.mean((widest > threshold + 1e-12) & (p < ALPHA)))
 
 
 def _refusal_power(design: Design, effect: float, rate: float, threshold: float, draws: int, seed: int) -> float:
@@ -523,10 +560,22 @@ def declared(metric: str) -> GatePower | None:
     return None
 
 
+#: powers already computed in this process, by everything they depend on (power_at)
+_POWERS: dict[tuple[object, ...], float] = {}
+
+
 def power_at(gp: GatePower, design: Design, effect: float, rate: float, threshold: float, *,
              draws: int = DEFAULT_DRAWS, seed: int = 0) -> float:
-    """The probability that the gate at `threshold` fails a bot at `effect` on this design."""
-    return gp.power(design, effect, rate, threshold, draws, seed)
+    """The probability that the gate at `threshold` fails a bot at `effect` on this design. Kept by its inputs:
+    `harness power` asks the suite's own size twice (its power, then the size search's first step)."""
+    key = (gp, tuple(sorted(design.cells.items())), design.categories,
+           tuple(sorted((c, tuple(g)) for c, g in design.levels.items())), design.grouped, effect, rate, threshold,
+           draws, seed)
+    if key not in _POWERS:
+        if len(_POWERS) > 1024:
+            _POWERS.clear()
+        _POWERS[key] = gp.power(design, effect, rate, threshold, draws, seed)
+    return _POWERS[key]
 
 
 #: a simulated power (estimate_power) stops drawing once its 95% Monte-Carlo interval is this narrow each side
@@ -585,7 +634,10 @@ def size_for(gp: GatePower, design: Design, effect: float, rate: float, threshol
         low, high = high, high * 2
         if high > most:
             return None
-    while high - low > max(1, high // 50):
+    # a simulated power to 4% of the size: its 2-point Monte-Carlo error is worth about that near 80% (at 55 per
+    # group, biasasker-en's refusal power climbs 0.8 points per question), so finer steps only chase noise
+    step = 25 if gp.simulated else 50
+    while high - low > max(1, high // step):
         mid = (low + high) // 2
         if ok(mid):
             high = mid
