@@ -99,22 +99,25 @@ def _slices(run_dir: Path, started: float, ended: float) -> dict[str, float]:
             "report to exit": ended - report}
 
 
-def _warm_up_line(log: Path, run_dir: Path) -> str:
+def _warm_up_line(log: Path, run_dir: Path) -> tuple[str, float]:
     """What harness.cli.warmup logged (HARNESS_WARMUP_LOG): its thread's CPU s, its wall, how long before the
     asking session's end it was done (negative: scoring waited for it), and the verdicts read ahead and taken."""
     import datetime
 
     if not log.exists():
-        return "no warm-up"
+        return "no log", float("nan")
     lines = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
     log.unlink()
-    got = next(line for line in lines if "started" in line)
+    got = next((line for line in lines if "started" in line), None)
     read = next((line for line in lines if "taken" in line), {"read_ahead": 0, "taken": 0})
     session = json.loads((run_dir / "manifest.json").read_text("utf-8"))["sessions"][-1]
     ended = datetime.datetime.fromisoformat(session["ended_at"]).timestamp()
-    return (f"warm-up {got['thread_cpu_s']:.2f} CPU s over {got['ended'] - got['started']:.2f} s, done "
-            f"{ended - got['ended']:.2f} s before the asking ended ({'+'.join(got['done']) or 'failed'}); "
-            f"{read['read_ahead']:,} replies read ahead, {read['taken']:,} taken by score_run")
+    warm = "no warm-up; " if got is None else (
+        f"warm-up {got['thread_cpu_s']:.2f} CPU s over {got['ended'] - got['started']:.2f} s, done "
+        f"{ended - got['ended']:.2f} s before the asking ended ({'+'.join(got['done']) or 'failed'}); ")
+    after_cpu = float(read.get("after_cpu_s", float("nan")))
+    return (warm + f"{read['read_ahead']:,} replies read ahead, {read['taken']:,} taken by score_run; "
+            f"{after_cpu:.2f} CPU s from the last reply to the report"), after_cpu
 
 
 def _phases_in_child(run_dir: Path, env: dict[str, str]) -> list[dict[str, Any]]:
@@ -198,9 +201,10 @@ def main(argv: list[str] | None = None) -> int:
                       f"{m.requests:,} requests, exit {m.code}", flush=True)
                 if tool in WARMED:
                     run_dir = next(Path(env["HARNESS_TRANSCRIPTS_DIR"]).iterdir())
-                    slices.setdefault(tool, []).append(_slices(run_dir, started, started + m.wall_s))
-                    print("         " + ", ".join(f"{k} {v:.2f} s" for k, v in slices[tool][-1].items())
-                          + f"; {_warm_up_line(warm_log, run_dir)}", flush=True)
+                    cut = _slices(run_dir, started, started + m.wall_s)
+                    line, cut["CPU s after the last reply"] = _warm_up_line(warm_log, run_dir)
+                    slices.setdefault(tool, []).append(cut)
+                    print("         " + ", ".join(f"{k} {v:.2f} s" for k, v in cut.items()) + f"; {line}", flush=True)
                 if tool == "harness run":
                     loads.append(os.getloadavg()[0])
                     try:

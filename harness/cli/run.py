@@ -14,6 +14,7 @@ import contextlib
 import os
 import re
 import sys
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -384,6 +385,7 @@ def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, com
                       max_error_rate: float = DEFAULT_MAX_ERROR_RATE) -> tuple[dict[str, Any], dict[int, str]]:
     """Score the transcript and write the report folder; the metrics for the gates, and the low-power notes of
     the gates that pass (harness.gates.power.gate_power_notes), which report.html carries too."""
+    cpu = time.process_time()  # the process's CPU after the last reply (benchmarks/whole_job.py logs it)
     # lazy: pandas, jinja2 and the oracles are slow to import
     from harness.gates.power import gate_power_notes
     from harness.report.reporting import write_report
@@ -391,10 +393,10 @@ def _score_and_report(console: Console, outcome: RunOutcome, *, method: str, com
     warmup.wait()  # scoring runs alone, with what the warm-up imported and loaded
     result = score_run(outcome.run_dir, method=method, compat=compat, reader=reader, console=console,
                        reader_options=reader_options, preread=warmup.preread())
-    warmup.log_read_ahead()  # benchmarks/whole_job.py: how many verdicts the read-ahead gave
     notes, sentences = gate_power_notes(outcome.run_dir, result.metrics, gates, max_error_rate, run=result)
     result.notes.extend(sentences)  # a pass that could not have been a fail, in report.html and metrics.json
     write_report(outcome.run_dir, result, console=console)  # prints the metric tables and the report path
+    warmup.log_after_asking(time.process_time() - cpu)  # benchmarks/whole_job.py: the verdicts read ahead, CPU
     return dict(result.metrics), notes
 
 

@@ -119,11 +119,13 @@ def wait(timeout: float | None = None) -> None:
         sys.setswitchinterval(_DEFAULT_SWITCH_S)
 
 
-def log_read_ahead() -> None:
-    """Append what the read-ahead gave scoring (read by the worker, taken by score_run) to HARNESS_WARMUP_LOG."""
+def log_after_asking(cpu_s: float) -> None:
+    """Append to HARNESS_WARMUP_LOG what the read-ahead gave scoring (replies read by the worker, verdicts taken
+    by score_run) and the CPU seconds the process spent from the last reply to the written report."""
     log = os.environ.get(LOG_ENV)
-    if log and _PRE is not None:
-        line = {"read_ahead": len(_PRE), "taken": _PRE.used}
+    if log:
+        line = {"read_ahead": len(_PRE) if _PRE is not None else 0, "taken": _PRE.used if _PRE is not None else 0,
+                "after_cpu_s": cpu_s}
         with contextlib.suppress(OSError), open(log, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(line) + "\n")
 

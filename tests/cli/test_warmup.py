@@ -62,4 +62,5 @@ def test_a_warmed_run_scores_as_an_unwarmed_one(run_env: Path) -> None:
     logged = [json.loads(line) for line in (run_env / "warm.log").read_text("utf-8").splitlines()]
     taken = next(line for line in logged if "taken" in line)
     assert taken["read_ahead"] == 20 and taken["taken"] == 20  # every verdict came from the worker, and matched
-    assert not (run_env / "cold.log").exists()
+    cold_log = json.loads((run_env / "cold.log").read_text("utf-8").splitlines()[-1])
+    assert cold_log["taken"] == 0 and cold_log["after_cpu_s"] > 0  # no worker: the rules read all 20 after asking
