@@ -1,13 +1,16 @@
 """The run engine: ask every selected probe of one target, fast, and record every outcome on disk.
 
-Shape (producer / workers, all in one asyncio loop):
+Shape (workers drawing from one lazy stream, all in one asyncio loop):
 
-    select_probes() --> producer --(bounded queue)--> N workers --> adapter.ask --> TranscriptWriter
-                         skips what the transcript        |            ^
-                         already settles (resume)         +-- cache ---+   (hits never reach the target)
+    select_probes() --> feed (groups of 256, --> N workers --> adapter.ask --> TranscriptWriter
+                         looked up in the cache       |            ^
+                         together; resume skips       +-- cache ---+   (hits never reach the target)
+                         what the transcript settles)
 
-* The queue is bounded, so a suite of millions of probes is streamed, never held in memory.
-* A semaphore caps requests in flight per target (`concurrency`); a token bucket caps requests per minute.
+* The stream is drawn as the workers need it, so a suite of millions of probes is never held in memory
+  (batching adapters get a bounded queue and a producer, which gathers their batches).
+* A slot cap (harness.run.slots) limits requests in flight per target (`concurrency`); a token bucket
+  caps requests per minute.
   Workers outnumber request slots, so a probe sleeping in back-off never holds a slot another could use.
 * Each attempt runs under asyncio.timeout. tenacity retries transient failures (429, 5xx, timeouts,
   dropped connections, anything unexpected) with exponential back-off and jitter, waiting at least what
@@ -32,12 +35,13 @@ The runner knows transport outcomes, not bias: scoring happens afterwards, from 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import itertools
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,6 +86,35 @@ class EngineSettings:
     max_reply_chars: int = 65_536
 
 
+
+
+class _Feed:
+    """The probes still to ask, taken by the workers themselves (one event loop, so `take` never interleaves),
+    from groups of _PRODUCE_CHUNK looked up in the response cache together as each group is drawn.
+
+    Why not a queue and a producer task: with the queue full, every get woke the blocked producer for one put,
+    a future and a task switch per probe (issue 38). The stream stays lazy (a suite of millions is never held)
+    and an error in it (a HarnessError from the suite) is raised in the worker that drew it."""
+
+    __slots__ = ("_draw", "_ready", "_stream")
+
+    def __init__(self, probes: Iterable[Probe], draw: Callable[[list[Probe]], None]) -> None:
+        self._stream: Iterator[Probe] | None = iter(probes)
+        self._ready: collections.deque[Probe] = collections.deque()
+        self._draw = draw
+
+    def take(self) -> Probe | None:
+        """The next probe, or None once the stream is spent."""
+        if not self._ready:
+            if self._stream is None:
+                return None
+            chunk = list(itertools.islice(self._stream, _PRODUCE_CHUNK))
+            if not chunk:
+                self._stream = None
+                return None
+            self._draw(chunk)
+            self._ready.extend(chunk)
+        return self._ready.popleft()
 
 
 class RunAborted(Exception):
@@ -502,10 +535,11 @@ class Engine:
             for _ in range(n_workers):
                 await queue.put(None)
 
+        feed = _Feed(probes, self._prefetch)
+
         async def work() -> None:
-            while (probe := await queue.get()) is not None:
-                if self.abort_reason or self.stopping:
-                    continue  # drain: the breaker tripped or Ctrl-C, leave the rest unasked
+            # the breaker tripped or Ctrl-C: take nothing new, leave the rest unasked
+            while not (self.abort_reason or self.stopping) and (probe := feed.take()) is not None:
                 reply = await self.answer(probe)
                 if reply is not None:
                     self.record(probe, reply)
@@ -534,7 +568,8 @@ class Engine:
 
         try:
             async with asyncio.TaskGroup() as group:
-                group.create_task(produce())
+                if batching:  # one-by-one workers take from the feed themselves: no queue, no producer task
+                    group.create_task(produce())
                 for _ in range(n_workers):
                     group.create_task(work_batched() if batching else work())
         except ExceptionGroup as group_error:
