@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -229,11 +230,39 @@ def shortfall_p_table(n1: int, n2: int, theta: float = dst.FOUR_FIFTHS) -> np.nd
     key = (n1, n2, theta)
     table = _TABLES.pop(key, None)
     if table is None:
-        table = shortfall_table_of(n1, n2, theta)
+        table = _stored_table(n1, n2, theta)
         _KEPT_BYTES += table.nbytes
     _TABLES[key] = table  # the most recently used last
     while len(_TABLES) > 1 and _KEPT_BYTES > _TABLE_BYTES:
         _KEPT_BYTES -= _TABLES.pop(next(iter(_TABLES))).nbytes
+    return table
+
+
+#: the folder under the cache directory (harness.core.paths.cache_dir) that keeps exact shortfall tables on disk
+TABLE_FOLDER = "shortfall-tables"
+
+
+def _stored_table(n1: int, n2: int, theta: float) -> np.ndarray:
+    """shortfall_table_of, kept on disk (one .npy per (n1, n2, theta), at most 160 KB each). Why: an exact
+    table costs about 0.2 s and a size search for 80% on an unbalanced design needs hundreds; a second `harness
+    power` on the same suite reads them back (issue 35). An unwritable cache folder only costs the recomputing."""
+    from harness.core.paths import cache_dir
+
+    path = cache_dir() / TABLE_FOLDER / f"{n1}-{n2}-{theta:.12g}.npy"
+    try:
+        found = np.load(path)
+        if found.shape == (n1 + 1, n2 + 1):
+            return found
+    except (OSError, ValueError):
+        pass
+    table = shortfall_table_of(n1, n2, theta)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.tmp.npy")
+        np.save(partial, table)
+        os.replace(partial, path)
+    except OSError:
+        pass
     return table
 
 
@@ -295,9 +324,19 @@ def _bonferroni_normal(k: np.ndarray, n: Sequence[int], theta: float) -> np.ndar
     for g in range(g_count):
         for h in range(g_count):
             if h != g and n[h] > 0:
-                pair = shortfall_p_table(int(n[g]), int(n[h]), theta)[k[:, g], k[:, h]]
+                pair = _pair_p(k[:, g], int(n[g]), k[:, h], int(n[h]), theta)
                 smallest[:, g] = np.where(k[:, h] > 0, np.minimum(smallest[:, g], pair), smallest[:, g])
     return np.where(np.isfinite(smallest), np.minimum(1.0, (g_count - 1) * smallest), 1.0)
+
+
+def _pair_p(k1: np.ndarray, n1: int, k2: np.ndarray, n2: int, theta: float) -> np.ndarray:
+    """The pairwise shortfall p of each drawn outcome: the exact table's up to EXACT_OUTCOMES outcomes, beyond
+    it the score's normal tail computed at the drawn outcomes alone. Why: a table of every outcome at hundreds
+    per group cost seconds per size of the search for 80% and was read at a hundred points (issue 35)."""
+    if (n1 + 1) * (n2 + 1) <= EXACT_OUTCOMES:
+        return shortfall_p_table(n1, n2, theta)[k1, k2]
+    score = dst.fm_score(k1, n1, k2, n2, theta)
+    return np.where(score >= -1e-9, 1.0, _st.norm.cdf(score))
 
 
 def _blocks(design: Design) -> list[list[list[tuple[str, ...]]]]:
