@@ -108,10 +108,21 @@ def test_verdicts_csv_on_a_full_disk_leaves_no_tmp(tmp_path: Path, monkeypatch: 
             "text", "reply", "label", "biased", "favoured", "score", "method", "evidence"]
     result = types.SimpleNamespace(frame=pd.DataFrame([dict.fromkeys(cols, "x")]), unscored=None)
 
-    def full(value: Any) -> Any:
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    real_writer = reporting.csv.writer
 
-    monkeypatch.setattr(reporting, "_csv_value", full)  # the disk fills as the first row is written
+    class FullDisk:
+        """A csv writer whose file fills up once the header is written: the rows' write fails with ENOSPC."""
+
+        def __init__(self, fh: Any) -> None:
+            self.inner = real_writer(fh)
+
+        def writerow(self, row: Any) -> Any:
+            return self.inner.writerow(row)
+
+        def writerows(self, rows: Any) -> Any:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(reporting.csv, "writer", FullDisk)  # the disk fills as the first row is written
     with pytest.raises(OSError):
         reporting.write_verdicts_csv(result, tmp_path / "verdicts.csv")  # type: ignore[arg-type]
     assert list(tmp_path.iterdir()) == []
