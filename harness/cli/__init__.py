@@ -130,6 +130,7 @@ def _redacted(text: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Console entry point (_main); as the process's own command line (argv None), a command that armed
     harness.cli.fast_exit (`harness run`, once its report is written) ends the process at once with its code."""
+    fast_exit.reset()  # only this command's arming counts (a test's in-process `harness run` armed it before)
     code = _main(sys.argv[1:] if argv is None else argv)
     if argv is None and fast_exit.armed():
         fast_exit.leave(code)

@@ -26,6 +26,12 @@ def arm() -> None:
     _ARMED = True
 
 
+def reset() -> None:
+    """Not armed (the console entry point's start: an earlier command in this process may have armed it)."""
+    global _ARMED
+    _ARMED = False
+
+
 def armed() -> bool:
     return _ARMED
 
