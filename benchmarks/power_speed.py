@@ -9,6 +9,8 @@ size for 80% by both paths, with CPU seconds (process time), wall seconds and th
 Usage: HARNESS_DATA_DIR=... .venv/bin/python benchmarks/power_speed.py [SUITE] [KEY=VALUE ...] [--fixed]
 (KEY=VALUE: suite options as -p takes them, e.g. design=sample)
 (--fixed: the old fixed-audits path instead, in its own fresh process; default suite discrim-eval-explicit)
+(--all: every built-in suite in one process, CPU seconds split into loading the suite's probes, which `harness
+run` pays too, and computing every default gate's power; a suite whose data set is missing is named and skipped)
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ def main(argv: list[str]) -> int:
     print(f"suite {suite} {params or ''}, load average {os.getloadavg()[0]:.1f}")
     if "--fixed" in argv:
         return _fixed(suite, params)
+    if "--all" in argv:
+        return _all()
     cpu, wall = time.process_time(), time.time()
     _name, answers, why = suite_power(suite, params, draws=DEFAULT_DRAWS)
     print(f"adaptive (harness power): {time.process_time() - cpu:.1f} CPU s, {time.time() - wall:.1f} s wall "
@@ -55,6 +59,30 @@ def _fixed(suite: str, params: dict[str, str]) -> int:
         need = size_for(gp, design, gp.effect, rate, gate.threshold, draws=DEFAULT_DRAWS)
         print(f"  fixed {DEFAULT_DRAWS} audits: {gate}: power {power:.3f}; 80% at {need} {gp.unit}")
     print(f"fixed audits: {time.process_time() - cpu:.1f} CPU s, {time.time() - wall:.1f} s wall")
+    return 0
+
+
+def _all() -> int:
+    """Every built-in suite: CPU seconds to load its probes, then to answer every default gate (issue 35)."""
+    from harness.core.errors import HarnessError
+    from harness.gates.power import answer, gated_probes, suite_probes
+    from harness.metrics.gate_power import DEFAULT_DRAWS, declared
+    from harness.question_gen.suites import list_suites
+
+    print("suite | probes CPU s | power CPU s | gates answered")
+    for name in [s.name for s in list_suites()]:
+        cpu = time.process_time()
+        try:
+            _n, probes = suite_probes(name, {})
+        except (HarnessError, ValueError) as exc:
+            print(f"{name} | skipped: {str(exc)[:90]}")
+            continue
+        loaded = time.process_time()
+        gates = {g: p for g, p in gated_probes(probes).items()
+                 if declared(g.metric) is not None and declared(g.metric).design(p).comparable()}
+        answers = [answer(name, g, p, None, None, draws=DEFAULT_DRAWS, seed=0) for g, p in gates.items()]
+        said = "; ".join(f"{a.gate} {a.power:.0%}" for a in answers) or "no default gate"
+        print(f"{name} | {loaded - cpu:.2f} | {time.process_time() - loaded:.2f} | {said}")
     return 0
 
 
