@@ -26,8 +26,10 @@ from harness.metrics.counterfactual import SHIFT_TABLE, shift_gate_p
 def _doc(rows: list[tuple[float, int]], measure: str = "refusal") -> dict:
     shift = sum(v * c for v, c in rows) / sum(c for _, c in rows)
     table = [{"measure": measure, "shift": v, "originals": c} for v, c in rows]
-    return {"metrics": {"total": 9, "answered": 9, f"counterfactual.{measure}_shift": shift},
-            "tables": {"counterfactual": {SHIFT_TABLE: table}}}
+    return {
+        "metrics": {"total": 9, "answered": 9, f"counterfactual.{measure}_shift": shift},
+        "tables": {"counterfactual": {SHIFT_TABLE: table}},
+    }
 
 
 def test_the_gate_reads_the_betting_test_of_the_originals_shifts() -> None:
@@ -92,17 +94,36 @@ def _run(run_env: Path, name: str, policy: Callable[[str], str]) -> Path:
     suite.write_text(SUITE.format(name=name), encoding="utf-8")
     with scripted_server() as srv:
         base = srv.route(f"/{name}", _answer(policy))
-        (run_env / "targets.toml").write_text(f'[targets.{name}]\nadapter = "openai"\nmodel = "planted"\n'
-                                              f'base_url = "{base}/v1"\nconcurrency = 8\n', encoding="utf-8")
+        (run_env / "targets.toml").write_text(
+            f'[targets.{name}]\nadapter = "openai"\nmodel = "planted"\nbase_url = "{base}/v1"\nconcurrency = 8\n',
+            encoding="utf-8",
+        )
         options = [x for k, v in PARAMS.items() for x in ("-p", f"{k}={v}".replace("'", ""))]
-        assert main(["run", "--suite", str(suite), "--target", name, "--sample", "40", "--seed", "3", *options,
-                     "--no-progress"]) == EXIT_OK
+        assert (
+            main(
+                [
+                    "run",
+                    "--suite",
+                    str(suite),
+                    "--target",
+                    name,
+                    "--sample",
+                    "40",
+                    "--seed",
+                    "3",
+                    *options,
+                    "--no-progress",
+                ]
+            )
+            == EXIT_OK
+        )
     return next(p for p in (run_env / "transcripts").iterdir() if name in p.name)
 
 
 @pytest.mark.needs_data("biasasker")
 def test_a_bot_refusing_perturbed_copies_fails_the_fraction_gate_and_a_random_refuser_passes(
-        run_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The planted bot refuses half of the perturbed copies (by a hash of the text) and no original: each
     original's refusal shift is 0, 1/2 or 1 (fractions), about 1/2 on average; a bot refusing a quarter of every
     question at random has a shift near 0 and passes the same gate."""
