@@ -268,7 +268,28 @@ def parse_gate(spec: str, bound: str | None = None) -> Gate:
 def parse_gates(above: Iterable[str] | None = (), below: Iterable[str] | None = ()) -> list[Gate]:
     """The gates of `--fail-above` (upper bounds) and `--fail-below` (lower bounds), in that order; a
     malformed one is a HarnessError (exit 2) before anything is asked."""
-    return [*(parse_gate(s, MAX) for s in above or ()), *(parse_gate(s, MIN) for s in below or ())]
+    gates = [*(parse_gate(s, MAX) for s in above or ()), *(parse_gate(s, MIN) for s in below or ())]
+    for gate in gates:
+        refuse_untestable(gate)
+    return gates
+
+
+def refuse_untestable(gate: Gate) -> None:
+    """A gate its family refuses (a p value, a design count, a statistic with no known size: the family's
+    declared test raises a HarnessError naming what to gate instead) is refused now, before anything is asked,
+    not after a long run. The declared test is asked with no run document: one that needs the run's numbers
+    answers None here and is tried again at gate time."""
+    from harness.core.parts import TEST_DECLARED
+
+    eg = _estimate_match(gate.metric)
+    if eg is None or eg.test != TEST_DECLARED or eg.p is None:
+        return
+    try:
+        eg.p(gate.metric, gate.threshold, gate.bound, {})
+    except HarnessError:
+        raise
+    except Exception:  # noqa: BLE001 - a test that cannot run without a run's numbers is checked at gate time
+        return
 
 
 def _available(metrics: Mapping[str, float | None]) -> str:
