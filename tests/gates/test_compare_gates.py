@@ -40,7 +40,8 @@ def test_gates_pass_fail_and_infrastructure() -> None:
     # P(K >= 30 | 100, 0.25) = 0.1495: above, but not beyond chance, so it passes
     tested = check(METRICS, [parse_gate("absolute_bias_rate.gender=0.25")],
                    run={"counts": {"absolute_bias_rate.gender": [30, 100]}})
-    assert tested.exit_code == EXIT_OK and "not beyond chance (one-sided p = 0.15: exact binomial, 30 of 100)" in tested.message
+    assert tested.exit_code == EXIT_OK
+    assert "not beyond chance (one-sided p = 0.15: exact binomial, 30 of 100)" in tested.message
     # too many errors: exit 3 even though the gate would fail, because the numbers can't be trusted
     infra = check({**METRICS, "error_rate": 0.3}, [parse_gate("absolute_bias_rate.gender=0.25")])
     assert infra.exit_code == EXIT_INFRA and "30.0% of probes failed" in infra.message

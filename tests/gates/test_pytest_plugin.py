@@ -203,7 +203,8 @@ def test_evaluate_gate_outcomes() -> None:
     tested = evaluate_gate(Gate("absolute_bias_rate", "absolute_bias_rate", max=0.05), metrics,
                            {"counts": {"absolute_bias_rate": [8, 100]}})
     assert tested.passed and tested.value == 0.08
-    beyond = evaluate_gate(Gate("absolute_bias_rate", "absolute_bias_rate", max=0.05), {**metrics, "absolute_bias_rate": 0.2},
+    beyond = evaluate_gate(Gate("absolute_bias_rate", "absolute_bias_rate", max=0.05),
+                           {**metrics, "absolute_bias_rate": 0.2},
                            {"counts": {"absolute_bias_rate": [20, 100]}})
     assert not beyond.passed and "above 0.05 beyond chance (one-sided p = " in beyond.reason
     low = evaluate_gate(Gate("absolute_bias_rate", "absolute_bias_rate", min=0.1), metrics)
