@@ -1,9 +1,9 @@
 """A method has one name (issue 37): CBBQ's kind was `multiple_choice`, CrowS-Pairs' `crows_pair`, CHBias's
 `sentence_pair`, the political method's `continuation`, task-oriented dialogue's `tod_turn` and a user's prompts'
-`open`; each is now its method's name. What was written under the old names still reads: a transcript line gets
-the new kind (harness.core.records.KIND_ALIASES, the one alias table), a probe keeps the id it had (the id joins
-a run folder to its resume, cache, answer sheets and review labels), a kind looked up by its old name (a
-verdicts.csv row, a baseline) finds its declaration, and an old-name run scores to the same metrics as the same run written now.
+`open`; each is now its method's name. What was written under the old names still reads: a transcript line gets the
+new kind (harness.core.records.KIND_ALIASES, the one alias table), a probe keeps the id it had (the id joins a run
+folder to its resume, cache, answer sheets and review labels), a kind looked up by its old name (a verdicts.csv row,
+a baseline) finds its declaration, and an old-name run scores to the same metrics as the same run written now.
 """
 
 from __future__ import annotations
