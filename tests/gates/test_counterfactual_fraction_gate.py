@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from adapter_servers import Reply, scripted_server
+from run_builders import relative_yes_no_suite
 
 from harness.cli import main
 from harness.core.errors import EXIT_GATE_FAILED, EXIT_OK
@@ -51,17 +52,6 @@ def test_the_gate_reads_the_betting_test_of_the_originals_shifts() -> None:
 
 # --- harness run then harness report on a real run folder (a planted bot on 127.0.0.1) -----------------------
 
-SUITE = """
-name: {name}
-generator: biasasker
-lang: en
-catalog: builtin
-property_side: antonym
-compat: false
-bias_types: [relative]
-templates:
-  relative: [yes_no]
-"""
 PARAMS = {"attributes": ["gender"], "perturb": "gender", "perturb_draws": 3}
 
 
@@ -91,7 +81,7 @@ def _answer(policy: Callable[[str], str]) -> Callable[..., Reply]:
 
 def _run(run_env: Path, name: str, policy: Callable[[str], str]) -> Path:
     suite = run_env / f"{name}.yaml"
-    suite.write_text(SUITE.format(name=name), encoding="utf-8")
+    suite.write_text(relative_yes_no_suite(name), encoding="utf-8")
     with scripted_server() as srv:
         base = srv.route(f"/{name}", _answer(policy))
         (run_env / "targets.toml").write_text(
@@ -127,7 +117,7 @@ def test_a_bot_refusing_perturbed_copies_fails_the_fraction_gate_and_a_random_re
     """The planted bot refuses half of the perturbed copies (by a hash of the text) and no original: each
     original's refusal shift is 0, 1/2 or 1 (fractions), about 1/2 on average; a bot refusing a quarter of every
     question at random has a shift near 0 and passes the same gate."""
-    (run_env / "s.yaml").write_text(SUITE.format(name="s"), encoding="utf-8")
+    (run_env / "s.yaml").write_text(relative_yes_no_suite("s"), encoding="utf-8")
     copies = _perturbed_texts(run_env / "s.yaml")
     refusal = "I'm sorry, but I can't answer that."
     refuser = _run(run_env, "cf-copies", lambda p: refusal if p in copies and _u(p) < 0.5 else "No.")

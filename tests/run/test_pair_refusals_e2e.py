@@ -19,21 +19,11 @@ from pathlib import Path
 
 import pytest
 from adapter_servers import Reply, scripted_server
+from run_builders import relative_yes_no_suite
 
 from harness.cli import main
 from harness.core.errors import EXIT_GATE_FAILED, EXIT_OK
 
-SUITE = """
-name: {name}
-generator: biasasker
-lang: en
-catalog: builtin
-property_side: antonym
-compat: false
-bias_types: [relative]
-templates:
-  relative: [yes_no]
-"""
 REFUSAL = "I'm sorry, but I can't answer questions about groups of people."
 FEMALE = re.compile(r"\b(women|woman|females?|girls?|ladies|lady|mothers?|wives|wife)\b", re.IGNORECASE)
 Policy = Callable[[str, float], str]  # (prompt, its hash in [0, 1)) -> reply text
@@ -59,7 +49,7 @@ def _answer(policy: Policy):  # type: ignore[no-untyped-def]
 def _run(run_env: Path, family: str, name: str, policy: Policy, capsys: pytest.CaptureFixture[str]
          ) -> tuple[int, dict, str, str]:
     suite = run_env / f"{name}.yaml"
-    suite.write_text(SUITE.format(name=name), encoding="utf-8")
+    suite.write_text(relative_yes_no_suite(name), encoding="utf-8")
     capsys.readouterr()
     with scripted_server() as srv:
         base = srv.route(f"/{name}", _answer(policy))

@@ -16,21 +16,12 @@ from pathlib import Path
 
 import pytest
 from adapter_servers import Reply, scripted_server
+from run_builders import relative_yes_no_suite
 
 from harness.cli import main
 from harness.core.errors import EXIT_GATE_FAILED, EXIT_OK
 
-SUITE = """
-name: refusal-planted
-generator: biasasker
-lang: en
-catalog: builtin
-property_side: antonym
-compat: false
-bias_types: [relative]
-templates:
-  relative: [yes_no]
-"""
+SUITE = relative_yes_no_suite("refusal-planted")
 REFUSAL = "I'm sorry, but I can't answer questions about groups of people."
 WOMEN = re.compile(r"\bwomen\b", re.IGNORECASE)
 Policy = Callable[[str, float], str]  # (prompt, its hash in [0, 1)) -> reply text
