@@ -53,15 +53,20 @@ def _bets() -> np.ndarray:
     return (np.arange(BETS) + 0.5) / BETS
 
 
-def _scaled(
-    values: Sequence[float], threshold: float, low: float, high: float, weights: Sequence[float] | None
-) -> tuple[np.ndarray, float, np.ndarray]:
+def _units(
+    values: Sequence[float], low: float, high: float, weights: Sequence[float] | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The set-up every test here shares: the values scaled from [low, high] to x in [0, 1] and the weights
+    to average 1 (None: alike), or None with no value (each caller then answers None). One place, so the
+    keywords low, high and weights mean the same in betting_p, confidence_bound and hoeffding_p."""
+    if not len(values):
+        return None
     x = (np.asarray(values, dtype=float) - low) / (high - low)
     if np.any(x < -1e-9) or np.any(x > 1 + 1e-9):
         raise ValueError(f"a value lies outside [{low:g}, {high:g}]")
     w = np.ones(len(x)) if weights is None else np.asarray(weights, dtype=float)
     w = w / w.mean() if len(w) else w
-    return np.clip(x, 0.0, 1.0), (threshold - low) / (high - low), w
+    return np.clip(x, 0.0, 1.0), w
 
 
 def log_wealth(x: np.ndarray, t: float, w: np.ndarray, bound: str = UPPER) -> float:
@@ -88,9 +93,11 @@ def betting_p(
     """The one-sided p of H0 "mean <= threshold" (bound "max") or ">= threshold" ("min") of values in
     [low, high], each unit weighted by `weights` (None: alike); None with no value. Valid for any distribution
     (module docstring); a threshold at or beyond the bounds is decided by the data alone."""
-    if not len(values):
+    units = _units(values, low, high, weights)
+    if units is None:
         return None
-    x, t, w = _scaled(values, threshold, low, high, weights)
+    x, w = units
+    t = (threshold - low) / (high - low)
     if bound != LOWER:
         if t >= 1.0:
             return 1.0  # no mean exceeds the top of the range
@@ -116,9 +123,10 @@ def confidence_bound(
     """The one-sided 1 - alpha confidence bound of the mean the test inverts: "max" the upper bound (the
     largest m that H0 "mean >= m" keeps at alpha), "min" the lower bound; None with no value. The test's p is
     monotone in m (each bet's factor moves one way with it), so the bound is the root of p(m) = alpha."""
-    if not len(values):
+    units = _units(values, low, high, weights)
+    if units is None:
         return None
-    x, _t, w = _scaled(values, low, low, high, weights)
+    x, w = units
     mean = float(np.average(x, weights=w))
     tested = LOWER if bound == UPPER else UPPER  # an upper bound is what a lower-bound null cannot exceed
 
@@ -140,8 +148,9 @@ def hoeffding_p(
 ) -> float | None:
     """Hoeffding's one-sided p, exp(-2 n d^2) for the scaled mean's distance d beyond the threshold (1 within
     it): valid for any distribution on the bounds, and the baseline the betting test's power is compared to."""
-    if not len(values):
+    units = _units(values, low, high, None)
+    if units is None:
         return None
-    x, t, _w = _scaled(values, threshold, low, high, None)
+    x, t = units[0], (threshold - low) / (high - low)
     d = (x.mean() - t) if bound != LOWER else (t - x.mean())
     return float(min(1.0, np.exp(-2.0 * len(x) * d * d))) if d > 0 else 1.0
