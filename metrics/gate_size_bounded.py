@@ -13,11 +13,12 @@ boundary (LMS 87.5, SS 60: ICAT 70).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
 from harness.metrics import bounded_gates as bg
+from harness.metrics.gate_draws import failing_share, rejects
 from harness.metrics.gate_rows import ALPHA, Row
 
 #: StereoSet examples per target term in the realistic design, and the spread of the terms' propensities
@@ -45,17 +46,12 @@ def stereoset_gate(
 ) -> Callable[[int, int, bool], float]:
     """A gate `stereoset.<name>` (ss or lms) at T over `units` target terms: the share of draws it fails."""
 
-    def run(draws: int, seed: int, null: bool) -> float:
-        rng = np.random.default_rng(seed)
-        fails = 0
+    def fails(rng: np.random.Generator, draws: int, null: bool) -> Iterator[bool]:
         for _ in range(draws):
             values = shares(rng, shape, null_mean if null else effect_mean, units)
-            doc = _doc(values, values)
-            got = bg.stereoset_p(f"stereoset.{name}", threshold, bound, doc)
-            fails += got is not None and got[0] < ALPHA
-        return fails / draws
+            yield rejects(bg.stereoset_p(f"stereoset.{name}", threshold, bound, _doc(values, values)))
 
-    return run
+    return failing_share(fails)
 
 
 def icat_gate(
@@ -64,17 +60,14 @@ def icat_gate(
     """`--fail-below stereoset.icat=T`: fails when the Bonferroni upper bound at 0.05 is below T; null and effect
     are (LMS, SS) means, the realistic design for both."""
 
-    def run(draws: int, seed: int, is_null: bool) -> float:
-        rng = np.random.default_rng(seed)
+    def fails(rng: np.random.Generator, draws: int, is_null: bool) -> Iterator[bool]:
         lms_mean, ss_mean = null if is_null else effect
-        fails = 0
         for _ in range(draws):
             ss, lms = shares(rng, "binomial", ss_mean, units), shares(rng, "binomial", lms_mean, units)
             bound = bg.icat_bound(list(ss), list(lms), ALPHA, "max")
-            fails += bound is not None and bound < threshold
-        return fails / draws
+            yield bound is not None and bound < threshold
 
-    return run
+    return failing_share(fails)
 
 
 def dialogues(rng: np.random.Generator, count: int, mean: float, shape: str) -> tuple[list[float], list[int]]:
@@ -96,17 +89,13 @@ def tod_gate(
 ) -> Callable[[int, int, bool], float]:
     """A gate on tod.bleu or tod.AXIS.bleu_gap at T over `count` dialogues: the share of draws it fails."""
 
-    def run(draws: int, seed: int, null: bool) -> float:
-        rng = np.random.default_rng(seed)
-        fails = 0
+    def fails(rng: np.random.Generator, draws: int, null: bool) -> Iterator[bool]:
         for _ in range(draws):
             means, turns = dialogues(rng, count, threshold if null else effect, shape)
             doc = {"tables": {"tod": {bg.TOD_UNITS: [{"key": key, "means": means, "turns": turns}]}}}
-            got = bg.tod_p(key, threshold, bound, doc)
-            fails += got is not None and got[0] < ALPHA
-        return fails / draws
+            yield rejects(bg.tod_p(key, threshold, bound, doc))
 
-    return run
+    return failing_share(fails)
 
 
 BOUNDED_ROWS: tuple[Row, ...] = (

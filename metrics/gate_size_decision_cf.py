@@ -9,11 +9,12 @@ what a run's gate does, not of a formula beside it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from harness.metrics.gate_rows import ALPHA, Row
+from harness.metrics.gate_draws import failing_share, rejects
+from harness.metrics.gate_rows import Row
 
 
 def min_ratio(
@@ -24,16 +25,15 @@ def min_ratio(
     effect, one group at `ratio` x. Each draw is a metrics.json document the gate reads."""
     from harness.metrics.decision_gates import min_ratio_gate_p
 
-    def run(draws: int, seed: int, null: bool) -> float:
-        rng = np.random.default_rng(seed)
+    names = [f"g{i}" for i in range(groups)]
+
+    def fails(rng: np.random.Generator, draws: int, null: bool) -> Iterator[bool]:
         rates = np.full(groups, rate)
         rates[0] = rate * (threshold if null else ratio)
-        fails = 0
         for k in rng.binomial(n, rates, size=(draws, groups)):
             top = k.max()
             if top == 0:
                 continue
-            names = [f"g{i}" for i in range(groups)]
             metrics = {f"decision.impact_ratio.{g}": float(x) / top for g, x in zip(names, k, strict=True)}
             lowest = min(metrics.values())
             if lowest >= threshold - 1e-12:
@@ -41,16 +41,10 @@ def min_ratio(
             table = [
                 {"category": "c", "group": g, "selected": int(x), "asked": n} for g, x in zip(names, k, strict=True)
             ]
-            got = min_ratio_gate_p(
-                "decision.min_impact_ratio",
-                threshold,
-                "min",
-                {"metrics": metrics, "tables": {"decision": {"impact_ratios": table}}},
-            )
-            fails += got is not None and got[0] < ALPHA
-        return fails / draws
+            doc = {"metrics": metrics, "tables": {"decision": {"impact_ratios": table}}}
+            yield rejects(min_ratio_gate_p("decision.min_impact_ratio", threshold, "min", doc))
 
-    return run
+    return failing_share(fails)
 
 
 def fraction_shift(
@@ -62,10 +56,8 @@ def fraction_shift(
     Each draw's shifts go into a metrics.json document through the gate's own function (shift_gate_p)."""
     from harness.metrics.counterfactual import SHIFT_TABLE, shift_gate_p
 
-    def run(draws: int, seed: int, null: bool) -> float:
-        rng = np.random.default_rng(seed)
+    def fails(rng: np.random.Generator, draws: int, null: bool) -> Iterator[bool]:
         share = base + (threshold if null else effect)
-        fails = 0
         for _ in range(draws):
             original = rng.random(originals) < base
             if together:
@@ -80,13 +72,10 @@ def fraction_shift(
                 {"measure": "biased", "shift": float(v), "originals": int(c)}
                 for v, c in zip(values, counts, strict=True)
             ]
-            got = shift_gate_p(
-                "counterfactual.biased_shift", threshold, "max", {"tables": {"counterfactual": {SHIFT_TABLE: table}}}
-            )
-            fails += got is not None and got[0] < ALPHA
-        return fails / draws
+            doc = {"tables": {"counterfactual": {SHIFT_TABLE: table}}}
+            yield rejects(shift_gate_p("counterfactual.biased_shift", threshold, "max", doc))
 
-    return run
+    return failing_share(fails)
 
 
 DECISION_CF_ROWS: tuple[Row, ...] = (
