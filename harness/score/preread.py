@@ -27,8 +27,9 @@ from harness.core.records import Probe, Reply, Verdict
 
 MAX = 20_000  # replies read ahead at most: a reference and ~1 KB of verdict each; a 100,000-probe run stays flat
 ANSWER_S = 20.0  # the longest score_run waits for the worker's verdicts before it reads every reply itself
-#: sets that wait in seconds (a machine so busy that the low-priority worker needs longer; tests that assert the
-#: worker's verdicts were taken set it high, so their outcome never depends on the machine's load)
+#: sets that wait in seconds (a machine so busy that the low-priority worker needs longer); the user's setting.
+#: Code that builds a PreRead itself passes wait_s instead (the in-process tests that assert the worker's verdicts
+#: were taken wait 600 s, so their outcome never depends on the machine's load, without touching the environment)
 WAIT_ENV = "HARNESS_READ_AHEAD_WAIT_S"
 
 
@@ -44,8 +45,12 @@ def answer_wait_s() -> float:
 class PreRead:
     """Verdicts of the rules read ahead: feed() from the asking loop, the reading in a worker process."""
 
-    def __init__(self, method: str, compat: bool) -> None:
-        self.method, self.compat = method, compat
+    def __init__(self, method: str, compat: bool, *, wait_s: float | None = None) -> None:
+        """`wait_s`: the longest verdicts() waits for the worker's answer; None reads answer_wait_s() then (the
+        environment's setting when verdicts are asked for, as before the keyword existed)."""
+        if wait_s is not None and not wait_s > 0:
+            raise ValueError(f"wait_s must be a positive number of seconds, not {wait_s!r}")
+        self.method, self.compat, self._wait_s = method, compat, wait_s
         self._fed: dict[str, tuple[Probe, Reply]] = {}
         self._kept: dict[str, Verdict] = {}
         self.fingerprint, self.used = "", 0  # used: the verdicts score_run took (benchmarks/whole_job.py)
@@ -87,7 +92,8 @@ class PreRead:
         if proc is None:
             return
         try:
-            data, _ = proc.communicate(timeout=answer_wait_s())
+            wait = self._wait_s if self._wait_s is not None else answer_wait_s()
+            data, _ = proc.communicate(timeout=wait)
             got: dict[str, Any] = pickle.loads(data) if data else {}
             self.fingerprint = str(got.get("fingerprint") or "")
             self._kept = dict(got.get("verdicts") or {})

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from fault_server import FaultServer
 
+from harness.score.preread import WAIT_ENV
+
 HARNESS = Path(sys.executable).with_name("harness")
 
 WARMED = ("import sys\nfrom harness.cli import warmup\nwarmup.start(); warmup.wait()\n"
@@ -40,7 +42,7 @@ def test_harness_warmup_0_starts_nothing() -> None:
 def _run(run_env: Path, url: str, run_id: str, warm: str) -> Path:
     env = {**os.environ, "HARNESS_WARMUP": warm, "HARNESS_TRANSCRIPTS_DIR": str(run_env / "transcripts"),
            "HARNESS_CACHE_DIR": str(run_env / f"cache-{warm}"), "HARNESS_WARMUP_LOG": str(run_env / f"{run_id}.log"),
-           "HARNESS_READ_AHEAD_WAIT_S": "600"}  # the low-priority worker may be slow on a busy machine
+           WAIT_ENV: "600"}  # a subprocess reads the user's setting: the low-priority worker may be slow here
     (run_env / "targets.toml").write_text(f'[targets.bot]\nadapter = "openai"\nmodel = "m"\nbase_url = "{url}"\n',
                                           encoding="utf-8")
     cmd = [str(HARNESS), "run", "--suite", "builtin-en", "--target", "bot", "--limit", "20", "--run-id", run_id,

@@ -12,12 +12,9 @@ from harness.core.records import Probe, Reply
 from harness.oracles import score
 from harness.score.preread import ANSWER_S, MAX, WAIT_ENV, PreRead, answer_wait_s
 
-
-@pytest.fixture(autouse=True)
-def _patient(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The worker runs at low priority: on a busy machine it may need more than score_run's 20 s, and these
-    tests assert what it read, not how fast."""
-    monkeypatch.setenv(WAIT_ENV, "600")
+#: The worker runs at low priority: on a busy machine it may need more than score_run's 20 s, and these tests
+#: assert what it read, not how fast (a keyword: the environment's setting is the user's, tested on its own)
+PATIENT_S = 600.0
 
 
 def test_the_wait_is_the_environment_s_when_it_is_a_positive_number(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -40,7 +37,7 @@ def _pairs() -> list[tuple[Probe, Reply]]:
 
 def _read_ahead(pairs: list[tuple[Probe, Reply]], method: str = "default", compat: bool = False) -> PreRead:
     """Feed the pairs as the engine does; the worker process reads them (verdicts() stops it and waits)."""
-    pre = PreRead(method, compat)
+    pre = PreRead(method, compat, wait_s=PATIENT_S)
     for probe, reply in pairs:
         pre.feed(probe, reply)
     return pre
@@ -76,8 +73,19 @@ def test_the_worker_leaves_no_spool_and_a_dead_worker_costs_only_the_verdicts() 
     assert len(ok.verdicts(pairs, "default", False)) == len(pairs) and not os.path.exists(ok._spool_path)
 
 
+def test_the_wait_keyword_is_taken_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wait too short for any worker in the environment (1 ms) would leave no verdicts; the keyword's wins.
+    A wait that is not a positive number is refused, not taken as no wait."""
+    monkeypatch.setenv(WAIT_ENV, "0.001")
+    pairs = _pairs()
+    assert len(_read_ahead(pairs).verdicts(pairs, "default", False)) == len(pairs)
+    for wrong in (0.0, -1.0):
+        with pytest.raises(ValueError, match="positive"):
+            PreRead("default", False, wait_s=wrong)
+
+
 def test_past_max_nothing_is_kept() -> None:
-    pre = PreRead("default", False)
+    pre = PreRead("default", False, wait_s=PATIENT_S)
     probe, reply = _pairs()[0]
     for _ in range(MAX + 5):
         pre.feed(probe, reply)
