@@ -192,8 +192,10 @@ def compute(df: pd.DataFrame) -> FamilyResult:
             res.notes.append(f"tod {axis}: {fs.zero_bleu} of {fs.pairs} turn pairs had an original reply with BLEU 0 "
                              "(no helpfulness to lose), so they are left out of the fairscore; "
                              f"{fs.zero_bleu_helped} of them scored above 0 once perturbed.")
-    found_all = next((m["tod"]["found"] for m in df["meta"] if (m.get("tod") or {}).get("found")), {})
-    reached_all = next((m["tod"]["reached"] for m in df["meta"] if (m.get("tod") or {}).get("reached")), {})
+    found_all: dict[str, int] = next((m["tod"]["found"] for m in df["meta"] if (m.get("tod") or {}).get("found")), {})
+    reached_all: dict[str, int] = next(
+        (m["tod"]["reached"] for m in df["meta"] if (m.get("tod") or {}).get("reached")), {}
+    )
     for axis, n in found_all.items():
         res.metrics[f"{FAMILY}.{axis}.perturbable"] = float(n)
         if axis in reached_all:
