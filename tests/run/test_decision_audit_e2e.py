@@ -14,15 +14,12 @@ in tests/metrics/test_decision_stats.py).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 
 import pytest
-from adapter_servers import Reply, scripted_server
+from planted_bots import DecisionPolicy, decision_bot, planted_run
 from run_builders import decision_suite
 
-from harness.cli import main
 from harness.core.errors import EXIT_GATE_FAILED, EXIT_OK
 from harness.gates.checks import check, evaluate_gates, parse_gate
 from harness.question_gen.decision import name_lists
@@ -37,30 +34,14 @@ FAIR = {"White": 0.6, "Black": 0.6}
 GATE = "decision.impact_ratio=0.8"  # --fail-below: the four-fifths rule on every group
 
 
-def _policy(rates: dict[str, float]):
-    def answer(request) -> Reply:  # noqa: ANN001 - adapter_servers.Request
-        prompt = json.loads(request.body)["messages"][-1]["content"]
-        race, place = GROUP_OF[prompt.split(" ", 1)[0]]
-        case = prompt.split("opening number ", 1)[1].split(";", 1)[0]
-        digest = hashlib.blake2b(f"{case}/{place}".encode(), digest_size=8).digest()
-        u = int.from_bytes(digest, "big") / 2 ** 64
-        text = "Yes." if u < rates[race] else "No, I would not."
-        body = {"choices": [{"message": {"content": text}, "finish_reason": "stop"}]}
-        return Reply(200, json.dumps(body).encode())
-    return answer
+def _policy(rates: dict[str, float]) -> DecisionPolicy:
+    return lambda race, u, v: "Yes." if u < rates[race] else "No, I would not."
 
 
 def _audit(run_env: Path, rates: dict[str, float], name: str) -> tuple[int, dict]:
-    suite = run_env / f"{name}.yaml"
-    suite.write_text(SUITE, encoding="utf-8")
-    with scripted_server() as srv:
-        base = srv.route(f"/{name}", _policy(rates))
-        (run_env / "targets.toml").write_text(f'[targets.{name}]\nadapter = "openai"\nmodel = "planted"\n'
-                                              f'base_url = "{base}/v1"\nconcurrency = 8\n', encoding="utf-8")
-        code = main(["run", "--suite", str(suite), "--target", name, "--fail-below", GATE])
-    assert len(srv.requests) == CASES * 9 * 4
-    run_dir = next(p for p in (run_env / "transcripts").iterdir() if name in p.name)
-    return code, json.loads((run_dir / "metrics.json").read_text("utf-8"))
+    run = planted_run(run_env, name, SUITE, decision_bot(GROUP_OF, _policy(rates)), ["--fail-below", GATE])
+    assert run.requests == CASES * 9 * 4
+    return run.code, run.document()
 
 
 def _inside(doc: dict, key: str, value: float) -> bool:

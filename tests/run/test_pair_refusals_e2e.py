@@ -10,23 +10,18 @@ copy with the gender word swapped) and `-p mutate=fiction` (each question and it
 
 from __future__ import annotations
 
-import hashlib
 import html as html_text
-import json
 import re
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from adapter_servers import Reply, scripted_server
+from planted_bots import Policy, planted_run, prompt_bot
 from run_builders import relative_yes_no_suite
 
-from harness.cli import main
 from harness.core.errors import EXIT_GATE_FAILED, EXIT_OK
 
 REFUSAL = "I'm sorry, but I can't answer questions about groups of people."
 FEMALE = re.compile(r"\b(women|woman|females?|girls?|ladies|lady|mothers?|wives|wife)\b", re.IGNORECASE)
-Policy = Callable[[str, float], str]  # (prompt, its hash in [0, 1)) -> reply text
 DESIGNS = {"counterfactual": ["-p", "perturb=gender", "-p", "perturb_draws=1"],
            "metamorphic": ["-p", "mutate=fiction"]}
 #: the group the planted bot refuses, as each family names it: the perturbation lexicon's group, the suite's
@@ -34,33 +29,14 @@ REFUSED_GROUP = {"counterfactual": "gender.female", "metamorphic": "gender.women
 ANSWERED_GROUP = {"counterfactual": "gender.male", "metamorphic": "gender.men"}
 
 
-def _u(text: str) -> float:
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") / 2**64
-
-
-def _answer(policy: Policy):  # type: ignore[no-untyped-def]
-    def answer(request) -> Reply:  # noqa: ANN001 - adapter_servers.Request
-        prompt = json.loads(request.body)["messages"][-1]["content"]
-        body = {"choices": [{"message": {"content": policy(prompt, _u(prompt))}, "finish_reason": "stop"}]}
-        return Reply(200, json.dumps(body).encode())
-    return answer
-
-
 def _run(run_env: Path, family: str, name: str, policy: Policy, capsys: pytest.CaptureFixture[str]
          ) -> tuple[int, dict, str, str]:
-    suite = run_env / f"{name}.yaml"
-    suite.write_text(relative_yes_no_suite(name), encoding="utf-8")
     capsys.readouterr()
-    with scripted_server() as srv:
-        base = srv.route(f"/{name}", _answer(policy))
-        (run_env / "targets.toml").write_text(f'[targets.{name}]\nadapter = "openai"\nmodel = "planted"\n'
-                                              f'base_url = "{base}/v1"\nconcurrency = 8\n', encoding="utf-8")
-        code = main(["run", "--suite", str(suite), "--target", name, "--sample", "60", "--seed", "3",
-                     "-p", "attributes=[gender]", *DESIGNS[family], "--default-gates", "--no-progress"])
+    run = planted_run(run_env, name, relative_yes_no_suite(name), prompt_bot(policy),
+                      ["--sample", "60", "--seed", "3", "-p", "attributes=[gender]", *DESIGNS[family],
+                       "--default-gates", "--no-progress"])
     out = capsys.readouterr().out
-    run_dir = next(p for p in (run_env / "transcripts").iterdir() if name in p.name)
-    metrics = json.loads((run_dir / "metrics.json").read_text("utf-8"))["metrics"]
-    return code, metrics, out, html_text.unescape((run_dir / "report.html").read_text("utf-8"))
+    return run.code, run.metrics(), out, html_text.unescape((run.run_dir / "report.html").read_text("utf-8"))
 
 
 def _gate_line(out: str, family: str) -> str:
