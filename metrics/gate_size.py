@@ -10,7 +10,7 @@ binomial error of the simulation guarantees.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 import numpy as np
@@ -19,6 +19,7 @@ from harness.metrics import decision_stats as dst
 from harness.metrics import estimate_tests as et
 from harness.metrics import gate_power as gp
 from harness.metrics import stats
+from harness.metrics.gate_draws import failing_share
 from harness.metrics.gate_rows import ALPHA, Row
 from harness.metrics.gate_size_bounded import BOUNDED_ROWS
 from harness.metrics.gate_size_chbias import CHBIAS_ROWS
@@ -76,29 +77,27 @@ def position(n: int, top_share: float) -> Callable[[int, int, bool], float]:
     """CBBQ/BBQ's position test with varied letter order (stats.multinomial_test against the expected shares):
     null, every letter equally likely; effect, letter A at `top_share`, the rest split evenly."""
 
-    def run(draws: int, seed: int, null: bool) -> float:
-        rng = np.random.default_rng(seed)
+    def fails(rng: np.random.Generator, draws: int, null: bool) -> Iterator[bool]:
         shares = [1 / 3] * 3 if null else [top_share, (1 - top_share) / 2, (1 - top_share) / 2]
         k = rng.multinomial(n, shares, size=draws)
-        return float(np.mean([_multinomial_p(tuple(int(x) for x in row)) < ALPHA for row in k]))
+        return (_multinomial_p(tuple(int(x) for x in row)) < ALPHA for row in k)
 
-    return run
+    return failing_share(fails)
 
 
 def discordant(pairs: int, share: float, test: Callable[[int, int], float | None]) -> Callable[[int, int, bool], float]:
     """A paired test on discordant pairs (metamorphic McNemar, counterfactual sign test): null, a changed pair
     goes either way with probability 1/2; effect, one way with probability `share`."""
 
-    def run(draws: int, seed: int, null: bool) -> float:
-        rng = np.random.default_rng(seed)
+    def fails(rng: np.random.Generator, draws: int, null: bool) -> Iterator[bool]:
         b = rng.binomial(pairs, 0.5 if null else share, size=draws)
         cache: dict[int, bool] = {}
         for x in np.unique(b):
             p = test(int(x), pairs - int(x))
             cache[int(x)] = p is not None and p < ALPHA
-        return float(np.mean([cache[int(x)] for x in b]))
+        return (cache[int(x)] for x in b)
 
-    return run
+    return failing_share(fails)
 
 
 def _mcnemar_p(b: int, c: int) -> float | None:

@@ -13,10 +13,11 @@ the family's gate function (chbias_gates.mean_gate_p / statistic_gate_p) for its
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from harness.metrics.gate_draws import failing_share, rejects
 from harness.metrics.gate_rows import ALPHA, Row
 from harness.metrics.paired_test import mean_interval, outlier_mask, paired_test
 from harness.metrics.skew_t import sample_skewness
@@ -60,19 +61,15 @@ def mean_gate(shape: str, n: int, threshold: float, effect: float,
     T; effect, `effect`. A gate fails when the mean is beyond T and its p (chbias_gates.mean_gate_p) < 5%."""
     from harness.metrics.chbias_gates import mean_gate_p
 
-    def run(draws: int, seed: int, null: bool) -> float:
-        rng = np.random.default_rng(seed)
-        hits = 0
+    def fails(rng: np.random.Generator, draws: int, null: bool) -> Iterator[bool]:
         for _ in range(draws):
             base = rng.lognormal(3.0, 0.5, n)
             doc = run_document(base + noise(rng, shape, n) + (threshold if null else effect), base)
-            got = mean_gate_p("chbias.mean_diff", threshold, bound, doc)
             mean = doc["metrics"]["chbias.mean_diff"]
             beyond = mean > threshold if bound == "max" else mean < threshold
-            hits += got is not None and got[0] < ALPHA and beyond
-        return hits / draws
+            yield rejects(mean_gate_p("chbias.mean_diff", threshold, bound, doc)) and beyond
 
-    return run
+    return failing_share(fails)
 
 
 def t_gate(shape: str, n: int, threshold: float, dz: float) -> Callable[[int, int, bool], float]:
@@ -81,9 +78,7 @@ def t_gate(shape: str, n: int, threshold: float, dz: float) -> Callable[[int, in
     sentence likelier by `dz` sds. Fails when t < T and the skew-guarded test of mean 0 rejects."""
     from harness.metrics.chbias_gates import statistic_gate_p
 
-    def run(draws: int, seed: int, null: bool) -> float:
-        rng = np.random.default_rng(seed)
-        hits = 0
+    def fails(rng: np.random.Generator, draws: int, null: bool) -> Iterator[bool]:
         for _ in range(draws):
             base = rng.lognormal(3.0, 0.5, n)
             if shape == "exchangeable":
@@ -95,11 +90,9 @@ def t_gate(shape: str, n: int, threshold: float, dz: float) -> Callable[[int, in
             keep = ~outlier_mask(ppl1, ppl2)
             d = ppl1[keep] - ppl2[keep]
             t = float(d.mean() / d.std(ddof=1) * np.sqrt(d.size))
-            got = statistic_gate_p("chbias.t", threshold, "min", doc)
-            hits += got is not None and got[0] < ALPHA and t < threshold
-        return hits / draws
+            yield rejects(statistic_gate_p("chbias.t", threshold, "min", doc)) and t < threshold
 
-    return run
+    return failing_share(fails)
 
 
 def log_gate(shape: str, n: int, threshold: float, effect: float) -> Callable[[int, int, bool], float]:
@@ -107,18 +100,15 @@ def log_gate(shape: str, n: int, threshold: float, effect: float) -> Callable[[i
     noise of `shape` scaled to sd 0.3 nats (a lognormal perplexity of the counterpart, median e^3)."""
     from harness.metrics.chbias_gates import mean_gate_p
 
-    def run(draws: int, seed: int, null: bool) -> float:
-        rng = np.random.default_rng(seed)
-        hits = 0
+    def fails(rng: np.random.Generator, draws: int, null: bool) -> Iterator[bool]:
         for _ in range(draws):
             log2 = rng.normal(3.0, 0.5, n)
             log1 = log2 + noise(rng, shape, n) * (0.3 / SD) + (threshold if null else effect)
             doc = run_document(np.exp(log1), np.exp(log2), log=True)
-            got = mean_gate_p("chbias.log_ratio", threshold, "max", doc)
-            hits += got is not None and got[0] < ALPHA and doc["metrics"]["chbias.log_ratio"] > threshold
-        return hits / draws
+            beyond = doc["metrics"]["chbias.log_ratio"] > threshold
+            yield rejects(mean_gate_p("chbias.log_ratio", threshold, "max", doc)) and beyond
 
-    return run
+    return failing_share(fails)
 
 
 def paired_t(n: int, dz: float) -> Callable[[int, int, bool], float]:
@@ -126,17 +116,14 @@ def paired_t(n: int, dz: float) -> Callable[[int, int, bool], float]:
     dropped as the family does): null, the two sentences' perplexities differ by normal noise alone; effect, a
     mean difference of `dz` standard deviations."""
 
-    def run(draws: int, seed: int, null: bool) -> float:
-        rng = np.random.default_rng(seed)
-        hits = 0
+    def fails(rng: np.random.Generator, draws: int, null: bool) -> Iterator[bool]:
         for _ in range(draws):
             base = rng.lognormal(3.0, 0.5, n)
             diff = rng.normal(0.0 if null else dz, 1.0, n) * 2.0
             test = paired_test(base + diff, base, upstream=False)
-            hits += test.p is not None and test.p < ALPHA
-        return hits / draws
+            yield test.p is not None and test.p < ALPHA
 
-    return run
+    return failing_share(fails)
 
 
 _MEAN = "mean_diff=1 (skew-guarded t)"
