@@ -13,7 +13,7 @@ from typing import Any
 
 import openai
 
-from harness.adapters.openai_chat import DEFAULT_TIMEOUT_S, HTTP_CLIENT_AIOHTTP, OpenAIChatAdapter
+from harness.adapters.openai_chat import DEFAULT_TIMEOUT_S, HTTP_CLIENT_HTTPX, OpenAIChatAdapter
 from harness.core.errors import ConfigError
 
 #: The GA data-plane API version the preset uses (a targets.toml `api_version` overrides it).
@@ -41,7 +41,7 @@ class AzureOpenAIAdapter(OpenAIChatAdapter):
     def _new_client(self) -> openai.AsyncAzureOpenAI:
         timeout = float(self.settings.get("timeout_s") or DEFAULT_TIMEOUT_S)
         http_client = (openai.DefaultAioHttpClient(timeout=timeout)
-                       if self.http_client == HTTP_CLIENT_AIOHTTP else None)
+                       if self.http_client != HTTP_CLIENT_HTTPX else None)
         return openai.AsyncAzureOpenAI(
             api_key=self._api_key,
             azure_endpoint=str(self.settings["endpoint"]),

@@ -12,12 +12,14 @@ Design choices:
     more CPU than the HTTP exchange itself (benchmarks/run_throughput.py; CPU is what limits hundreds of
     requests per second on two cores), and lets us classify a garbled body precisely. The SDK still does
     the rest: base URL, auth headers, status errors (APIStatusError with the parsed error body).
-  * With aiohttp installed (the default, `http_client = "aiohttp"`) the adapter speaks the OpenAI-compatible
-    wire format itself over aiohttp (harness.adapters.openai_wire), as lm-eval does: the SDK's request
-    building was most of the CPU of the asking loop (issue 38). The failure classes are the same on both
-    paths (tests/adapters/test_adapter_openai.py runs every fault over both). `http_client = "httpx"`
-    selects the SDK over its default stack; without aiohttp installed that is used automatically. A
-    subclass whose provider needs the SDK's specifics (Azure) sets `speaks_wire = False`.
+  * By default (`http_client = "http1"`) the adapter speaks the OpenAI-compatible wire format itself
+    (harness.adapters.openai_wire), as lm-eval does: the SDK's request building was most of the CPU of the
+    asking loop (issue 38). Plain-http targets go over harness.adapters.http1 (aiohttp's own request path
+    cost as much again), https targets and proxies over aiohttp; `http_client = "aiohttp"` puts every
+    request on aiohttp. The failure classes are the same on every path (tests/adapters/test_adapter_openai.py
+    runs every fault over each). `http_client = "httpx"` selects the SDK over its default stack; without
+    aiohttp installed that is used automatically. A subclass whose provider needs the SDK's specifics
+    (Azure) sets `speaks_wire = False` and gets the SDK over aiohttp.
   * Malformed JSON / invalid UTF-8 bodies are transient (adapters.transport.decode_json_body explains
     why), and so is a well-formed body without choices or with empty content (a server that lost the
     generation answers the next request: the same retries as a 503), unless the server says it stopped on
@@ -54,6 +56,8 @@ DEFAULT_TIMEOUT_S = 60.0
 NO_KEY = "no-key-needed"
 HTTP_CLIENT_AIOHTTP = "aiohttp"
 HTTP_CLIENT_HTTPX = "httpx"
+#: the wire format over harness.adapters.http1 for plain-http targets (aiohttp for https and proxies)
+HTTP_CLIENT_HTTP1 = "http1"
 
 try:  # optional: the openai[aiohttp] extra
     import aiohttp
@@ -75,7 +79,8 @@ def _sdk() -> Any:
 class OpenAIChatAdapter(Adapter):
     """Settings: model (required), base_url, temperature (0.0), max_tokens (256) or max_completion_tokens,
     system_prompt, top_p, seed, stop, extra_body (dict passed through to the server), timeout_s (60),
-    http_client ("aiohttp" when installed, else "httpx"; transport only, not part of the fingerprint)."""
+    http_client ("http1" when httptools and aiohttp are installed, "aiohttp", or "httpx"; transport only, not part
+    of the fingerprint)."""
 
     kind = "openai"
     #: False where the provider needs the SDK's client (Azure's deployment URLs and api-version).
@@ -94,16 +99,26 @@ class OpenAIChatAdapter(Adapter):
         self._served: Any = None  # harness.adapters.served_logprobs.ServedLogprobs, made on first use
 
     def _pick_http_client(self, wanted: Any) -> str:
+        from harness.adapters.http1 import AVAILABLE as HTTP1_AVAILABLE
+
         if wanted in (None, ""):
-            return HTTP_CLIENT_AIOHTTP if aiohttp is not None else HTTP_CLIENT_HTTPX
+            if aiohttp is None:
+                return HTTP_CLIENT_HTTPX
+            return HTTP_CLIENT_HTTP1 if HTTP1_AVAILABLE else HTTP_CLIENT_AIOHTTP
         if wanted == HTTP_CLIENT_HTTPX:
             return HTTP_CLIENT_HTTPX
+        if wanted == HTTP_CLIENT_HTTP1:
+            if aiohttp is None or not HTTP1_AVAILABLE:
+                raise ConfigError(f"Target '{self.name}' asks for http_client = \"http1\", which needs httptools "
+                                  "and aiohttp; run `pip install httptools 'openai[aiohttp]'` or drop the setting.")
+            return HTTP_CLIENT_HTTP1
         if wanted == HTTP_CLIENT_AIOHTTP:
             if aiohttp is None:
                 raise ConfigError(f"Target '{self.name}' asks for http_client = \"aiohttp\", which is not "
                                   "installed; run `pip install 'openai[aiohttp]'` or drop the setting.")
             return HTTP_CLIENT_AIOHTTP
-        raise ConfigError(f"Target '{self.name}': http_client must be \"aiohttp\" or \"httpx\", not {wanted!r}.")
+        raise ConfigError(f"Target '{self.name}': http_client must be \"http1\", \"aiohttp\" or \"httpx\", "
+                          f"not {wanted!r}.")
 
     @property
     def _timeout_s(self) -> float:
@@ -111,17 +126,18 @@ class OpenAIChatAdapter(Adapter):
 
     @property
     def _wire(self) -> bool:
-        return self.speaks_wire and self.http_client == HTTP_CLIENT_AIOHTTP
+        return self.speaks_wire and self.http_client != HTTP_CLIENT_HTTPX
 
     def _new_client(self) -> Any:
         timeout = self._timeout_s
         if self._wire:
             from harness.adapters.openai_wire import WireClient
 
-            return WireClient(self.settings.get("base_url") or None, self._api_key, timeout)
+            return WireClient(self.settings.get("base_url") or None, self._api_key, timeout,
+                              use_http1=self.http_client == HTTP_CLIENT_HTTP1)
         openai = _sdk()
         http_client = (openai.DefaultAioHttpClient(timeout=timeout)
-                       if self.http_client == HTTP_CLIENT_AIOHTTP else None)
+                       if self.http_client != HTTP_CLIENT_HTTPX else None)  # "http1" means aiohttp here
         return openai.AsyncOpenAI(
             api_key=self._api_key,
             base_url=self.settings.get("base_url") or None,

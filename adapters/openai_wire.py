@@ -6,6 +6,10 @@ asking loop; one core reached 986 requests/s at c=256). An OpenAI-compatible end
 adds: a URL, a bearer key, a JSON body. lm-eval's `local-chat-completions` talks to such servers the same way.
 The SDK stays for targets whose provider needs its specifics (Azure's deployments and api-version, Anthropic).
 
+For a plain-http target with no proxy (a local vLLM or llama.cpp server, the case where requests per second
+matter) the POST goes over harness.adapters.http1 instead of aiohttp, unless the target asks for aiohttp itself
+(`http_client = "aiohttp"`): aiohttp's own request path cost as much CPU as the rest of the asking loop.
+
 The failure contract is the SDK path's, class for class (adapters.base, adapters.transport): an HTTP error status
 goes through `error_for_status` with the server's `error.message` as detail (Retry-After honoured), 401/403 never
 quote the server (it echoes the key back), a connection failure is "connection failed: <what happened>", a
@@ -23,8 +27,9 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
+from harness.adapters import http1
 from harness.adapters.base import AdapterError, PermanentError, TransientError
-from harness.adapters.transport import connection_failure, decode_json_body, error_for_status, redact
+from harness.adapters.transport import connection_failure, decode_json_body, error_for_status, one_line, redact
 from harness.core import fast_json
 
 #: The SDK's own default base URL, so a target without base_url reaches the same place either way.
@@ -36,24 +41,49 @@ class WireClient:
     """One aiohttp session that POSTs JSON bodies to an OpenAI-compatible server (one per event loop:
     adapters.transport.PerLoopClient)."""
 
-    def __init__(self, base_url: str | None, api_key: str, timeout_s: float) -> None:
+    def __init__(self, base_url: str | None, api_key: str, timeout_s: float, *, use_http1: bool = True) -> None:
         self.base = str(base_url or OPENAI_BASE_URL).rstrip("/")
         self.timeout = timeout_s
         self._api_key = api_key
         self._urls: dict[str, URL] = {}
         self._proxy = _env_proxy(self.base)
-        # No pool limit: the run engine bounds the requests in flight. The adapter's deadline over the whole
-        # exchange is transport.within (every call goes through it), so the only socket timeout is the
-        # connect one, a backstop: a sock_read timeout re-armed a timer on every chunk read (a tenth of
-        # aiohttp's CPU per request, issue 38) to enforce a looser limit than within's. trust_env stays off
-        # and the environment's proxy is read once (_env_proxy): with it on, aiohttp hands every request to
-        # a thread twice (netrc, proxy lookup), a fifth of the asking loop's CPU. No cookies are kept.
-        connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
-        self.session = aiohttp.ClientSession(
-            connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
-            timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout_s),
-            headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json",
-                     "Content-Type": "application/json", "User-Agent": "harness-bias"})
+        self._headers = {"Authorization": f"Bearer {api_key}", "Accept": "application/json",
+                         "Content-Type": "application/json", "User-Agent": "harness-bias"}
+        #: plain-http targets with no proxy go over harness.adapters.http1 (one client per host and port)
+        self._use_http1 = use_http1 and http1.AVAILABLE and not self._proxy
+        self._http1: dict[tuple[str, int], http1.Http1Client] = {}
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def session(self) -> aiohttp.ClientSession:
+        """The aiohttp session (https targets, proxies, `http_client = "aiohttp"`), made on first use: its SSL
+        contexts cost a tenth of a second of start-up that a plain-http run never needs."""
+        if self._session is None:
+            # No pool limit: the run engine bounds the requests in flight. The adapter's deadline over the whole
+            # exchange is transport.within (every call goes through it), so the only socket timeout is the
+            # connect one, a backstop: a sock_read timeout re-armed a timer on every chunk read (a tenth of
+            # aiohttp's CPU per request, issue 38) to enforce a looser limit than within's. trust_env stays off
+            # and the environment's proxy is read once (_env_proxy): with it on, aiohttp hands every request to
+            # a thread twice (netrc, proxy lookup), a fifth of the asking loop's CPU. No cookies are kept.
+            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
+            self._session = aiohttp.ClientSession(
+                connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
+                timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.timeout), headers=self._headers)
+        return self._session
+
+    @session.setter
+    def session(self, session: aiohttp.ClientSession) -> None:
+        self._session = session
+
+    def http1_client(self, url: URL) -> http1.Http1Client | None:
+        """The keep-alive client for a plain-http URL's host and port, or None when aiohttp carries it."""
+        if not self._use_http1 or url.scheme != "http":
+            return None
+        key = (url.host or "localhost", url.port or 80)
+        client = self._http1.get(key)
+        if client is None:
+            client = self._http1[key] = http1.client_for(url, self._headers, self.timeout)
+        return client
 
     def url(self, path: str) -> URL:
         """The absolute URL of `path` (relative to the base URL unless it is absolute), parsed once."""
@@ -66,16 +96,16 @@ class WireClient:
     async def post(self, path: str, body: Mapping[str, Any]) -> bytes:
         """The raw body of a 2xx answer to POST `body` as JSON; an AdapterError for every other outcome."""
         payload = fast_json.dumps(body)
+        url = self.url(path)
         try:
-            # awaited, not `async with`: two context-manager layers less per request; read() closes the
-            # connection itself when it fails or is cancelled, and release() hands a finished one back
-            response = await self.session.post(self.url(path), data=payload, **self._proxy)
-            try:
-                content = await response.read()
-            finally:
-                response.release()
-            if response.status >= 400:
-                raise self.status_error(response.status, content, response.headers)
+            direct = self.http1_client(url)
+            if direct is not None:
+                answer = await direct.post(url.raw_path_qs, payload)
+                status, content, headers = answer.status, answer.body, answer.headers
+            else:
+                status, content, headers = await self._post_aiohttp(url, payload)
+            if status >= 300:
+                raise self.status_error(status, content, headers)
             return content
         except AdapterError:
             raise
@@ -83,6 +113,16 @@ class WireClient:
             raise TransientError(f"timed out after {self.timeout}s") from None
         except (aiohttp.ClientError, OSError) as exc:
             raise connection_failure(exc, [self._api_key]) from None
+
+    async def _post_aiohttp(self, url: URL, payload: bytes) -> tuple[int, bytes, Mapping[str, str]]:
+        # awaited, not `async with`: two context-manager layers less per request; read() closes the
+        # connection itself when it fails or is cancelled, and release() hands a finished one back
+        response = await self.session.post(url, data=payload, **self._proxy)
+        try:
+            content = await response.read()
+        finally:
+            response.release()
+        return response.status, content, response.headers
 
     async def post_json(self, path: str, body: Mapping[str, Any]) -> Any:
         """The decoded JSON of a 2xx answer to POST `body` (decode_json); an AdapterError for every other outcome."""
@@ -92,10 +132,17 @@ class WireClient:
         """The error class and one-line reason for an HTTP error status, as the SDK path classifies it."""
         if status in (401, 403):
             return PermanentError(f"HTTP {status}: authentication failed; check the target's API key")
+        if status < 400:  # aiohttp followed it already; a POST is not re-sent elsewhere behind the user's back
+            where = redact(str(headers.get("location") or headers.get("Location") or "elsewhere"), [self._api_key])
+            return PermanentError(f"HTTP {status}: the server redirects to {one_line(where)}; set the target's "
+                                  "base_url to that address")
         return error_for_status(status, redact(error_detail(content), [self._api_key]), headers)
 
     async def close(self) -> None:
-        await self.session.close()
+        for client in self._http1.values():
+            await client.close()
+        if self._session is not None:
+            await self._session.close()
 
 
 def _env_proxy(base: str) -> dict[str, Any]:

@@ -93,12 +93,14 @@ def no_answer(reason: str, stop: Any = None) -> AdapterError:
     return TransientError(reason)
 
 
-# What a dropped connection means, by the client library's exception name (aiohttp's and httpx's): said in the
-# harness's words, the library's text kept as detail. Checked along the exception's class hierarchy.
+# What a dropped connection means, by the client library's exception name (aiohttp's, httpx's, adapters.http1's):
+# said in the harness's words, the library's text kept as detail. Checked along the exception's class hierarchy.
 _CONNECTION_WORDS = (
     (("ClientPayloadError", "ContentLengthError", "TransferEncodingError", "IncompleteRead",
-      "RemoteProtocolError:incomplete"), "the server closed the connection before the reply was complete"),
-    (("ServerDisconnectedError", "RemoteProtocolError"), "the server closed the connection without a reply"),
+      "RemoteProtocolError:incomplete", "ReplyCutShort"),
+     "the server closed the connection before the reply was complete"),
+    (("ServerDisconnectedError", "RemoteProtocolError", "ServerClosedConnection"),
+     "the server closed the connection without a reply"),
     (("ClientConnectorError", "ConnectError", "ConnectionRefusedError"), "could not connect to the server"),
     (("ConnectionResetError", "ClientOSError"), "the connection was reset"),
     (("ReadError",), "the connection broke while the reply was being read"),

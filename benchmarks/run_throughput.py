@@ -9,10 +9,11 @@ BiasAsker's own loop did, and prints the speed-up. The one-at-a-time run asks a 
 and extrapolates to the full count, because 5,000 sequential requests take over eight minutes by
 construction; the printout says so.
 
-`--http-client httpx` runs the adapter over the SDK's default httpx2 stack instead of aiohttp, to compare.
+`--http-client aiohttp` (or httpx, the SDK's default httpx2 stack) runs the adapter over that stack instead of its
+default (harness.adapters.http1 for this plain-http server), to compare.
 
 Usage: .venv/bin/python benchmarks/run_throughput.py [--probes 5000] [--concurrency 64]
-       [--latency 0.1] [--sequential 200] [--http-client aiohttp|httpx]
+       [--latency 0.1] [--sequential 200] [--http-client http1|aiohttp|httpx]
 """
 
 from __future__ import annotations
@@ -148,8 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--latency", type=float, default=0.1, help="server answer delay in seconds")
     parser.add_argument("--sequential", type=int, default=200, help="probes asked one at a time")
-    parser.add_argument("--http-client", choices=["aiohttp", "httpx"], default=None,
-                        help="HTTP stack under the openai SDK (default: the adapter's default, aiohttp)")
+    parser.add_argument("--http-client", choices=["http1", "aiohttp", "httpx"], default=None,
+                        help="the openai adapter's HTTP stack (default: the adapter's default, http1 here)")
     args = parser.parse_args(argv)
 
     port = _free_port()

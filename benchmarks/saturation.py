@@ -4,7 +4,7 @@ One command, one table (issue 38). An OpenAI-compatible server that is never the
 processes sharing one port through SO_REUSEPORT, each a raw asyncio protocol on uvloop answering from a
 prebuilt response) answers every chat completion after `--latency` seconds (100 ms). For each concurrency c
 (16, 64, 256) a fresh client process asks `--probes` builtin-en prompts (4,000) through the real run engine
-(harness.run.execute.run_suite: the openai adapter over its aiohttp wire client, the engine, the transcript
+(harness.run.execute.run_suite: the openai adapter over its default wire client, the engine, the transcript
 writes, the response cache and a live progress bar drawn to /dev/null as a terminal would see it). The
 physical limit is c / latency requests per second; its share is what the run reached. A last row asks
 `--ceiling-probes` (20,000) at c=256 from a server that answers at once: what one client core can do.
@@ -20,9 +20,10 @@ and `1000 / CPU` is the rate one core to itself would reach.
 Usage: .venv/bin/python benchmarks/saturation.py [--probes 4000] [--latency 0.1] [--concurrency 16,64,256]
        [--ceiling-probes 20000] [--server-procs 2] [--no-progress-bar] [--no-cache] [--warmup] [--wire-alone N]
 
-`--wire-alone N` adds one line: N requests at c=256, 0 ms through the wire client alone (aiohttp and the JSON of
-the body and the answer, from plain tasks: no engine, transcript, cache or progress), so the last row splits into
-the HTTP client's share and the harness's own.
+`--wire-alone N` adds one line: N requests at c=256, 0 ms through the wire client alone (the HTTP client the
+target's default picks, harness.adapters.http1 for this plain-http server, and the JSON of the body and the answer,
+from plain tasks: no engine, transcript, cache or progress), so the last row splits into the HTTP client's share
+and the harness's own. `--http-client aiohttp` (or httpx) measures every row over that stack instead.
 """
 
 from __future__ import annotations
@@ -141,14 +142,15 @@ class Row:
 
 
 def _wire_alone(spec: dict[str, Any], prompts: list[str]) -> None:
-    """The HTTP client's share alone: the same requests through the wire client (aiohttp, the body's and the
-    answer's JSON) from `concurrency` plain tasks, with no engine, transcript, cache or progress around it."""
+    """The HTTP client's share alone: the same requests through the wire client (its HTTP client, the body's and
+    the answer's JSON) from `concurrency` plain tasks, with no engine, transcript, cache or progress around it."""
     import asyncio
 
     from harness.adapters.openai_wire import WireClient
 
     async def ask_all() -> tuple[int, float, float]:
-        client = WireClient(os.environ["BENCH_BASE_URL"], "bench-key-not-secret", 60.0)
+        client = WireClient(os.environ["BENCH_BASE_URL"], "bench-key-not-secret", 60.0,
+                            use_http1=spec.get("http_client", "http1") == "http1")
         todo = iter(prompts)
         answered = 0
 
@@ -202,7 +204,8 @@ def _measure(args: argparse.Namespace, work: Path, servers: list[multiprocessing
     delay.value = latency
     time.sleep(0.2)  # every server has read the new delay
     spec = {"probes": probes, "concurrency": concurrency, "bar": not args.no_progress_bar, "cache": not args.no_cache,
-            "warmup": args.warmup, "run_id": f"c{concurrency}-l{latency:g}-n{probes}", "wire_alone": wire_alone}
+            "warmup": args.warmup, "run_id": f"c{concurrency}-l{latency:g}-n{probes}", "wire_alone": wire_alone,
+            "http_client": args.http_client or "http1"}
     served_before = sum(counts)
     server_before = sum(_cpu_s(p.pid) for p in servers)  # type: ignore[arg-type]
     env = {**os.environ, "HARNESS_CACHE_DIR": str(work / f"cache-{spec['run_id']}")}  # every row asks anew
@@ -245,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-progress-bar", action="store_true", help="ask without drawing the live bar")
     parser.add_argument("--no-cache", action="store_true", help="ask without the response cache (as --no-cache)")
     parser.add_argument("--warmup", action="store_true", help="start harness run's warm-up thread as it asks")
+    parser.add_argument("--http-client", choices=("http1", "aiohttp", "httpx"),
+                        help="the target's http_client (default: the adapter's own default)")
     parser.add_argument("--client", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.client:
@@ -267,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
                        "BENCH_API_KEY": "bench-key-not-secret", "BENCH_BASE_URL": f"http://127.0.0.1:{port}/v1"})
     (work / "targets.toml").write_text(
         f'[targets.bench]\nadapter = "openai"\nmodel = "bench"\nbase_url = "http://127.0.0.1:{port}/v1"\n'
-        'api_key_env = "BENCH_API_KEY"\nmax_tokens = 16\n', encoding="utf-8")
+        'api_key_env = "BENCH_API_KEY"\nmax_tokens = 16\n'
+        + (f'http_client = "{args.http_client}"\n' if args.http_client else ""), encoding="utf-8")
     print(f"load average {os.getloadavg()[0]:.2f} at start; each row a fresh client process", flush=True)
     try:
         plan = [(int(c), args.latency, args.probes) for c in args.concurrency.split(",") if c.strip()]
@@ -282,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     _print(rows, args.server_procs)
     if alone is not None:
         ms, engine = alone.cpu_s / alone.answered * 1000, rows[-1].cpu_s / rows[-1].answered * 1000
-        print(f"wire client alone (aiohttp and JSON, no engine), c=256, 0 ms: {alone.answered:,} requests, "
+        print(f"wire client alone ({args.http_client or 'default'} client and JSON, no engine), c=256, 0 ms: "
+              f"{alone.answered:,} requests, "
               f"{ms:.3f} ms CPU per request ({1000 / ms:,.0f} requests/s on one core), {alone.rate:,.0f} requests/s "
               f"here, load {alone.load:.2f}; the rest of the last row, {engine - ms:.3f} ms, is the harness's own")
     bad = [r for r in rows if r.served != r.probes or r.answered != r.probes]

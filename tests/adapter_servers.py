@@ -44,6 +44,7 @@ class ScriptedServer:
     def __init__(self) -> None:
         self.routes: dict[str, Handler] = {}
         self.requests: list[Request] = []
+        self.connections = 0  # TCP connections accepted (a keep-alive client opens one for many requests)
         server = self
 
         class _Handler(BaseHTTPRequestHandler):
@@ -51,6 +52,10 @@ class ScriptedServer:
 
             def log_message(self, *args: object) -> None:
                 return None
+
+            def setup(self) -> None:
+                server.connections += 1
+                super().setup()
 
             def _serve(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)

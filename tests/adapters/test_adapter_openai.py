@@ -17,7 +17,7 @@ import pytest
 from adapter_servers import Reply, scripted_server
 
 from harness.adapters.base import Message, PermanentError, TransientError
-from harness.adapters.openai_chat import HTTP_CLIENT_AIOHTTP, HTTP_CLIENT_HTTPX, OpenAIChatAdapter
+from harness.adapters.openai_chat import HTTP_CLIENT_AIOHTTP, HTTP_CLIENT_HTTP1, HTTP_CLIENT_HTTPX, OpenAIChatAdapter
 from harness.adapters.registry import create_adapter, load_targets
 from harness.core.errors import ConfigError
 
@@ -37,9 +37,10 @@ def adapter(base_url: str, **settings) -> OpenAIChatAdapter:
                              secrets={"api_key": SENTINEL})
 
 
-@pytest.fixture(params=[HTTP_CLIENT_AIOHTTP, HTTP_CLIENT_HTTPX])
+@pytest.fixture(params=[HTTP_CLIENT_HTTP1, HTTP_CLIENT_AIOHTTP, HTTP_CLIENT_HTTPX])
 def stack(request: pytest.FixtureRequest) -> str:
-    """The HTTP stack under the SDK; every error-mapping test runs over both."""
+    """The HTTP stack: harness.adapters.http1 (the default for plain http), aiohttp, or the SDK over httpx2; every
+    error-mapping test runs over each."""
     return request.param
 
 
@@ -239,9 +240,9 @@ def test_concurrent_requests_are_all_answered(stack: str) -> None:
 # ----------------------------------------------------------------------------------- HTTP stack
 
 
-def test_aiohttp_is_the_default_stack_and_really_carries_the_requests() -> None:
-    """The default client speaks the wire format over aiohttp itself (issue 38: the SDK's request building was
-    the asking loop's limit); `http_client = "httpx"` gives the SDK's own stack."""
+def test_aiohttp_carries_the_requests_it_is_asked_to_carry() -> None:
+    """`http_client = "aiohttp"` speaks the wire format over aiohttp itself (issue 38: the SDK's request building
+    was the asking loop's limit); `http_client = "httpx"` gives the SDK's own stack."""
     import aiohttp
 
     seen: list[str] = []
@@ -254,17 +255,15 @@ def test_aiohttp_is_the_default_stack_and_really_carries_the_requests() -> None:
         async def _start(self, _session, _ctx, params) -> None:
             seen.append(str(params.url))
 
-    default = adapter("http://127.0.0.1:1/v1")
-    assert default.http_client == HTTP_CLIENT_AIOHTTP
     assert adapter("http://127.0.0.1:1/v1", http_client="httpx").http_client == HTTP_CLIENT_HTTPX
     with scripted_server() as srv:
         url = srv.route("/ok", lambda r: Reply(200, completion_body()))
-        a = adapter(url)
+        a = adapter(url, http_client="aiohttp")
 
         async def go():
             client = a._clients.get()
             assert type(client).__name__ == "WireClient"  # harness.adapters.openai_wire, not the SDK
-            await client.session.close()
+            assert client.http1_client(client.url("/chat/completions")) is None
             client.session = aiohttp.ClientSession(trace_configs=[Spy()])
             try:
                 return await a.ask("Hi?")
@@ -273,6 +272,49 @@ def test_aiohttp_is_the_default_stack_and_really_carries_the_requests() -> None:
 
         assert asyncio.run(go()).text == "Hello there."
     assert seen == [url + "/chat/completions"]
+
+
+def test_plain_http_goes_over_the_http1_client_by_default_and_https_over_aiohttp() -> None:
+    """The default stack (issue 38): a plain-http target's requests are written by harness.adapters.http1 on kept-
+    alive connections (the server sees one connection for three requests, each with its Host, key, type and
+    length); an https target's URL is left to aiohttp, and so is every URL when the environment names a proxy."""
+    from harness.adapters.openai_wire import WireClient
+
+    default = adapter("http://127.0.0.1:1/v1")
+    assert default.http_client == HTTP_CLIENT_HTTP1
+    with scripted_server() as srv:
+        url = srv.route("/ok", lambda r: Reply(200, completion_body()))
+        a = adapter(url)
+
+        async def go():
+            client = a._clients.get()
+            assert client.http1_client(client.url("/chat/completions")) is not None
+            try:
+                return [await a.ask(f"Hi {i}?") for i in range(3)]
+            finally:
+                await a.aclose()
+
+        assert [c.text for c in asyncio.run(go())] == ["Hello there."] * 3
+        assert srv.connections == 1, srv.connections
+        first = srv.requests[0]
+        port = url.split(":")[2].split("/")[0]
+        assert first.headers["host"] == f"127.0.0.1:{port}"
+        assert first.headers["authorization"] == f"Bearer {SENTINEL}"
+        assert first.headers["content-type"] == "application/json"
+        assert int(first.headers["content-length"]) == len(first.body)
+        assert json.loads(first.body)["messages"] == [{"role": "user", "content": "Hi 0?"}]
+    secure = WireClient("https://api.example.com/v1", "k", 5.0)
+    assert secure.http1_client(secure.url("/chat/completions")) is None
+
+
+def test_a_proxy_in_the_environment_sends_every_request_through_aiohttp(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.adapters.openai_wire import WireClient
+
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:3128")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    client = WireClient("http://10.1.2.3:8000/v1", "k", 5.0)
+    assert client.http1_client(client.url("/chat/completions")) is None
 
 
 def test_http_client_setting_is_checked_and_not_part_of_the_fingerprint() -> None:

@@ -27,7 +27,7 @@ from fault_server import (
 )
 
 from harness.adapters.base import TransientError
-from harness.adapters.openai_chat import HTTP_CLIENT_AIOHTTP, HTTP_CLIENT_HTTPX, OpenAIChatAdapter
+from harness.adapters.openai_chat import HTTP_CLIENT_AIOHTTP, HTTP_CLIENT_HTTP1, HTTP_CLIENT_HTTPX, OpenAIChatAdapter
 from harness.cli import main
 from harness.core.records import Probe
 from harness.run.engine import EngineSettings
@@ -175,7 +175,7 @@ def test_a_fresh_run_is_served_from_the_cache_and_no_cache_asks_again(
 
 # --- what the independent fault run found (issue 31) -------------------------------------------------------
 
-@pytest.fixture(params=[HTTP_CLIENT_AIOHTTP, HTTP_CLIENT_HTTPX])
+@pytest.fixture(params=[HTTP_CLIENT_HTTP1, HTTP_CLIENT_AIOHTTP, HTTP_CLIENT_HTTPX])
 def stack(request: pytest.FixtureRequest) -> str:
     return request.param
 

@@ -23,7 +23,7 @@ def _number(pattern: str, text: str) -> float:
     return float(match.group(1).replace(",", ""))
 
 
-@pytest.mark.parametrize("stack", ["aiohttp", "httpx"])
+@pytest.mark.parametrize("stack", ["http1", "aiohttp", "httpx"])
 def test_benchmark_answers_every_probe_and_prints_consistent_figures(stack: str, tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "run_throughput.py"), "--probes", "300", "--concurrency", "16",
