@@ -34,7 +34,10 @@ Design choices:
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -59,10 +62,17 @@ HTTP_CLIENT_HTTPX = "httpx"
 #: the wire format over harness.adapters.http1 for plain-http targets (aiohttp for https and proxies)
 HTTP_CLIENT_HTTP1 = "http1"
 
-try:  # optional: the openai[aiohttp] extra
-    import aiohttp
-except ImportError:  # pragma: no cover - exercised only on installs without the extra
-    aiohttp = None  # type: ignore[assignment]
+
+@functools.cache
+def _aiohttp_installed() -> bool:
+    """Whether aiohttp (the openai[aiohttp] extra) is installed, without importing it: a plain-http target on
+    the default client never uses it, and importing it cost a quarter of a second of start-up (issue 38)."""
+    return importlib.util.find_spec("aiohttp") is not None
+
+
+def _aiohttp_loaded() -> Any:
+    """The aiohttp module when something imported it, else None: an exception can only be aiohttp's if it was."""
+    return sys.modules.get("aiohttp")
 
 if TYPE_CHECKING:
     import openai
@@ -102,18 +112,18 @@ class OpenAIChatAdapter(Adapter):
         from harness.adapters.http1 import AVAILABLE as HTTP1_AVAILABLE
 
         if wanted in (None, ""):
-            if aiohttp is None:
+            if not _aiohttp_installed():
                 return HTTP_CLIENT_HTTPX
             return HTTP_CLIENT_HTTP1 if HTTP1_AVAILABLE else HTTP_CLIENT_AIOHTTP
         if wanted == HTTP_CLIENT_HTTPX:
             return HTTP_CLIENT_HTTPX
         if wanted == HTTP_CLIENT_HTTP1:
-            if aiohttp is None or not HTTP1_AVAILABLE:
+            if not _aiohttp_installed() or not HTTP1_AVAILABLE:
                 raise ConfigError(f"Target '{self.name}' asks for http_client = \"http1\", which needs httptools "
                                   "and aiohttp; run `pip install httptools 'openai[aiohttp]'` or drop the setting.")
             return HTTP_CLIENT_HTTP1
         if wanted == HTTP_CLIENT_AIOHTTP:
-            if aiohttp is None:
+            if not _aiohttp_installed():
                 raise ConfigError(f"Target '{self.name}' asks for http_client = \"aiohttp\", which is not "
                                   "installed; run `pip install 'openai[aiohttp]'` or drop the setting.")
             return HTTP_CLIENT_AIOHTTP
@@ -248,6 +258,7 @@ class OpenAIChatAdapter(Adapter):
         except openai.APIConnectionError as exc:  # APITimeoutError is a subclass
             raise self._connection_failure(exc, client.timeout) from None
         except Exception as exc:
+            aiohttp = _aiohttp_loaded()
             if aiohttp is not None and isinstance(exc, aiohttp.ClientError):  # one the bridge does not map
                 raise self._connection_failure(exc, client.timeout) from None
             raise
@@ -257,7 +268,7 @@ class OpenAIChatAdapter(Adapter):
         """"timed out" for timeouts, "connection failed (Cause: detail)" for everything else."""
         cause = _aiohttp_cause(exc)
         if cause is not None:
-            timed_out = isinstance(cause, aiohttp.ServerTimeoutError | TimeoutError)
+            timed_out = isinstance(cause, _aiohttp_loaded().ServerTimeoutError | TimeoutError)
         else:
             timed_out = isinstance(exc, _sdk().APITimeoutError)
             cause = exc.__cause__ or exc
@@ -279,6 +290,7 @@ class OpenAIChatAdapter(Adapter):
 
 def _aiohttp_cause(exc: BaseException) -> BaseException | None:
     """The aiohttp exception behind `exc` (itself or in its `raise ... from` chain), if any."""
+    aiohttp = _aiohttp_loaded()
     if aiohttp is None:
         return None
     seen: set[int] = set()

@@ -21,16 +21,20 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+import urllib.request
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
 from yarl import URL
 
 from harness.adapters import http1
 from harness.adapters.base import AdapterError, PermanentError, TransientError
 from harness.adapters.transport import connection_failure, decode_json_body, error_for_status, one_line, redact
 from harness.core import fast_json
+
+if TYPE_CHECKING:
+    import aiohttp
 
 #: The SDK's own default base URL, so a target without base_url reaches the same place either way.
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -59,6 +63,8 @@ class WireClient:
         """The aiohttp session (https targets, proxies, `http_client = "aiohttp"`), made on first use: its SSL
         contexts cost a tenth of a second of start-up that a plain-http run never needs."""
         if self._session is None:
+            import aiohttp  # here, not at import: a plain-http run never needs it (a quarter second of start-up)
+
             # No pool limit: the run engine bounds the requests in flight. The adapter's deadline over the whole
             # exchange is transport.within (every call goes through it), so the only socket timeout is the
             # connect one, a backstop: a sock_read timeout re-armed a timer on every chunk read (a tenth of
@@ -109,10 +115,11 @@ class WireClient:
             return content
         except AdapterError:
             raise
-        except (aiohttp.ServerTimeoutError, TimeoutError):
-            raise TransientError(f"timed out after {self.timeout}s") from None
-        except (aiohttp.ClientError, OSError) as exc:
-            raise connection_failure(exc, [self._api_key]) from None
+        except Exception as exc:
+            failure = self.client_failure(exc)
+            if failure is None:
+                raise
+            raise failure from None
 
     async def _post_aiohttp(self, url: URL, payload: bytes) -> tuple[int, bytes, Mapping[str, str]]:
         # awaited, not `async with`: two context-manager layers less per request; read() closes the
@@ -123,6 +130,16 @@ class WireClient:
         finally:
             response.release()
         return response.status, content, response.headers
+
+    def client_failure(self, exc: Exception) -> TransientError | None:
+        """"timed out" or "connection failed: ..." for an HTTP client's exception; None for any other (a bug).
+        aiohttp's classes are looked up only when aiohttp was imported: otherwise none of its errors can arise."""
+        aiohttp = sys.modules.get("aiohttp")
+        if isinstance(exc, TimeoutError) or (aiohttp is not None and isinstance(exc, aiohttp.ServerTimeoutError)):
+            return TransientError(f"timed out after {self.timeout}s")
+        if isinstance(exc, OSError) or (aiohttp is not None and isinstance(exc, aiohttp.ClientError)):
+            return connection_failure(exc, [self._api_key])
+        return None
 
     async def post_json(self, path: str, body: Mapping[str, Any]) -> Any:
         """The decoded JSON of a 2xx answer to POST `body` (decode_json); an AdapterError for every other outcome."""
@@ -147,7 +164,10 @@ class WireClient:
 
 def _env_proxy(base: str) -> dict[str, Any]:
     """The proxy the environment names for `base` (HTTPS_PROXY, NO_PROXY, ...), as session.post keywords; {} for none.
-    The SDK's httpx stack honours these variables too, so a target behind a proxy works on both paths."""
+    The SDK's httpx stack honours these variables too, so a target behind a proxy works on both paths. aiohttp's
+    reading of them (netrc credentials included) is used only when the environment names a proxy for the scheme."""
+    if URL(base).scheme not in urllib.request.getproxies():
+        return {}
     from aiohttp.helpers import get_env_proxy_for_url
 
     try:

@@ -203,12 +203,32 @@ class Material:
         return [a.comparative is not None for a in self.analyses]
 
 
+#: (id of the catalog, sampling, lang, side) -> (that catalog, its material): a run's start-up counted the same
+#: suite three times (the estimate, the plan, the selection) and sampled and analysed it again each time
+_MATERIAL: dict[tuple[int, Sampling, str, str], tuple[Catalog, Material]] = {}
+
+
 def material(cfg: Config) -> Material:
+    """The suite's groups and properties, each property analysed; made once per catalog object and sampling
+    (catalogs are cached per data directory, harness.question_gen.catalogs, so a new directory is a new key).
+    Callers only read it."""
     catalog = _load_catalog(cfg.catalog)
+    key = (id(catalog), cfg.sampling, cfg.lang, cfg.side)
+    try:
+        hit = _MATERIAL.get(key)
+    except TypeError:  # a sampling holding an unhashable value: made anew
+        hit, key = None, None  # type: ignore[assignment]
+    if hit is not None and hit[0] is catalog:  # the catalog kept in the value: its id cannot be reused
+        return hit[1]
     groups = sample_groups(catalog, cfg.sampling, cfg.lang)
     props = sample_properties(catalog, cfg.sampling, cfg.side)
     english.warm(p.en for p in props)
-    return Material(groups=groups, properties=props, analyses=[english.analyse(p.en) for p in props])
+    made = Material(groups=groups, properties=props, analyses=[english.analyse(p.en) for p in props])
+    if key is not None:
+        if len(_MATERIAL) >= 16:
+            _MATERIAL.clear()
+        _MATERIAL[key] = (catalog, made)
+    return made
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -307,6 +307,36 @@ def test_plain_http_goes_over_the_http1_client_by_default_and_https_over_aiohttp
     assert secure.http1_client(secure.url("/chat/completions")) is None
 
 
+_ASK_AND_LIST_MODULES = """
+import asyncio, sys
+from harness.adapters.openai_chat import OpenAIChatAdapter
+a = OpenAIChatAdapter("t", {"model": "m", "base_url": sys.argv[1], "timeout_s": 5}, secrets={"api_key": "k"})
+async def go():
+    try:
+        return await a.ask("Hi?")
+    finally:
+        await a.aclose()
+print(asyncio.run(go()).text, "aiohttp" in sys.modules)
+"""
+
+
+@pytest.mark.slow
+def test_a_plain_http_target_never_imports_aiohttp(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start-up (issue 38): importing aiohttp cost a quarter second before the first request, and a plain-http
+    target on the default client never uses it; a fresh process asks once and aiohttp is still not loaded."""
+    import subprocess
+    import sys
+
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    with scripted_server() as srv:
+        url = srv.route("/ok", lambda r: Reply(200, completion_body()))
+        done = subprocess.run([sys.executable, "-c", _ASK_AND_LIST_MODULES, url], capture_output=True, text=True,
+                              timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["Hello", "there.", "False"], done.stdout
+
+
 def test_a_proxy_in_the_environment_sends_every_request_through_aiohttp(monkeypatch: pytest.MonkeyPatch) -> None:
     from harness.adapters.openai_wire import WireClient
 

@@ -12,6 +12,7 @@ import json
 import time
 from collections import Counter
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -238,6 +239,7 @@ def test_run_suite_resumes_and_retries_only_errors(run_env: Path) -> None:
     assert man["suite"] == "unit-suite" and man["target"] == "scripted" and man["adapter"] == "scripted"
     assert man["settings"] == {"model": "m"} and man["status"] == "complete" and man["ended_at"]
     assert man["versions"]["python"] and man["fingerprint"] == adapter.fingerprint()
+    assert man["versions"]["harness"] == metadata.version("harness-bias")  # the harness's own, from its dist
     assert first.run_dir.name == "unit-suite__scripted__all"
 
     # Same command again: nothing is asked twice.
