@@ -55,3 +55,21 @@ def test_a_run_leaves_at_once_with_its_files_whole_and_its_exit_code(run_env: Pa
     assert "gate answered = 20 (min 20): pass" in passed.stdout
     assert "Gate failed: answered: 20 is below 21" in failed.stdout  # the last line printed, flushed
     assert dry.returncode == 0 and "NORMAL-EXIT" in dry.stdout  # not armed: Python's own exit
+
+
+def test_a_profiler_keeps_the_normal_exit() -> None:
+    """`python -m cProfile -o F -m harness run ...` writes F at the interpreter's normal exit, which os._exit would
+    skip: armed() is false while a profile function is set, and true again once it is removed."""
+    from harness.cli import fast_exit
+
+    fast_exit.arm()
+    try:
+        assert fast_exit.armed()
+        sys.setprofile(lambda *args: None)
+        try:
+            assert not fast_exit.armed()
+        finally:
+            sys.setprofile(None)
+        assert fast_exit.armed()
+    finally:
+        fast_exit.reset()
