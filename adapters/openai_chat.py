@@ -37,7 +37,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +46,7 @@ from harness.adapters.transport import (
     connection_failure,
     decode_json_body,
     error_for_status,
+    loaded_aiohttp,
     no_answer,
     one_line,
     redact,
@@ -69,10 +69,6 @@ def _aiohttp_installed() -> bool:
     the default client never uses it, and importing it cost a quarter of a second of start-up (issue 38)."""
     return importlib.util.find_spec("aiohttp") is not None
 
-
-def _aiohttp_loaded() -> Any:
-    """The aiohttp module when something imported it, else None: an exception can only be aiohttp's if it was."""
-    return sys.modules.get("aiohttp")
 
 if TYPE_CHECKING:
     import openai
@@ -258,7 +254,7 @@ class OpenAIChatAdapter(Adapter):
         except openai.APIConnectionError as exc:  # APITimeoutError is a subclass
             raise self._connection_failure(exc, client.timeout) from None
         except Exception as exc:
-            aiohttp = _aiohttp_loaded()
+            aiohttp = loaded_aiohttp()
             if aiohttp is not None and isinstance(exc, aiohttp.ClientError):  # one the bridge does not map
                 raise self._connection_failure(exc, client.timeout) from None
             raise
@@ -268,7 +264,7 @@ class OpenAIChatAdapter(Adapter):
         """"timed out" for timeouts, "connection failed (Cause: detail)" for everything else."""
         cause = _aiohttp_cause(exc)
         if cause is not None:
-            timed_out = isinstance(cause, _aiohttp_loaded().ServerTimeoutError | TimeoutError)
+            timed_out = isinstance(cause, loaded_aiohttp().ServerTimeoutError | TimeoutError)
         else:
             timed_out = isinstance(exc, _sdk().APITimeoutError)
             cause = exc.__cause__ or exc
@@ -290,7 +286,7 @@ class OpenAIChatAdapter(Adapter):
 
 def _aiohttp_cause(exc: BaseException) -> BaseException | None:
     """The aiohttp exception behind `exc` (itself or in its `raise ... from` chain), if any."""
-    aiohttp = _aiohttp_loaded()
+    aiohttp = loaded_aiohttp()
     if aiohttp is None:
         return None
     seen: set[int] = set()

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import urllib.request
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -30,7 +29,14 @@ from yarl import URL
 
 from harness.adapters import http1
 from harness.adapters.base import AdapterError, PermanentError, TransientError
-from harness.adapters.transport import connection_failure, decode_json_body, error_for_status, one_line, redact
+from harness.adapters.transport import (
+    connection_failure,
+    decode_json_body,
+    error_for_status,
+    loaded_aiohttp,
+    one_line,
+    redact,
+)
 from harness.core import fast_json
 
 if TYPE_CHECKING:
@@ -133,8 +139,8 @@ class WireClient:
 
     def client_failure(self, exc: Exception) -> TransientError | None:
         """"timed out" or "connection failed: ..." for an HTTP client's exception; None for any other (a bug).
-        aiohttp's classes are looked up only when aiohttp was imported: otherwise none of its errors can arise."""
-        aiohttp = sys.modules.get("aiohttp")
+        aiohttp's classes are looked up only when aiohttp was imported (transport.loaded_aiohttp)."""
+        aiohttp = loaded_aiohttp()
         if isinstance(exc, TimeoutError) or (aiohttp is not None and isinstance(exc, aiohttp.ServerTimeoutError)):
             return TransientError(f"timed out after {self.timeout}s")
         if isinstance(exc, OSError) or (aiohttp is not None and isinstance(exc, aiohttp.ClientError)):

@@ -13,6 +13,7 @@ import contextvars
 import email.utils
 import json
 import re
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
@@ -117,6 +118,13 @@ def connection_words(exc: BaseException) -> str | None:
         if names.intersection(known):
             return words
     return None
+
+
+def loaded_aiohttp() -> Any:
+    """The aiohttp module when this process has imported it, else None. Telling an exception by aiohttp's classes
+    needs no import (it cost a quarter second of start-up, issue 38): if aiohttp was never imported, none of its
+    errors can have been raised."""
+    return sys.modules.get("aiohttp")
 
 
 def connection_failure(exc: BaseException, secrets: Iterable[str] = ()) -> TransientError:
