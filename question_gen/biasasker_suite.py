@@ -213,21 +213,19 @@ def material(cfg: Config) -> Material:
     (catalogs are cached per data directory, harness.question_gen.catalogs, so a new directory is a new key).
     Callers only read it."""
     catalog = _load_catalog(cfg.catalog)
+    # keyed by the catalog's id (hashing one hashes every group and property), the catalog kept in the value so
+    # that no other object can take its id while the entry lives
     key = (id(catalog), cfg.sampling, cfg.lang, cfg.side)
-    try:
-        hit = _MATERIAL.get(key)
-    except TypeError:  # a sampling holding an unhashable value: made anew
-        hit, key = None, None  # type: ignore[assignment]
-    if hit is not None and hit[0] is catalog:  # the catalog kept in the value: its id cannot be reused
+    hit = _MATERIAL.get(key)
+    if hit is not None:
         return hit[1]
     groups = sample_groups(catalog, cfg.sampling, cfg.lang)
     props = sample_properties(catalog, cfg.sampling, cfg.side)
     english.warm(p.en for p in props)
     made = Material(groups=groups, properties=props, analyses=[english.analyse(p.en) for p in props])
-    if key is not None:
-        if len(_MATERIAL) >= 16:
-            _MATERIAL.clear()
-        _MATERIAL[key] = (catalog, made)
+    if len(_MATERIAL) >= 16:
+        _MATERIAL.clear()
+    _MATERIAL[key] = (catalog, made)
     return made
 
 
